@@ -1,0 +1,23 @@
+#ifndef MIGRAPHX_COMPILE_OPTIONS_HPP
+#define MIGRAPHX_COMPILE_OPTIONS_HPP
+
+#include <cstddef>
+
+namespace migraphx {
+
+/// Settings for program::compile.
+struct compile_options
+{
+    /// Insert host<->device copies so parameters and results live on the host (gpu target).
+    bool offload_copy = false;
+    /// Allow faster, slightly less exact math (e.g. approximate exp in fused kernels).
+    bool fast_math = true;
+    /// Try every algorithm when choosing kernels (slower compile).
+    bool exhaustive_tune = false;
+    /// Which GPU to use.
+    std::size_t device_id = 0;
+};
+
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,208 @@
+// Reading, compiling and writing programs for the driver's subcommands.
+#include "driver/load.hpp"
+#include "driver/progress.hpp"
+#include <migraphx/onnx.hpp>
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#if __has_include(<migraphx/load_save.hpp>)
+#include <migraphx/load_save.hpp>
+#define MIGRAPHX_DRIVER_HAS_LOAD_SAVE 1
+#endif
+#if __has_include(<migraphx/quantization.hpp>)
+#include <migraphx/quantization.hpp>
+#define MIGRAPHX_DRIVER_HAS_QUANTIZATION 1
+#endif
+
+// A build with MIGRAPHX_ENABLE_ONNX=OFF has no parser; weak references let the driver still
+// link and say so instead of failing to build.
+namespace migraphx {
+program parse_onnx(const std::string& path, const onnx_options& options) __attribute__((weak));
+std::vector<std::string> get_onnx_operators() __attribute__((weak));
+} // namespace migraphx
+
+namespace migraphx {
+namespace driver {
+
+namespace {
+
+// Checks that every --input-dim names an input and took effect.
+void check_input_dims(const program& p, const std::unordered_map<std::string, std::vector<std::size_t>>& dims)
+{
+    auto inputs = p.get_inputs();
+    for(const auto& [name, want] : dims)
+    {
+        auto it = inputs.find(name);
+        if(it == inputs.end())
+            throw error("--input-dim @" + name + ": the model has no input '" + name + "' (inputs: " +
+                        join(input_names(p)) + ")");
+        const auto& s = it->second;
+        auto rank     = s.dynamic() ? s.dyn_dims().size() : s.lens().size();
+        if(rank != want.size() or (not s.dynamic() and s.lens() != want))
+        {
+            std::ostringstream ss;
+            ss << "--input-dim @" << name << ": " << want.size() << " dims do not fit the model's input " << name
+               << " (" << s << ")";
+            throw error(ss.str());
+        }
+    }
+}
+
+} // namespace
+
+bool have_onnx_parser() { return &migraphx::parse_onnx != nullptr; }
+
+std::vector<std::string> onnx_operators()
+{
+    if(&migraphx::get_onnx_operators == nullptr)
+        return {};
+    return migraphx::get_onnx_operators();
+}
+
+program load_mxr(const std::string& path)
+{
+#ifdef MIGRAPHX_DRIVER_HAS_LOAD_SAVE
+    check_readable(path);
+    return migraphx::load(path);
+#else
+    throw error("reading .mxr files (" + path + ") is not supported yet in this build");
+#endif
+}
+
+void save_mxr(const program& p, const std::string& path)
+{
+#ifdef MIGRAPHX_DRIVER_HAS_LOAD_SAVE
+    migraphx::save(p, path);
+#else
+    (void)p;
+    throw error("writing .mxr files (" + path + ") is not supported yet in this build");
+#endif
+}
+
+void apply_output_names(program& p, const std::vector<std::string>& names)
+{
+    if(names.empty())
+        return;
+    if(p.is_compiled())
+        throw error("--output-names: a compiled (.mxr) program's outputs cannot be changed");
+    auto* mm        = p.get_main_module();
+    auto outputs    = p.get_output_names();
+    auto ret        = mm->get_return();
+    auto ins_names  = mm->instruction_names();
+    std::vector<instruction_ref> picks;
+    for(const auto& n : names)
+    {
+        auto it = std::find(outputs.begin(), outputs.end(), n);
+        if(it != outputs.end())
+        {
+            auto i = static_cast<std::size_t>(it - outputs.begin());
+            picks.push_back(ret == mm->end() ? std::prev(mm->end()) : ret->inputs().at(i));
+            continue;
+        }
+        auto found = mm->end();
+        for(auto ins = mm->begin(); ins != mm->end(); ++ins)
+            if(ins_names.at(&*ins) == n and ins->name() != "@return")
+                found = ins;
+        if(found == mm->end())
+            throw error("--output-names: '" + n + "' is neither an output (" + join(outputs) +
+                        ") nor an instruction (main:@N) of the model");
+        picks.push_back(found);
+    }
+    if(ret == mm->end())
+        mm->add_return(picks);
+    else
+        mm->replace_return(picks);
+    p.set_output_names(names);
+}
+
+program load_model(const model_options& o)
+{
+    auto dims = parse_input_dims(o.input_dims);
+    program p;
+    if(not o.onnx.empty())
+    {
+        check_readable(o.onnx);
+        if(not have_onnx_parser())
+            throw error("this build has no ONNX parser (configured with MIGRAPHX_ENABLE_ONNX=OFF)");
+        std::cout << "Reading: " << o.onnx << std::endl;
+        onnx_options opts;
+        opts.map_input_dims = dims;
+        if(o.batch != 0)
+            opts.default_dim_value = o.batch;
+        p = parse_onnx(o.onnx, opts);
+        check_input_dims(p, dims);
+    }
+    else
+    {
+        if(not dims.empty())
+            throw error("--input-dim applies to ONNX models only; a .mxr program has fixed inputs");
+        check_readable(o.mxr);
+        std::cout << "Reading: " << o.mxr << std::endl;
+        p = load_mxr(o.mxr);
+    }
+    apply_output_names(p, o.output_names);
+    if(o.batch != 0)
+    {
+        model_options none;
+        auto first = batch_size(none, p);
+        if(not input_names(p).empty() and first != o.batch)
+            std::cerr << "migraphx-driver: warning: --batch " << o.batch << " but the model's first input has "
+                      << first << " as its first dimension; the report uses " << o.batch << "\n";
+    }
+    return p;
+}
+
+program compile_model(program p, const target& t, const target_options& o, const param_options& calibration)
+{
+    if(p.is_compiled())
+    {
+        if(p.target_name() != t.name() and (o.gpu or o.cpu or o.ref))
+            std::cerr << "migraphx-driver: note: the program is already compiled for " << p.target_name()
+                      << "; running it there\n";
+        return p;
+    }
+    if(o.fp16 or o.int8)
+    {
+#ifdef MIGRAPHX_DRIVER_HAS_QUANTIZATION
+        if(o.fp16)
+            quantize_fp16(p);
+        else
+            quantize_int8(p, t, {make_host_params(p, calibration)});
+#else
+        (void)calibration;
+        throw error(std::string(o.fp16 ? "--fp16" : "--int8") + ": quantization is not supported yet in this build");
+#endif
+    }
+    compile_options co;
+    co.offload_copy = o.offload_copy;
+    progress show(o.quiet, "Compiling");
+    p.compile(t, co);
+    return p;
+}
+
+void write_program(const program& p, const output_options& o)
+{
+    if(o.binary)
+    {
+        if(o.output.empty())
+            throw error("--binary needs --output FILE");
+        save_mxr(p, o.output);
+        return;
+    }
+    if(o.output.empty())
+    {
+        std::cout << p << std::flush;
+        return;
+    }
+    std::ofstream f(o.output);
+    if(not f)
+        throw error("cannot write '" + o.output + "'");
+    f << p;
+    if(not f)
+        throw error("cannot write '" + o.output + "'");
+}
+
+} // namespace driver
+} // namespace migraphx

@@ -1,0 +1,270 @@
+#include "driver/options.hpp"
+#include <migraphx/generate.hpp>
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace migraphx {
+namespace driver {
+
+std::string join(const std::vector<std::string>& xs)
+{
+    std::string r;
+    for(const auto& x : xs)
+        r += (r.empty() ? "" : ", ") + x;
+    return r;
+}
+
+void add_model_options(CLI::App& app, model_options& o)
+{
+    app.add_option("file", o.file, "Model file; .onnx or .mxr tells the format");
+    app.add_option("--onnx", o.onnx, "Read an ONNX model");
+    app.add_option("--migraphx", o.mxr, "Read a saved program (.mxr)");
+    app.add_option("--input-dim", o.input_dims, "Fix an input's dims: --input-dim @name d1 d2 ... (repeatable)");
+    app.add_option("--batch", o.batch, "Value of unknown (symbolic) dims; the batch size of the perf report")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--output-names", o.output_names, "Outputs to produce: model output or instruction names");
+}
+
+void add_target_options(CLI::App& app, target_options& o)
+{
+    auto* gpu = app.add_flag("--gpu", o.gpu, "Compile for the GPU (default where one is present)");
+    auto* cpu = app.add_flag("--cpu", o.cpu, "Compile for the CPU");
+    auto* ref = app.add_flag("--ref", o.ref, "Compile for the reference target");
+    gpu->excludes(cpu)->excludes(ref);
+    cpu->excludes(ref);
+    app.add_flag("--enable-offload-copy", o.offload_copy, "Parameters and results live on the host");
+    auto* fp16 = app.add_flag("--fp16", o.fp16, "Quantize to half precision before compiling");
+    auto* int8 = app.add_flag("--int8", o.int8, "Quantize to int8 (calibrated on the run's inputs)");
+    fp16->excludes(int8);
+    app.add_flag("--quiet", o.quiet, "No compile progress on stderr");
+}
+
+void add_param_options(CLI::App& app, param_options& o)
+{
+    app.add_option("--fill0", o.fill0, "Inputs to fill with 0");
+    app.add_option("--fill1", o.fill1, "Inputs to fill with 1");
+}
+
+namespace {
+
+bool has_extension(const std::string& f, const std::string& ext)
+{
+    return f.size() > ext.size() and f.compare(f.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+bool looks_like_model(const std::string& f) { return has_extension(f, ".onnx") or has_extension(f, ".mxr"); }
+
+// CLI11 gives a many-valued flag every value up to the next flag, so in
+// `perf --input-dim @x 1 3 model.onnx` the model lands in --input-dim: take it back.
+void reclaim_model_file(std::vector<std::string>& values, model_options& m)
+{
+    if(m.file.empty() and m.onnx.empty() and m.mxr.empty() and not values.empty() and looks_like_model(values.back()))
+    {
+        m.file = values.back();
+        values.pop_back();
+    }
+}
+
+} // namespace
+
+void check_readable(const std::string& path)
+{
+    std::error_code ec;
+    if(not std::filesystem::exists(path, ec))
+        throw error("cannot read '" + path + "': no such file");
+    if(std::filesystem::is_directory(path, ec))
+        throw error("cannot read '" + path + "': it is a directory");
+    std::ifstream f(path, std::ios::binary);
+    if(not f)
+        throw error("cannot read '" + path + "': permission denied or unreadable");
+}
+
+void finish_options(model_options& m, param_options* p)
+{
+    reclaim_model_file(m.input_dims, m);
+    reclaim_model_file(m.output_names, m);
+    if(p != nullptr)
+    {
+        reclaim_model_file(p->fill0, m);
+        reclaim_model_file(p->fill1, m);
+    }
+    int given = int(not m.file.empty()) + int(not m.onnx.empty()) + int(not m.mxr.empty());
+    if(given == 0)
+        throw error("no model given: name a file, or use --onnx FILE or --migraphx FILE");
+    if(given > 1)
+        throw error("more than one model given: use one of FILE, --onnx FILE, --migraphx FILE");
+    if(not m.file.empty())
+    {
+        if(has_extension(m.file, ".onnx"))
+            m.onnx = m.file;
+        else if(has_extension(m.file, ".mxr"))
+            m.mxr = m.file;
+        else
+            throw error("cannot tell the format of '" + m.file +
+                        "' from its extension (.onnx or .mxr); use --onnx FILE or --migraphx FILE");
+    }
+    parse_input_dims(m.input_dims); // syntax errors before any reading
+    check_readable(m.onnx.empty() ? m.mxr : m.onnx);
+}
+
+std::unordered_map<std::string, std::vector<std::size_t>> parse_input_dims(const std::vector<std::string>& tokens)
+{
+    std::unordered_map<std::string, std::vector<std::size_t>> r;
+    std::string name;
+    for(const auto& t : tokens)
+    {
+        if(not t.empty() and t.front() == '@')
+        {
+            if(not name.empty() and r[name].empty())
+                throw error("--input-dim @" + name + ": no dimensions given");
+            name = t.substr(1);
+            if(name.empty())
+                throw error("--input-dim: '@' must be followed by an input name");
+            if(r.count(name) != 0)
+                throw error("--input-dim @" + name + ": given twice");
+            r[name];
+            continue;
+        }
+        if(name.empty())
+            throw error("--input-dim: expected @name before the dimensions, got '" + t + "'");
+        std::size_t d  = 0;
+        const auto* e  = t.data() + t.size();
+        auto [ptr, ec] = std::from_chars(t.data(), e, d);
+        if(ec != std::errc{} or ptr != e or d == 0)
+            throw error("--input-dim @" + name + ": '" + t + "' is not a dimension (a positive integer)");
+        r[name].push_back(d);
+    }
+    if(not name.empty() and r[name].empty())
+        throw error("--input-dim @" + name + ": no dimensions given");
+    return r;
+}
+
+target choose_target(const target_options& o)
+{
+    auto names = get_targets();
+    auto has   = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+    std::string want = o.gpu ? "gpu" : o.cpu ? "cpu" : o.ref ? "ref" : (has("gpu") ? "gpu" : "cpu");
+    if(want == "cpu" and not has("cpu") and has("ref"))
+    {
+        std::cerr << "migraphx-driver: note: the cpu target is not available in this build; using ref\n";
+        want = "ref";
+    }
+    if(not has(want))
+        throw error("the " + want + " target is not available in this build (available: " + join(names) + ")");
+    return get_target(want);
+}
+
+target target_of(const program& p) { return get_target(p.target_name()); }
+
+std::vector<std::string> input_names(const program& p)
+{
+    auto inputs = p.get_inputs();
+    std::vector<std::string> r;
+    for(const auto& n : p.get_parameter_names())
+        if(inputs.count(n) != 0)
+            r.push_back(n);
+    return r;
+}
+
+namespace {
+
+// A shape to make data for: a dynamic input runs at its largest dims.
+shape runnable_shape(const std::string& name, const shape& s)
+{
+    if(not s.dynamic())
+        return s;
+    std::vector<std::size_t> lens;
+    for(const auto& d : s.dyn_dims())
+    {
+        if(d.max == 0 or d.max > (std::size_t{1} << 32))
+            throw error("input '" + name + "' has an unbounded dynamic dimension; fix it with --input-dim @" + name +
+                        " d1 d2 ...");
+        lens.push_back(d.max);
+    }
+    return shape{s.type(), lens};
+}
+
+// The same pseudo-random data for the same input name, run after run (FNV-1a).
+unsigned long seed_of(const std::string& name)
+{
+    unsigned long h = 2166136261UL;
+    for(char c : name)
+        h = (h ^ static_cast<unsigned char>(c)) * 16777619UL;
+    return h & 0xffffffffUL;
+}
+
+argument filled(const shape& s, double x)
+{
+    argument a{s};
+    a.visit([&](auto v) {
+        using T = typename decltype(v)::value_type;
+        for(std::size_t i = 0; i < v.size(); i++)
+            v[i] = type_cast<T>(x);
+    });
+    return a;
+}
+
+} // namespace
+
+parameter_map make_host_params(const program& p, const param_options& o)
+{
+    auto inputs = p.get_inputs();
+    auto names  = input_names(p);
+    for(const auto* list : {&o.fill0, &o.fill1})
+        for(const auto& n : *list)
+            if(inputs.count(n) == 0)
+                throw error(std::string(list == &o.fill0 ? "--fill0" : "--fill1") + ": '" + n +
+                            "' is not an input of the model (inputs: " + join(names) + ")");
+    parameter_map m;
+    for(const auto& [name, s0] : inputs)
+    {
+        auto s   = runnable_shape(name, s0);
+        auto has = [&, n = name](const std::vector<std::string>& xs) {
+            return std::find(xs.begin(), xs.end(), n) != xs.end();
+        };
+        if(has(o.fill0))
+            m[name] = filled(s, 0);
+        else if(has(o.fill1))
+            m[name] = filled(s, 1);
+        else
+            m[name] = generate_argument(s, seed_of(name));
+    }
+    return m;
+}
+
+parameter_map make_params(const program& p, const param_options& o, const target& t, bool offload_copy)
+{
+    return place_params(p, make_host_params(p, o), t, offload_copy);
+}
+
+parameter_map place_params(const program& p, parameter_map m, const target& t, bool offload_copy)
+{
+    if(not offload_copy)
+        for(auto& kv : m)
+            kv.second = t.copy_to(kv.second);
+    auto inputs = p.get_inputs();
+    for(const auto& [name, s] : p.get_parameter_shapes())
+        if(inputs.count(name) == 0)
+            m[name] = t.allocate(s);
+    return m;
+}
+
+std::size_t batch_size(const model_options& o, const program& p)
+{
+    if(o.batch != 0)
+        return o.batch;
+    auto names = input_names(p);
+    if(names.empty())
+        return 1;
+    auto s = p.get_inputs().at(names.front());
+    if(s.dynamic())
+        return s.dyn_dims().empty() ? 1 : std::max<std::size_t>(1, s.dyn_dims().front().max);
+    return s.lens().empty() ? 1 : std::max<std::size_t>(1, s.lens().front());
+}
+
+} // namespace driver
+} // namespace migraphx

@@ -1,0 +1,26 @@
+#ifndef MIGRAPHX_DRIVER_PERF_HPP
+#define MIGRAPHX_DRIVER_PERF_HPP
+
+#include <migraphx/program.hpp>
+#include <cstddef>
+#include <iosfwd>
+
+namespace migraphx {
+namespace driver {
+
+/// The spec's performance report (chapter 8) for a compiled program:
+///  - Total time: median of n timed program::eval runs (after one warm-up run), with the
+///    min, median and max of those runs;
+///  - each instruction's time: the main module evaluated one instruction at a time with
+///    ctx.finish() after each, n times; the average is the mean of the middle half of the n
+///    times (fastest and slowest quarters dropped), and its % is of Total instructions time;
+///  - Summary: those averages summed per op (gpu::code_object per kernel symbol), sorted;
+///  - Overhead time: the same walk n times without running any instruction (first figure), and
+///    Total time - Total instructions time (second); Overhead: both as % of Total time.
+///  - Rate = 1000 / Total time * batch.
+void perf_report(std::ostream& os, const program& p, const parameter_map& params, std::size_t n, std::size_t batch);
+
+} // namespace driver
+} // namespace migraphx
+
+#endif

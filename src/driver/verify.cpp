@@ -1,0 +1,176 @@
+#include "driver/verify.hpp"
+#include "driver/load.hpp"
+#include "driver/progress.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/module.hpp>
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+namespace migraphx {
+namespace driver {
+
+namespace {
+
+struct comparison
+{
+    bool passed         = true;
+    double max_abs      = 0;
+    double max_rel      = 0;
+    std::size_t bad     = 0;
+    std::size_t count   = 0;
+    std::string problem; // set when the results cannot be compared element by element
+};
+
+comparison compare(const argument& got, const argument& want, double rtol, double atol)
+{
+    comparison c;
+    const auto& gs = got.get_shape();
+    const auto& ws = want.get_shape();
+    if(gs.type() == shape::tuple_type or ws.type() == shape::tuple_type)
+    {
+        c.problem = "a tuple (not compared)";
+        return c;
+    }
+    if(gs.lens() != ws.lens())
+    {
+        std::ostringstream ss;
+        ss << "shape " << gs << " but ref has " << ws;
+        c.problem = ss.str();
+        c.passed  = false;
+        return c;
+    }
+    auto x = got.to_vector<double>();
+    auto y = want.to_vector<double>();
+    c.count = x.size();
+    for(std::size_t i = 0; i < x.size(); i++)
+    {
+        bool same = (std::isnan(x[i]) and std::isnan(y[i])) or x[i] == y[i];
+        double d  = std::fabs(x[i] - y[i]);
+        bool ok   = same or d <= atol + rtol * std::fabs(y[i]);
+        if(not ok)
+            c.bad++;
+        if(same)
+            continue;
+        if(std::isnan(d))
+            d = std::numeric_limits<double>::infinity();
+        c.max_abs = std::max(c.max_abs, d);
+        c.max_rel = std::max(c.max_rel, y[i] != 0 ? d / std::fabs(y[i]) : std::numeric_limits<double>::infinity());
+    }
+    c.passed = c.bad == 0;
+    return c;
+}
+
+std::ostream& operator<<(std::ostream& os, const comparison& c)
+{
+    if(not c.problem.empty())
+        os << c.problem;
+    else
+        os << "max abs diff " << c.max_abs << ", max rel diff " << c.max_rel << ", " << c.bad << "/" << c.count
+           << " mismatched";
+    return os << ": " << (c.passed ? "PASSED" : "FAILED");
+}
+
+program compile_ref(program p, bool quiet)
+{
+    progress show(quiet, "Compiling for ref");
+    p.compile(get_target("ref"));
+    return p;
+}
+
+// Runs p on its target and ref on the same inputs; results come back on the host.
+std::pair<std::vector<argument>, std::vector<argument>> run_both(const program& p,
+                                                                 const target& t,
+                                                                 const target_options& to,
+                                                                 const param_options& po)
+{
+    auto host     = make_host_params(p, po);
+    auto compiled = compile_model(p, t, to, po);
+    auto ref      = compile_ref(p, to.quiet);
+    auto got      = compiled.eval(place_params(compiled, host, t, to.offload_copy));
+    for(auto& a : got)
+        a = t.copy_from(a);
+    return {got, ref.eval(host)};
+}
+
+// Where a difference starts: every instruction of the main module made an output.
+bool check_each_instruction(const program& p,
+                            const target& t,
+                            const target_options& to,
+                            const param_options& po,
+                            double rtol,
+                            double atol)
+{
+    program q  = p;
+    auto* mm   = q.get_main_module();
+    auto names = mm->instruction_names();
+    std::vector<instruction_ref> outs;
+    std::vector<std::string> labels, lines;
+    for(auto ins = mm->begin(); ins != mm->end(); ++ins)
+    {
+        if(ins->name().front() == '@' or ins->get_shape().type() == shape::tuple_type)
+            continue;
+        std::ostringstream ss;
+        mm->print_instruction(ss, ins, names);
+        outs.push_back(ins);
+        labels.push_back(names.at(&*ins));
+        lines.push_back(ss.str());
+    }
+    if(outs.empty())
+    {
+        std::cout << "No instruction to check.\n";
+        return true;
+    }
+    if(mm->get_return() == mm->end())
+        mm->add_return(outs);
+    else
+        mm->replace_return(outs);
+    q.set_output_names(labels);
+    std::cout << "\nInstruction by instruction (every instruction's result made an output):\n";
+    auto [got, want] = run_both(q, t, to, po);
+    for(std::size_t i = 0; i < outs.size(); i++)
+    {
+        auto c = compare(got.at(i), want.at(i), rtol, atol);
+        std::cout << lines[i] << ": " << c << "\n";
+        if(not c.passed)
+        {
+            std::cout << "First departing instruction: " << lines[i] << std::endl;
+            return false;
+        }
+    }
+    std::cout << "No instruction departs from ref." << std::endl;
+    return true;
+}
+
+} // namespace
+
+int verify_model(const model_options& mo, const target_options& to, const param_options& po, verify_options vo)
+{
+    double dflt = to.int8 ? 1e-1 : to.fp16 ? 1e-2 : 1e-3;
+    double rtol = vo.rtol < 0 ? dflt : vo.rtol;
+    double atol = vo.atol < 0 ? dflt : vo.atol;
+    std::cout << "Compiling ..." << std::endl;
+    auto p = load_model(mo);
+    if(p.is_compiled())
+        throw error("verify needs a model to compile (ONNX); this program is already compiled for " + p.target_name());
+    auto t = choose_target(to);
+    std::cout << "Verifying " << t.name() << " against ref (rtol=" << rtol << ", atol=" << atol << ")" << std::endl;
+    auto [got, want] = run_both(p, t, to, po);
+    auto names       = p.get_output_names();
+    bool passed      = true;
+    for(std::size_t i = 0; i < want.size(); i++)
+    {
+        auto c = compare(got.at(i), want.at(i), rtol, atol);
+        std::cout << (i < names.size() ? names[i] : "output " + std::to_string(i)) << ": " << c << "\n";
+        passed = passed and c.passed;
+    }
+    if(vo.per_instruction)
+        passed = check_each_instruction(p, t, to, po, rtol, atol) and passed;
+    std::cout << (passed ? "PASSED" : "FAILED") << std::endl;
+    return passed ? 0 : 1;
+}
+
+} // namespace driver
+} // namespace migraphx

@@ -1,0 +1,236 @@
+#include "ir/eval.hpp"
+#include <migraphx/errors.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <unordered_map>
+#include "ir/builtin.hpp"
+#include "ir/env.hpp"
+#include "ir/program_impl.hpp"
+
+namespace migraphx {
+
+namespace {
+
+std::string shape_text(const shape& s)
+{
+    std::ostringstream ss;
+    ss << s;
+    return ss.str();
+}
+
+/// Makes a given input fit the parameter's declared shape, or says exactly why it does not.
+argument check_param(const std::string& name, const shape& want, const argument& given)
+{
+    const auto& got = given.get_shape();
+    if(got.type() != want.type())
+        MIGRAPHX_THROW("eval: parameter '" + name + "' has type " + got.type_string() + " but the program expects " +
+                       want.type_string() + " (" + shape_text(want) + ")");
+    if(want.dynamic())
+    {
+        const auto& dd = want.dyn_dims();
+        bool fits      = got.ndim() == dd.size();
+        for(std::size_t i = 0; fits and i < dd.size(); i++)
+            fits = dd[i].within(got.lens()[i]);
+        if(not fits)
+            MIGRAPHX_THROW("eval: parameter '" + name + "' has shape " + shape_text(got) +
+                           " which is outside the program's range " + shape_text(want));
+        return got.standard() ? given : given.contiguous();
+    }
+    if(got.lens() != want.lens())
+        MIGRAPHX_THROW("eval: parameter '" + name + "' has shape " + shape_text(got) + " but the program expects " +
+                       shape_text(want));
+    if(given.data() == nullptr and got.elements() > 0)
+        MIGRAPHX_THROW("eval: parameter '" + name + "' has no data");
+    if(got.strides() != want.strides())
+    {
+        // The program was built for the declared layout; copy into it.
+        if(want.standard())
+            return given.contiguous();
+        argument r{want};
+        auto std_copy = given.contiguous();
+        auto ts       = want.type_size();
+        for(std::size_t i = 0; i < want.elements(); i++)
+            std::copy_n(std_copy.data() + i * ts, ts, r.data() + want.index(i) * ts);
+        return r;
+    }
+    return given;
+}
+
+struct tracer
+{
+    long level = 0;
+    const target* t = nullptr;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+    static void summary(std::ostream& os, const argument& a, bool whole)
+    {
+        if(a.get_shape().type() == shape::tuple_type or a.empty())
+            return;
+        bool has_nan = false, has_inf = false, has_zero = false, has_normal = false, has_subnormal = false;
+        std::vector<double> xs = a.to_vector<double>();
+        for(double x : xs)
+        {
+            switch(std::fpclassify(x))
+            {
+            case FP_NAN: has_nan = true; break;
+            case FP_INFINITE: has_inf = true; break;
+            case FP_ZERO: has_zero = true; break;
+            case FP_SUBNORMAL: has_subnormal = true; break;
+            default: has_normal = true;
+            }
+        }
+        std::vector<std::string> kinds;
+        if(has_normal)
+            kinds.emplace_back("normal");
+        if(has_subnormal)
+            kinds.emplace_back("subnormal");
+        if(has_zero)
+            kinds.emplace_back("zero");
+        if(has_inf)
+            kinds.emplace_back("inf");
+        if(has_nan)
+            kinds.emplace_back("nan");
+        os << "Output has ";
+        for(std::size_t i = 0; i < kinds.size(); i++)
+            os << (i ? ", " : "") << kinds[i];
+        os << "\n";
+        os << "Output: ";
+        auto print_range = [&](std::size_t b, std::size_t e) {
+            for(std::size_t i = b; i < e; i++)
+                os << (i == b ? "" : ", ") << static_cast<float>(xs[i]);
+        };
+        if(whole or xs.size() <= 10)
+            print_range(0, xs.size());
+        else
+        {
+            print_range(0, 5);
+            os << ", ..., ";
+            print_range(xs.size() - 5, xs.size());
+        }
+        os << "\n";
+    }
+};
+
+struct evaluator
+{
+    const program& prog;
+    context& ctx;
+    tracer trace;
+
+    std::vector<argument> run(const module& m,
+                              const parameter_map& params,
+                              const std::unordered_map<const instruction*, argument>* outer)
+    {
+        std::unordered_map<const instruction*, argument> results;
+        results.reserve(m.size());
+        std::unordered_map<const instruction*, std::string> names;
+        if(trace.level > 0)
+            names = m.instruction_names();
+        auto lookup = [&](instruction_ref x) -> const argument& {
+            auto it = results.find(&*x);
+            if(it != results.end())
+                return it->second;
+            if(outer != nullptr)
+            {
+                auto jt = outer->find(&*x);
+                if(jt != outer->end())
+                    return jt->second;
+            }
+            MIGRAPHX_THROW("eval: instruction " + x->name() + " used before it was computed");
+        };
+        for(auto ins = m.begin(); ins != m.end(); ++ins)
+        {
+            auto t0 = std::chrono::steady_clock::now();
+            if(trace.level > 0)
+            {
+                std::cout << "Run instruction: ";
+                m.print_instruction(std::cout, ins, names);
+                std::cout << "\n";
+            }
+            const auto& n = ins->name();
+            argument out;
+            if(n == "@literal")
+                out = ins->get_literal().get_argument();
+            else if(n == "@param")
+            {
+                const auto& pname = ins->get_operator().any_cast<builtin::param>()->parameter;
+                auto it           = params.find(pname);
+                if(it == params.end())
+                    MIGRAPHX_THROW("eval: parameter '" + pname + "' of module " + m.name() + " was not given");
+                out = it->second;
+            }
+            else if(n == "@return")
+            {
+                std::vector<argument> r;
+                for(auto in : ins->inputs())
+                    r.push_back(lookup(in));
+                return r;
+            }
+            else
+            {
+                std::vector<argument> args;
+                args.reserve(ins->inputs().size());
+                for(auto in : ins->inputs())
+                    args.push_back(lookup(in));
+                if(not ins->module_inputs().empty())
+                {
+                    run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
+                        return run(*sub, p, &results);
+                    };
+                    out = ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
+                }
+                else
+                    out = ins->get_operator().compute(ctx, ins->get_shape(), args);
+            }
+            if(trace.level > 0)
+            {
+                ctx.finish();
+                auto t1 = std::chrono::steady_clock::now();
+                std::cout << "Time: " << std::chrono::duration<double, std::milli>(t1 - t0).count() << "ms, "
+                          << std::chrono::duration<double, std::milli>(t1 - trace.start).count() << "ms\n";
+                if(trace.level > 1 and n != "@param" and n != "@literal")
+                    tracer::summary(std::cout, trace.t != nullptr ? trace.t->copy_from(out) : out, trace.level > 2);
+            }
+            results[&*ins] = std::move(out);
+        }
+        // A module without @return yields its last result.
+        if(m.empty())
+            return {};
+        return {lookup(std::prev(m.end()))};
+    }
+};
+
+} // namespace
+
+std::vector<argument> eval_program(const program& p, const parameter_map& params)
+{
+    auto& impl      = p.get_impl();
+    const auto* mm   = p.get_main_module();
+    parameter_map checked;
+    for(const auto& [name, s] : mm->get_parameter_shapes())
+    {
+        auto it = params.find(name);
+        if(it == params.end())
+        {
+            std::string expected;
+            for(const auto& pn : mm->get_parameter_names())
+                expected += (expected.empty() ? "" : ", ") + pn;
+            MIGRAPHX_THROW("eval: parameter '" + name + "' is missing; the program takes: " + expected);
+        }
+        checked.emplace(name, check_param(name, s, it->second));
+    }
+    context fallback;
+    context& ctx = impl.ctx.empty() ? fallback : impl.ctx;
+    evaluator e{p, ctx, tracer{}};
+    e.trace.level = env_level("MIGRAPHX_TRACE_EVAL");
+    if(not impl.target_ref.empty())
+        e.trace.t = &impl.target_ref;
+    auto results = e.run(*mm, checked, nullptr);
+    ctx.finish();
+    return results;
+}
+
+} // namespace migraphx

@@ -1,0 +1,145 @@
+// AveragePool, MaxPool (dilated ones composed from strided slices), LpPool and the Global pools.
+
+#include "onnx/onnx_padding.hpp"
+#include <limits>
+
+namespace migraphx {
+namespace onnx {
+
+namespace {
+
+std::vector<instruction_ref> parse_global_pool(const node_info& info, std::vector<instruction_ref> args)
+{
+    if(args.size() != 1 or rank_of(args[0]) < 3)
+        info.fail("expects 1 input of rank >= 3");
+    auto kd   = rank_of(args[0]) - 2;
+    auto mode = info.op_type == "GlobalMaxPool" ? "max" : info.op_type == "GlobalLpPool" ? "lpnorm" : "average";
+    return {info.add("pooling",
+                     {{"mode", mode},
+                      {"padding", std::vector<std::size_t>(kd, 0)},
+                      {"stride", std::vector<std::size_t>(kd, 1)},
+                      {"lengths", std::vector<std::size_t>(kd, 1)},
+                      {"lp_order", info.get_int("p", 2)},
+                      {"global", true}},
+                     args)};
+}
+MIGRAPHX_ONNX_PARSER(parse_global_pool, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+
+/// Max pooling with dilations: the max over every kernel offset of a strided slice of the input
+/// padded with the lowest value.
+instruction_ref dilated_max_pool(const node_info& info,
+                                 instruction_ref x,
+                                 const std::vector<std::size_t>& k,
+                                 const std::vector<std::size_t>& strides,
+                                 const std::vector<std::size_t>& dilations,
+                                 const std::vector<std::size_t>& pads,
+                                 bool ceil_mode)
+{
+    auto kd = k.size();
+    auto r  = rank_of(x);
+    std::vector<std::size_t> out(kd);
+    std::vector<std::int64_t> padv(2 * r, 0);
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        auto in     = lens_of(x)[i + 2];
+        auto span   = (k[i] - 1) * dilations[i] + 1;
+        auto padded = in + pads[i] + pads[i + kd];
+        if(padded < span)
+            info.fail("the dilated window is larger than the padded input");
+        auto n = padded - span;
+        out[i] = (ceil_mode ? (n + strides[i] - 1) / strides[i] : n / strides[i]) + 1;
+        if(ceil_mode and out[i] > 1 and (out[i] - 1) * strides[i] >= in + pads[i])
+            out[i]--;
+        auto need         = (out[i] - 1) * strides[i] + span;
+        padv[i + 2]       = static_cast<std::int64_t>(pads[i]);
+        padv[i + 2 + r]   = static_cast<std::int64_t>(need > in + pads[i] ? need - in - pads[i] : 0);
+    }
+    double lowest = -std::numeric_limits<double>::infinity();
+    if(not shape::is_floating(type_of(x)))
+        shape::visit(type_of(x), [&](auto as) {
+            using T = typename decltype(as)::type;
+            lowest  = static_cast<double>(std::numeric_limits<T>::lowest());
+        });
+    auto p = info.add("pad", {{"pads", padv}, {"value", lowest}}, {x});
+    std::vector<std::int64_t> axes, steps;
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        axes.push_back(static_cast<std::int64_t>(i + 2));
+        steps.push_back(static_cast<std::int64_t>(strides[i]));
+    }
+    std::optional<instruction_ref> result;
+    std::vector<std::size_t> pos(kd, 0);
+    while(true)
+    {
+        std::vector<std::int64_t> starts, ends;
+        for(std::size_t i = 0; i < kd; i++)
+        {
+            auto s = static_cast<std::int64_t>(pos[i] * dilations[i]);
+            starts.push_back(s);
+            ends.push_back(s + static_cast<std::int64_t>((out[i] - 1) * strides[i] + 1));
+        }
+        auto s = info.add("slice", {{"axes", axes}, {"starts", starts}, {"ends", ends}}, {p});
+        s      = info.add("step", {{"axes", axes}, {"steps", steps}}, {s});
+        result = result ? info.add("max", {*result, s}) : s;
+        std::size_t d = kd;
+        while(d > 0 and ++pos[d - 1] == k[d - 1])
+            pos[--d] = 0;
+        if(d == 0)
+            break;
+    }
+    return *result;
+}
+
+std::vector<instruction_ref> parse_pool(const node_info& info, std::vector<instruction_ref> args)
+{
+    if(args.size() != 1 or rank_of(args[0]) < 3)
+        info.fail("expects 1 input of rank >= 3");
+    auto x  = args[0];
+    auto kd = rank_of(x) - 2;
+    auto kernel = info.get_ints("kernel_shape");
+    if(kernel.size() != kd)
+        info.fail("kernel_shape must have " + std::to_string(kd) + " values");
+    auto k         = size_attr(info, "kernel_shape", kd, 1);
+    auto strides   = size_attr(info, "strides", kd, 1);
+    auto dilations = size_attr(info, "dilations", kd, 1);
+    std::vector<std::size_t> in(lens_of(x).begin() + 2, lens_of(x).end());
+    auto pads      = pads_attr(info, in, k, strides, dilations, false);
+    bool ceil_mode = info.get_int("ceil_mode", 0) != 0;
+    bool dilated   = std::any_of(dilations.begin(), dilations.end(), [](auto d) { return d != 1; });
+    std::string mode = info.op_type == "MaxPool" ? "max" : info.op_type == "LpPool" ? "lpnorm" : "average";
+    if(dilated)
+    {
+        if(mode != "max")
+            info.fail("dilations are only supported for MaxPool");
+        return {dilated_max_pool(info, x, k, strides, dilations, pads, ceil_mode)};
+    }
+    if(mode == "average" and info.get_int("count_include_pad", 0) != 0 and
+       std::any_of(pads.begin(), pads.end(), [](auto p) { return p != 0; }))
+    {
+        // Padded zeros count in the average: pad explicitly, then pool without padding.
+        std::vector<std::int64_t> padv(2 * rank_of(x), 0);
+        for(std::size_t i = 0; i < kd; i++)
+        {
+            padv[i + 2]               = static_cast<std::int64_t>(pads[i]);
+            padv[i + 2 + rank_of(x)] = static_cast<std::int64_t>(pads[i + kd]);
+        }
+        x    = info.add("pad", {{"pads", padv}}, {x});
+        pads = std::vector<std::size_t>(2 * kd, 0);
+    }
+    bool symmetric = std::equal(pads.begin(), pads.begin() + kd, pads.begin() + kd);
+    if(symmetric)
+        pads.resize(kd);
+    return {info.add("pooling",
+                     {{"mode", mode},
+                      {"padding", pads},
+                      {"stride", strides},
+                      {"lengths", k},
+                      {"ceil_mode", ceil_mode},
+                      {"lp_order", info.get_int("p", 2)}},
+                     {x})};
+}
+MIGRAPHX_ONNX_PARSER(parse_pool, "AveragePool", "MaxPool", "LpPool")
+
+} // namespace
+} // namespace onnx
+} // namespace migraphx

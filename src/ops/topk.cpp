@@ -1,0 +1,91 @@
+// topk[k=1,axis=0,largest=1]: the k largest (or smallest) elements along axis, as a tuple
+// {values (input type), indices (int64)}, both with lens[axis] = k. Results are sorted
+// (descending for largest, ascending otherwise) and stable: equal values keep the lower index
+// first. NaN compares greater than any number (as ONNX Runtime), so it comes first for largest.
+#include <migraphx/register_op.hpp>
+#include "ops/check_shapes.hpp"
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace migraphx {
+namespace op {
+
+struct topk
+{
+    std::int64_t k    = 1;
+    std::int64_t axis = 0;
+    bool largest      = true;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.k, "k");
+        f(self.axis, "axis");
+        f(self.largest, "largest");
+    }
+    std::string name() const { return "topk"; }
+
+    shape compute_shape(const std::vector<shape>& inputs) const
+    {
+        check_shapes cs{inputs, *this};
+        cs.has(1).not_tuple().static_only().min_ndims(1);
+        auto lens = inputs[0].lens();
+        auto a    = static_cast<std::size_t>(normalize_axis(axis, lens.size(), name()));
+        if(k < 0 or static_cast<std::size_t>(k) > lens[a])
+            cs.fail("k=" + std::to_string(k) + " must be in [0, " + std::to_string(lens[a]) + "]");
+        lens[a] = static_cast<std::size_t>(k);
+        return shape{std::vector<shape>{shape{inputs[0].type(), lens}, shape{shape::int64_type, lens}}};
+    }
+
+    argument compute(const shape& out, const std::vector<argument>& args) const
+    {
+        const auto& in_s = args[0].get_shape();
+        auto a           = static_cast<std::size_t>(normalize_axis(axis, in_s.ndim(), name()));
+        const auto& vs   = out.sub_shapes()[0];
+        const auto& is   = out.sub_shapes()[1];
+        argument values{vs};
+        argument indices{is};
+        std::size_t n     = in_s.lens()[a];
+        std::size_t kk    = vs.lens()[a];
+        std::size_t inner = 1;
+        for(std::size_t d = a + 1; d < in_s.ndim(); d++)
+            inner *= in_s.lens()[d];
+        std::size_t outer = n == 0 ? 0 : in_s.elements() / (n * inner);
+        auto* oi          = reinterpret_cast<std::int64_t*>(indices.data());
+        args[0].visit([&](auto input) {
+            using T = typename decltype(input)::value_type;
+            auto* ov = reinterpret_cast<T*>(values.data());
+            std::vector<std::size_t> order(n);
+            std::vector<double> key(n);
+            for(std::size_t o = 0; o < outer; o++)
+                for(std::size_t i = 0; i < inner; i++)
+                {
+                    std::size_t base = o * n * inner + i;
+                    for(std::size_t j = 0; j < n; j++)
+                        key[j] = static_cast<double>(input[base + j * inner]);
+                    std::iota(order.begin(), order.end(), 0);
+                    // "a before b": strictly better key; NaN counts as the largest value.
+                    auto before = [&](std::size_t x, std::size_t y) {
+                        double p = key[x], q = key[y];
+                        bool pn = std::isnan(p), qn = std::isnan(q);
+                        if(pn or qn)
+                            return largest ? (pn and not qn) : (qn and not pn);
+                        return largest ? p > q : p < q;
+                    };
+                    std::stable_sort(order.begin(), order.end(), before);
+                    std::size_t obase = o * kk * inner + i;
+                    for(std::size_t j = 0; j < kk; j++)
+                    {
+                        ov[obase + j * inner] = input[base + order[j] * inner];
+                        oi[obase + j * inner] = static_cast<std::int64_t>(order[j]);
+                    }
+                }
+        });
+        return argument{std::vector<argument>{values, indices}};
+    }
+};
+MIGRAPHX_REGISTER_OP(topk)
+
+} // namespace op
+} // namespace migraphx

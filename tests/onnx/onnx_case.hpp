@@ -1,0 +1,207 @@
+#ifndef MIGX_TESTS_ONNX_CASE_HPP
+#define MIGX_TESTS_ONNX_CASE_HPP
+
+// One conformance case: parse, compile, run every test_data_set, compare.
+
+#include "onnx_tensor_io.hpp"
+#include <migraphx/onnx.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/target.hpp>
+#include <cmath>
+#include <dirent.h>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace migx_test {
+
+struct tolerance
+{
+    double rtol = 1e-3;
+    double atol = 1e-7;
+};
+
+inline bool exists(const std::string& p)
+{
+    struct stat st{};
+    return stat(p.c_str(), &st) == 0;
+}
+
+inline std::string shape_str(const migraphx::shape& s)
+{
+    std::ostringstream ss;
+    ss << s;
+    return ss.str();
+}
+
+/// "" if got matches want, else why not.
+inline std::string compare(const migraphx::argument& got, const migraphx::argument& want, const tolerance& tol)
+{
+    const auto& gs = got.get_shape();
+    const auto& ws = want.get_shape();
+    if(gs.type() != ws.type())
+        return "type " + gs.type_string() + ", expected " + ws.type_string();
+    if(gs.lens() != ws.lens())
+        return "shape " + shape_str(gs) + ", expected " + shape_str(ws);
+    auto g = got.to_vector<double>();
+    auto w = want.to_vector<double>();
+    bool exact = not migraphx::shape::is_floating(ws.type());
+    std::size_t bad = 0, first = 0;
+    double worst = 0;
+    for(std::size_t i = 0; i < w.size(); i++)
+    {
+        bool ok;
+        if(std::isnan(w[i]) or std::isnan(g[i]))
+            ok = std::isnan(w[i]) and std::isnan(g[i]);
+        else if(std::isinf(w[i]) or std::isinf(g[i]))
+            ok = g[i] == w[i];
+        else if(exact)
+            ok = g[i] == w[i];
+        else
+            ok = std::abs(g[i] - w[i]) <= tol.atol + tol.rtol * std::abs(w[i]);
+        if(not ok)
+        {
+            if(bad == 0)
+                first = i;
+            bad++;
+            if(not std::isnan(g[i] - w[i]))
+                worst = std::max(worst, std::abs(g[i] - w[i]));
+        }
+    }
+    if(bad == 0)
+        return "";
+    std::ostringstream ss;
+    ss << bad << "/" << w.size() << " values differ (first at " << first << ": got " << g[first] << ", expected "
+       << w[first] << "; max abs diff " << worst << ")";
+    return ss.str();
+}
+
+/// Non-initializer graph inputs, in order.
+inline std::vector<std::string> graph_inputs(const onnx::ModelProto& m)
+{
+    std::set<std::string> inits;
+    for(const auto& t : m.graph().initializer())
+        inits.insert(t.name());
+    std::vector<std::string> r;
+    for(const auto& i : m.graph().input())
+        if(inits.count(i.name()) == 0)
+            r.push_back(i.name());
+    return r;
+}
+
+/// The graph input that an error message says must be a constant, or "".
+inline std::string constant_input_wanted(const std::string& msg)
+{
+    const std::string key = "must be a constant (graph input '";
+    auto p                = msg.find(key);
+    if(p == std::string::npos)
+        return "";
+    p += key.size();
+    auto e = msg.find('\'', p);
+    return e == std::string::npos ? "" : msg.substr(p, e - p);
+}
+
+inline std::string run_data_set(const std::string& model_path,
+                                const std::string& set_dir,
+                                const std::vector<std::string>& inputs,
+                                const std::string& target,
+                                const tolerance& tol)
+{
+    std::map<std::string, migraphx::argument> given;
+    for(std::size_t i = 0;; i++)
+    {
+        auto f = set_dir + "/input_" + std::to_string(i) + ".pb";
+        if(not exists(f))
+            break;
+        std::string name;
+        auto a = load_tensor(f, &name);
+        if(name.empty() or std::find(inputs.begin(), inputs.end(), name) == inputs.end())
+        {
+            if(i >= inputs.size())
+                return "test data has more inputs than the model";
+            name = inputs[i];
+        }
+        given[name] = a;
+    }
+    // Static shapes need shape-deciding inputs as constants: fix those the parser asks for.
+    migraphx::onnx_options options;
+    migraphx::program p;
+    for(int attempt = 0;; attempt++)
+    {
+        try
+        {
+            p = migraphx::parse_onnx(model_path, options);
+            break;
+        }
+        catch(const migraphx::exception& e)
+        {
+            auto name = constant_input_wanted(e.what());
+            if(attempt > 32 or name.empty() or given.count(name) == 0 or options.map_input_constants.count(name) > 0)
+                return std::string("parse: ") + e.what();
+            options.map_input_constants[name] = given[name];
+        }
+    }
+    p.compile(migraphx::get_target(target));
+    migraphx::parameter_map params;
+    auto pshapes = p.get_parameter_shapes();
+    for(const auto& kv : given)
+        if(pshapes.count(kv.first) > 0)
+            params[kv.first] = kv.second;
+    auto results = p.eval(params);
+    std::vector<migraphx::argument> wants;
+    for(std::size_t i = 0;; i++)
+    {
+        auto f = set_dir + "/output_" + std::to_string(i) + ".pb";
+        if(not exists(f))
+            break;
+        wants.push_back(load_tensor(f));
+    }
+    if(results.size() != wants.size())
+        return std::to_string(results.size()) + " outputs, expected " + std::to_string(wants.size());
+    for(std::size_t i = 0; i < wants.size(); i++)
+    {
+        auto why = compare(results[i], wants[i], tol);
+        if(not why.empty())
+            return "output " + std::to_string(i) + ": " + why;
+    }
+    return "";
+}
+
+/// "PASS" or why the case failed.
+inline std::string run_case(const std::string& dir, const std::string& target, const tolerance& tol)
+{
+    try
+    {
+        auto model_path = dir + "/model.onnx";
+        onnx::ModelProto m;
+        if(not m.ParseFromString(read_file(model_path)))
+            return "the test's model.onnx does not load";
+        auto inputs = graph_inputs(m);
+        std::vector<std::string> sets;
+        DIR* d = opendir(dir.c_str());
+        if(d == nullptr)
+            return "cannot list " + dir;
+        while(auto* e = readdir(d))
+            if(std::string(e->d_name).rfind("test_data_set_", 0) == 0)
+                sets.push_back(e->d_name);
+        closedir(d);
+        std::sort(sets.begin(), sets.end());
+        if(sets.empty())
+            return "no test data sets";
+        for(const auto& s : sets)
+        {
+            auto why = run_data_set(model_path, dir + "/" + s, inputs, target, tol);
+            if(not why.empty())
+                return s + ": " + why;
+        }
+        return "PASS";
+    }
+    catch(const std::exception& e)
+    {
+        return e.what();
+    }
+}
+
+} // namespace migx_test
+
+#endif

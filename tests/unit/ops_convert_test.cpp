@@ -1,0 +1,122 @@
+#include <migraphx/make_op.hpp>
+#include <migraphx/argument.hpp>
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+
+namespace {
+using migraphx::shape;
+using dvec = std::vector<double>;
+
+// An argument whose memory (element_space() slots, in memory order) holds mem.
+migraphx::argument raw(const shape& s, const dvec& mem)
+{
+    EXPECT_EQ(mem.size(), s.element_space());
+    migraphx::argument a{s};
+    a.visit([&](auto v) {
+        using T = typename decltype(v)::value_type;
+        for(std::size_t k = 0; k < mem.size() and k < s.element_space(); k++)
+            v.data()[k] = migraphx::type_cast<T>(mem[k]);
+    });
+    return a;
+}
+// A 1-d standard shape (shape{t, {n}} would be ambiguous with the dynamic constructor).
+shape vec_shape(shape::type_t t, std::size_t n) { return shape{t, std::vector<std::size_t>{n}}; }
+migraphx::argument run_op(const migraphx::operation& op, const std::vector<migraphx::argument>& args)
+{
+    std::vector<shape> shapes;
+    for(const auto& a : args)
+        shapes.push_back(a.get_shape());
+    auto out = op.compute_shape(shapes);
+    auto r   = op.compute(out, args);
+    EXPECT_EQ(r.get_shape(), out);
+    return r;
+}
+[[maybe_unused]] std::string str(const migraphx::operation& op)
+{
+    std::ostringstream ss;
+    ss << op;
+    return ss.str();
+}
+[[maybe_unused]] void expect_near(const dvec& got, const dvec& want, double tol = 1e-6)
+{
+    ASSERT_EQ(got.size(), want.size());
+    for(std::size_t i = 0; i < got.size(); i++)
+    {
+        if(std::isnan(want[i]))
+            EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ": got " << got[i];
+        else if(std::isinf(want[i]))
+            EXPECT_EQ(got[i], want[i]) << "at " << i;
+        else
+            EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "at " << i;
+    }
+}
+[[maybe_unused]] const double qnan = std::numeric_limits<double>::quiet_NaN();
+[[maybe_unused]] const double pinf = std::numeric_limits<double>::infinity();
+} // namespace
+
+namespace {
+migraphx::operation convert_to(shape::type_t t)
+{
+    return migraphx::make_op("convert", {{"target_type", static_cast<int>(t)}});
+}
+} // namespace
+
+TEST(ops_convert, attributes_and_shape)
+{
+    EXPECT_EQ(str(migraphx::make_op("convert")), "convert[target_type=1]");
+    auto op = convert_to(shape::int32_type);
+    EXPECT_EQ(str(op), "convert[target_type=8]");
+    EXPECT_TRUE(op.attributes().at("pointwise").get_bool());
+    EXPECT_EQ(op.to_value().at("target_type").to<int>(), static_cast<int>(shape::int32_type));
+    EXPECT_EQ(op, convert_to(shape::int32_type));
+    EXPECT_NE(op, convert_to(shape::int64_type));
+    shape t{shape::float_type, {2, 3}, {1, 2}};
+    EXPECT_EQ(op.compute_shape({t}), (shape{shape::int32_type, {2, 3}}));
+    EXPECT_EQ(op.output_alias({t}), -1);
+    EXPECT_THROW(op.compute_shape({t, t}), migraphx::exception);
+    EXPECT_THROW(convert_to(shape::tuple_type).compute_shape({t}), migraphx::exception);
+}
+
+TEST(ops_convert, float_to_integers_truncates_and_never_overflows)
+{
+    auto x = raw(vec_shape(shape::float_type, 7), {1.9, -1.9, qnan, 1e10, -1e10, pinf, -0.5});
+    auto r = run_op(convert_to(shape::int32_type), {x});
+    EXPECT_EQ(r.get_shape(), (vec_shape(shape::int32_type, 7)));
+    EXPECT_EQ(r.to_vector<double>(), (dvec{1, -1, 0, 0, 0, 0, 0}));
+    auto u = raw(vec_shape(shape::float_type, 4), {-1, 255.9, 256, -0.9});
+    EXPECT_EQ(run_op(convert_to(shape::uint8_type), {u}).to_vector<double>(), (dvec{0, 255, 0, 0}));
+    auto d = raw(vec_shape(shape::double_type, 3), {9.2e18, -9.2e18, 1e19});
+    EXPECT_EQ(run_op(convert_to(shape::int64_type), {d}).to_vector<double>(), (dvec{9.2e18, -9.2e18, 0}));
+}
+
+TEST(ops_convert, to_bool_half_and_between_floats)
+{
+    auto x = raw(vec_shape(shape::float_type, 4), {0, 0.1, qnan, -3});
+    EXPECT_EQ(run_op(convert_to(shape::bool_type), {x}).to_vector<int>(), (std::vector<int>{0, 1, 1, 1}));
+    auto h = run_op(convert_to(shape::half_type), {raw(vec_shape(shape::int32_type, 3), {-2, 3, 100000})});
+    EXPECT_EQ(h.get_shape(), (vec_shape(shape::half_type, 3)));
+    expect_near(h.to_vector<double>(), {-2, 3, pinf});
+    auto f = run_op(convert_to(shape::float_type), {raw(vec_shape(shape::half_type, 2), {0.5, -65504})});
+    expect_near(f.to_vector<double>(), {0.5, -65504});
+    auto big = run_op(convert_to(shape::float_type), {raw(vec_shape(shape::double_type, 3), {1e300, -1e300, 0.25})});
+    expect_near(big.to_vector<double>(), {pinf, -pinf, 0.25});
+    auto hi = run_op(convert_to(shape::int8_type), {raw(vec_shape(shape::half_type, 2), {-128.5, 300})});
+    EXPECT_EQ(hi.to_vector<double>(), (dvec{-128, 0}));
+}
+
+TEST(ops_convert, integers_wrap_and_strided_input)
+{
+    auto w = run_op(convert_to(shape::int8_type), {raw(vec_shape(shape::int64_type, 3), {300, -129, 5})});
+    EXPECT_EQ(w.to_vector<double>(), (dvec{44, 127, 5}));
+    auto b = run_op(convert_to(shape::float_type), {raw(vec_shape(shape::bool_type, 2), {1, 0})});
+    expect_near(b.to_vector<double>(), {1, 0});
+    // Transposed: memory 0..5 read as 0 2 4 / 1 3 5, scaled by a half.
+    auto t = raw(shape{shape::float_type, {2, 3}, {1, 2}}, {0.5, 1.5, 2.5, 3.5, 4.5, 5.5});
+    auto r = run_op(convert_to(shape::int16_type), {t});
+    EXPECT_TRUE(r.get_shape().standard());
+    EXPECT_EQ(r.to_vector<double>(), (dvec{0, 2, 4, 1, 3, 5}));
+}

@@ -1,0 +1,106 @@
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+using migraphx::shape;
+using lvec = std::vector<std::size_t>;
+shape fs(lvec l) { return shape{shape::float_type, std::move(l)}; }
+migraphx::operation roi(const std::string& ctm, const std::string& mode, std::int64_t oh, std::int64_t ow, std::int64_t sr)
+{
+    return migraphx::make_op("roialign",
+                             {{"coordinate_transformation_mode", ctm},
+                              {"mode", mode},
+                              {"output_height", oh},
+                              {"output_width", ow},
+                              {"sampling_ratio", sr}});
+}
+void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-4f)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+        EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
+}
+} // namespace
+
+TEST(ops_roialign, shape_rules_and_bad_inputs)
+{
+    auto op = roi("half_pixel", "avg", 3, 2, 0);
+    shape bi{shape::int64_type, {5}};
+    EXPECT_EQ(op.compute_shape({fs({2, 4, 8, 8}), fs({5, 4}), bi}), fs({5, 4, 3, 2}));
+    EXPECT_THROW(op.compute_shape({fs({2, 4, 8}), fs({5, 4}), bi}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({fs({2, 4, 8, 8}), fs({5, 5}), bi}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({fs({2, 4, 8, 8}), fs({4, 4}), bi}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({fs({2, 4, 8, 8}), fs({5, 4}), fs({5})}), migraphx::exception);
+    EXPECT_THROW(roi("asymmetric", "avg", 1, 1, 0).compute_shape({fs({2, 4, 8, 8}), fs({5, 4}), bi}),
+                 migraphx::exception);
+    EXPECT_THROW(roi("half_pixel", "min", 1, 1, 0).compute_shape({fs({2, 4, 8, 8}), fs({5, 4}), bi}),
+                 migraphx::exception);
+    std::ostringstream ss;
+    ss << migraphx::make_op("roialign");
+    EXPECT_EQ(ss.str(), "roialign[coordinate_transformation_mode=half_pixel,mode=avg,output_height=1,output_width=1,"
+                        "sampling_ratio=0,spatial_scale=1]");
+    // A batch index out of range is caught when the op runs.
+    std::vector<float> x(4, 1.0f), rois{0, 0, 1, 1};
+    std::vector<std::int64_t> b{1};
+    shape bs{shape::int64_type, {1}};
+    EXPECT_THROW(op.compute(fs({1, 1, 3, 2}), {{fs({1, 1, 2, 2}), x.data()}, {fs({1, 4}), rois.data()}, {bs, b.data()}}),
+                 migraphx::exception);
+}
+
+TEST(ops_roialign, avg_and_max_by_hand)
+{
+    // One 2x2 image [[1, 2], [3, 4]]; the roi covers it; one bin, one sample at its centre.
+    std::vector<float> x{1, 2, 3, 4}, rois{0, 0, 2, 2};
+    std::vector<int> b{0};
+    std::vector<migraphx::argument> args{{fs({1, 1, 2, 2}), x.data()}, {fs({1, 4}), rois.data()},
+                                         {shape{shape::int32_type, {1}}, b.data()}};
+    // half_pixel: roi [-0.5, 1.5], centre 0.5 -> bilinear (1+2+3+4)/4.
+    auto op = roi("half_pixel", "avg", 1, 1, 1);
+    EXPECT_NEAR(op.compute(fs({1, 1, 1, 1}), args).to_vector<float>()[0], 2.5f, 1e-6f);
+    // output_half_pixel: roi [0, 2], centre 1.0 -> clamps to the last pixel row/column: 4.
+    op = roi("output_half_pixel", "avg", 1, 1, 1);
+    EXPECT_NEAR(op.compute(fs({1, 1, 1, 1}), args).to_vector<float>()[0], 4.0f, 1e-6f);
+    // max takes the largest weighted corner term (ONNX Runtime's definition): one sample at the
+    // centre weighs each pixel 0.25 -> max(0.25, 0.5, 0.75, 1.0) = 1.
+    op = roi("half_pixel", "max", 1, 1, 1);
+    EXPECT_NEAR(op.compute(fs({1, 1, 1, 1}), args).to_vector<float>()[0], 1.0f, 1e-6f);
+    // 2x2 samples at 0 and 1 land on pixels exactly: the (1, 1) sample gives 4.
+    op = roi("half_pixel", "max", 1, 1, 2);
+    EXPECT_NEAR(op.compute(fs({1, 1, 1, 1}), args).to_vector<float>()[0], 4.0f, 1e-6f);
+    op = roi("half_pixel", "avg", 1, 1, 2);
+    EXPECT_NEAR(op.compute(fs({1, 1, 1, 1}), args).to_vector<float>()[0], 2.5f, 1e-6f);
+}
+
+TEST(ops_roialign, onnx_aligned_true_and_false)
+{
+    // X float32 [1, 1, 10, 10]
+    std::vector<float> X{0.2764f, 0.714999974f, 0.195800006f, 0.341600001f, 0.463800013f, 0.0259000007f, 0.296299994f, 0.651799977f, 0.485599995f, 0.725000024f, 0.963699996f, 0.0895000026f, 0.291900009f, 0.675300002f, 0.0233999994f, 0.613200009f, 0.808499992f, 0.532400012f, 0.899200022f, 0.446700007f, 0.326499999f, 0.847899973f, 0.969799995f, 0.247099996f, 0.933600008f, 0.187800005f, 0.476599991f, 0.430799991f, 0.340000004f, 0.216199994f, 0.0206000004f, 0.172000006f, 0.215499997f, 0.439399987f, 0.0653000027f, 0.340600014f, 0.772400022f, 0.392100006f, 0.254099995f, 0.579900026f, 0.406199992f, 0.219400004f, 0.447299987f, 0.468699992f, 0.710900009f, 0.932699978f, 0.98150003f, 0.632000029f, 0.172800004f, 0.611899972f, 0.309700012f, 0.128299996f, 0.498400003f, 0.506799996f, 0.427899987f, 0.0173000004f, 0.438800007f, 0.0430000015f, 0.467099994f, 0.711899996f, 0.101099998f, 0.8477f, 0.472600013f, 0.177699998f, 0.992299974f, 0.404199988f, 0.186900005f, 0.779500008f, 0.994599998f, 0.968900025f, 0.136600003f, 0.3671f, 0.701099992f, 0.623399973f, 0.986699998f, 0.558499992f, 0.698499978f, 0.560899973f, 0.878799975f, 0.992799997f, 0.569700003f, 0.851100028f, 0.67110002f, 0.940599978f, 0.875100017f, 0.749599993f, 0.165000007f, 0.104900002f, 0.155900002f, 0.251399994f, 0.701200008f, 0.405600011f, 0.787899971f, 0.346100003f, 0.0414999984f, 0.299800009f, 0.50940001f, 0.372700006f, 0.548200011f, 0.0502000004f};
+    // rois float32 [3, 4]
+    std::vector<float> rois{0.0f, 0.0f, 9.0f, 9.0f, 0.0f, 5.0f, 4.0f, 9.0f, 5.0f, 5.0f, 9.0f, 9.0f};
+    // batch_indices int64 [3]
+    std::vector<std::int64_t> batch_indices{0, 0, 0};
+    // Y float32 [3, 1, 5, 5]
+    std::vector<float> Y_true{0.517799973f, 0.343400002f, 0.322899997f, 0.447400004f, 0.63440001f, 0.403100014f, 0.536599994f, 0.442799985f, 0.486099988f, 0.4023f, 0.251199991f, 0.400200009f, 0.515500009f, 0.6954f, 0.346500009f, 0.335000008f, 0.460099995f, 0.588100016f, 0.343899995f, 0.684899986f, 0.493200004f, 0.714100003f, 0.821699977f, 0.471899986f, 0.403899997f, 0.307000011f, 0.218700007f, 0.333700001f, 0.488000005f, 0.486999989f, 0.187099993f, 0.491400003f, 0.556100011f, 0.419200003f, 0.368600011f, 0.143299997f, 0.460799992f, 0.597100019f, 0.531000018f, 0.498199999f, 0.278800011f, 0.438600004f, 0.602199972f, 0.699999988f, 0.752399981f, 0.577400029f, 0.702400029f, 0.725099981f, 0.733799994f, 0.816299975f, 0.239299998f, 0.407499999f, 0.337900013f, 0.252499998f, 0.474299997f, 0.3671f, 0.270200014f, 0.41049999f, 0.641900003f, 0.830799997f, 0.555599988f, 0.454299986f, 0.556400001f, 0.750199974f, 0.930000007f, 0.662599981f, 0.561699986f, 0.481299996f, 0.495400012f, 0.666299999f, 0.663600028f, 0.372099996f, 0.205599993f, 0.1928f, 0.247799993f};
+    std::vector<float> Y_false{0.466399997f, 0.44659999f, 0.340499997f, 0.568799973f, 0.60680002f, 0.371399999f, 0.4296f, 0.38350001f, 0.556200027f, 0.351000011f, 0.276800007f, 0.488299996f, 0.522199988f, 0.5528f, 0.417100012f, 0.471300006f, 0.484400004f, 0.690400004f, 0.492000014f, 0.877399981f, 0.623899996f, 0.712499976f, 0.628899992f, 0.335500002f, 0.3495f, 0.30219999f, 0.430500001f, 0.469599992f, 0.397799999f, 0.542299986f, 0.36559999f, 0.704999983f, 0.516499996f, 0.317200005f, 0.701499999f, 0.291200012f, 0.505900025f, 0.647599995f, 0.62349999f, 0.829900026f, 0.591600001f, 0.738900006f, 0.70480001f, 0.837199986f, 0.889299989f, 0.622699976f, 0.6153f, 0.709699988f, 0.615400016f, 0.458499998f, 0.238399997f, 0.337900013f, 0.371699989f, 0.610000014f, 0.760100007f, 0.376700014f, 0.378500015f, 0.714699984f, 0.924300015f, 0.9727f, 0.574899971f, 0.582599998f, 0.570900023f, 0.761900008f, 0.876999974f, 0.53549999f, 0.256599993f, 0.214100003f, 0.279599994f, 0.360000014f, 0.436500013f, 0.350400001f, 0.288700014f, 0.366100013f, 0.234899998f};
+    shape bs{shape::int64_type, {3}};
+    std::vector<migraphx::argument> args{{fs({1, 1, 10, 10}), X.data()}, {fs({3, 4}), rois.data()}, {bs, batch_indices.data()}};
+    expect_near(roi("half_pixel", "avg", 5, 5, 2).compute(fs({3, 1, 5, 5}), args).to_vector<float>(), Y_true);
+    expect_near(roi("output_half_pixel", "avg", 5, 5, 2).compute(fs({3, 1, 5, 5}), args).to_vector<float>(), Y_false);
+
+    // Through a program, with the rois read from a transposed literal.
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    std::vector<float> rois_t(12);
+    for(std::size_t i = 0; i < 3; i++)
+        for(std::size_t j = 0; j < 4; j++)
+            rois_t[j * 3 + i] = rois[i * 4 + j];
+    auto xl = mm->add_literal(migraphx::literal{fs({1, 1, 10, 10}), X});
+    auto rl = mm->add_literal(migraphx::literal{fs({4, 3}), rois_t});
+    auto rt = mm->add_instruction(migraphx::make_op("transpose", {{"permutation", {1, 0}}}), rl);
+    auto bl = mm->add_literal(migraphx::literal{bs, batch_indices});
+    mm->add_return({mm->add_instruction(roi("half_pixel", "avg", 5, 5, 2), xl, rt, bl)});
+    p.compile(migraphx::ref::target{});
+    expect_near(p.eval({}).back().to_vector<float>(), Y_true);
+}

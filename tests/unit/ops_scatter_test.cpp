@@ -1,0 +1,109 @@
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+using migraphx::shape;
+template <class T>
+migraphx::argument arg(const shape& s, std::vector<T>& v)
+{
+    return {s, v.data()};
+}
+std::vector<float> run(const migraphx::operation& op, const std::vector<migraphx::argument>& args)
+{
+    std::vector<shape> ss;
+    for(const auto& a : args)
+        ss.push_back(a.get_shape());
+    auto out = op.compute_shape(ss);
+    return op.compute(out, args).to_vector<float>();
+}
+} // namespace
+
+TEST(ops_scatter, shape_rules_and_bad_inputs)
+{
+    shape d{shape::float_type, {3, 3}}, i{shape::int64_type, {2, 3}}, u{shape::float_type, {2, 3}};
+    auto op = migraphx::make_op("scatter_add", {{"axis", 1}});
+    EXPECT_EQ(op.compute_shape({d, i, u}), d);
+    EXPECT_THROW(op.compute_shape({d, i, shape{shape::float_type, {3, 2}}}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({d, shape{shape::float_type, {2, 3}}, u}), migraphx::exception);
+    EXPECT_THROW(migraphx::make_op("scatter_none", {{"axis", 2}}).compute_shape({d, i, u}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({d, shape{shape::int64_type, {6}}, shape{shape::float_type, {6}}}), migraphx::exception);
+
+    shape dn{shape::float_type, {4, 2, 3}}, in{shape::int64_type, {2, 2}}, un{shape::float_type, {2, 3}};
+    auto nd = migraphx::make_op("scatternd_none");
+    EXPECT_EQ(nd.compute_shape({dn, in, un}), dn);
+    EXPECT_THROW(nd.compute_shape({dn, in, shape{shape::float_type, {2, 2}}}), migraphx::exception);
+    EXPECT_THROW(nd.compute_shape({dn, shape{shape::int64_type, {2, 4}}, un}), migraphx::exception);
+    std::ostringstream ss;
+    ss << op;
+    EXPECT_EQ(ss.str(), "scatter_add[axis=1]");
+}
+
+TEST(ops_scatter, elements_none_add_mul)
+{
+    // ONNX ScatterElements example: data 3x3 zeros, indices [[1,0,2],[0,2,1]], axis 0.
+    std::vector<float> data(9, 1.0f);
+    std::vector<std::int64_t> ind{1, 0, 2, 0, 2, 1};
+    std::vector<float> upd{1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f};
+    shape ds{shape::float_type, {3, 3}}, is{shape::int64_type, {2, 3}}, us{shape::float_type, {2, 3}};
+    auto args = std::vector<migraphx::argument>{arg(ds, data), arg(is, ind), arg(us, upd)};
+    EXPECT_EQ(run(migraphx::make_op("scatter_none", {{"axis", 0}}), args),
+              (std::vector<float>{2.0f, 1.1f, 1, 1.0f, 1, 2.2f, 1, 2.1f, 1.2f}));
+    auto add = run(migraphx::make_op("scatter_add", {{"axis", 0}}), args);
+    EXPECT_FLOAT_EQ(add[0], 3.0f);
+    EXPECT_FLOAT_EQ(add[7], 3.1f);
+    EXPECT_FLOAT_EQ(add[2], 1.0f);
+    // Duplicate indices accumulate; negative indices wrap; the input is untouched.
+    std::vector<float> row{1, 2, 3};
+    std::vector<std::int32_t> dup{-1, 2, 0};
+    std::vector<float> vals{2, 5, 10};
+    shape rs{shape::float_type, {1, 3}}, ris{shape::int32_type, {1, 3}};
+    EXPECT_EQ(run(migraphx::make_op("scatter_mul", {{"axis", 1}}), {arg(rs, row), arg(ris, dup), arg(rs, vals)}),
+              (std::vector<float>{10, 2, 30}));
+    EXPECT_EQ(row, (std::vector<float>{1, 2, 3}));
+}
+
+TEST(ops_scatter, out_of_range_index_throws_at_compute)
+{
+    std::vector<float> data(3, 0.0f), upd{1};
+    std::vector<std::int64_t> ind{3};
+    shape ds{shape::float_type, {3}}, is{shape::int64_type, {1}}, us{shape::float_type, {1}};
+    auto op = migraphx::make_op("scatter_none");
+    EXPECT_THROW(op.compute(ds, {arg(ds, data), arg(is, ind), arg(us, upd)}), migraphx::exception);
+    auto nd = migraphx::make_op("scatternd_add");
+    shape nis{shape::int64_type, {1, 1}};
+    EXPECT_THROW(nd.compute(ds, {arg(ds, data), arg(nis, ind), arg(us, upd)}), migraphx::exception);
+}
+
+TEST(ops_scatter, nd_slices_and_reductions)
+{
+    // data 2x2x2 of ones; indices [[1],[0],[1]] write whole 2x2 slices (add accumulates the dup).
+    std::vector<float> data(8, 1.0f);
+    std::vector<std::int64_t> ind{1, 0, 1};
+    std::vector<float> upd{1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 30, 40};
+    shape ds{shape::float_type, {2, 2, 2}}, is{shape::int64_type, {3, 1}}, us{shape::float_type, {3, 2, 2}};
+    auto args = std::vector<migraphx::argument>{arg(ds, data), arg(is, ind), arg(us, upd)};
+    EXPECT_EQ(run(migraphx::make_op("scatternd_none"), args), (std::vector<float>{5, 6, 7, 8, 10, 20, 30, 40}));
+    EXPECT_EQ(run(migraphx::make_op("scatternd_add"), args), (std::vector<float>{6, 7, 8, 9, 12, 23, 34, 45}));
+    EXPECT_EQ(run(migraphx::make_op("scatternd_mul"), args), (std::vector<float>{5, 6, 7, 8, 10, 40, 90, 160}));
+    // Full index tuples (k = rank) address single elements.
+    std::vector<std::int64_t> pts{0, 1, 1, 1, 0, 0};
+    std::vector<float> pv{7, 9};
+    shape ps{shape::int64_type, {2, 3}}, pvs{shape::float_type, {2}};
+    EXPECT_EQ(run(migraphx::make_op("scatternd_none"), {arg(ds, data), arg(ps, pts), arg(pvs, pv)}),
+              (std::vector<float>{1, 1, 1, 7, 9, 1, 1, 1}));
+}
+
+TEST(ops_scatter, program_with_transposed_data)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto d   = mm->add_literal(migraphx::literal{shape{shape::float_type, {2, 2}}, std::vector<float>{1, 2, 3, 4}});
+    auto t   = mm->add_instruction(migraphx::make_op("transpose", {{"permutation", {1, 0}}}), d); // [[1,3],[2,4]]
+    auto i   = mm->add_literal(migraphx::literal{shape{shape::int64_type, {2, 1}}, std::vector<std::int64_t>{1, 0}});
+    auto u   = mm->add_literal(migraphx::literal{shape{shape::float_type, {2, 1}}, std::vector<float>{10, 20}});
+    mm->add_return({mm->add_instruction(migraphx::make_op("scatter_add", {{"axis", 1}}), t, i, u)});
+    p.compile(migraphx::ref::target{});
+    EXPECT_EQ(p.eval({}).back().to_vector<float>(), (std::vector<float>{1, 13, 22, 4}));
+}

@@ -1,0 +1,74 @@
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+
+namespace {
+using migraphx::shape;
+using i64 = std::vector<std::int64_t>;
+migraphx::operation make_topk(std::int64_t k, std::int64_t axis, bool largest)
+{
+    return migraphx::make_op("topk", {{"k", k}, {"axis", axis}, {"largest", largest}});
+}
+std::vector<migraphx::argument> run(const migraphx::operation& op, const migraphx::argument& x)
+{
+    auto out = op.compute_shape({x.get_shape()});
+    return op.compute(out, {x}).get_sub_objects();
+}
+} // namespace
+
+TEST(ops_topk, shape_rules)
+{
+    shape x{shape::half_type, {3, 4}};
+    auto s = make_topk(2, 1, true).compute_shape({x});
+    ASSERT_EQ(s.type(), shape::tuple_type);
+    EXPECT_EQ(s.sub_shapes()[0], (shape{shape::half_type, {3, 2}}));
+    EXPECT_EQ(s.sub_shapes()[1], (shape{shape::int64_type, {3, 2}}));
+    EXPECT_EQ(make_topk(3, -2, true).compute_shape({x}).sub_shapes()[1].lens(), (std::vector<std::size_t>{3, 4}));
+    std::ostringstream ss;
+    ss << make_topk(2, 1, false);
+    EXPECT_EQ(ss.str(), "topk[k=2,axis=1,largest=0]");
+}
+
+TEST(ops_topk, bad_inputs_throw)
+{
+    shape x{shape::float_type, {3, 4}};
+    EXPECT_THROW(make_topk(5, 1, true).compute_shape({x}), migraphx::exception);
+    EXPECT_THROW(make_topk(-1, 1, true).compute_shape({x}), migraphx::exception);
+    EXPECT_THROW(make_topk(1, 2, true).compute_shape({x}), migraphx::exception);
+    EXPECT_THROW(make_topk(1, 0, true).compute_shape({x, x}), migraphx::exception);
+}
+
+TEST(ops_topk, largest_and_smallest_stable_ties)
+{
+    std::vector<float> d{1, 3, 3, 2, 5, 4, 6, 0};
+    migraphx::argument x{shape{shape::float_type, {2, 4}}, d.data()};
+    auto r = run(make_topk(3, 1, true), x);
+    EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{3, 3, 2, 6, 5, 4}));
+    EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{1, 2, 3, 2, 0, 1}));
+    r = run(make_topk(2, -1, false), x);
+    EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{1, 2, 0, 4}));
+    EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{0, 3, 3, 1}));
+    // Along axis 0 of the same data.
+    r = run(make_topk(1, 0, true), x);
+    EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{5, 4, 6, 2}));
+    EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{1, 1, 1, 0}));
+}
+
+TEST(ops_topk, program_on_transposed_input)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    // x^T = [[1, 5], [3, 4], [3, 6], [2, 0]] (4x2); top-2 along axis 0 per column.
+    auto x  = mm->add_literal(migraphx::literal{shape{shape::int32_type, {2, 4}}, std::vector<int>{1, 3, 3, 2, 5, 4, 6, 0}});
+    auto t  = mm->add_instruction(migraphx::make_op("transpose", {{"permutation", {1, 0}}}), x);
+    auto tk = mm->add_instruction(make_topk(2, 0, true), t);
+    auto v  = mm->add_instruction(migraphx::make_op("get_tuple_elem", {{"index", 0}}), tk);
+    auto i  = mm->add_instruction(migraphx::make_op("get_tuple_elem", {{"index", 1}}), tk);
+    mm->add_return({v, i});
+    p.compile(migraphx::ref::target{});
+    auto res = p.eval({});
+    ASSERT_EQ(res.size(), 2u);
+    EXPECT_EQ(res[0].to_vector<int>(), (std::vector<int>{3, 6, 3, 5}));
+    EXPECT_EQ(res[1].to_vector<std::int64_t>(), (i64{1, 2, 2, 0}));
+}
