@@ -15,12 +15,23 @@ namespace migraphx {
 //   { f(self.axis, "axis"); f(self.dims, "dims"); }
 // and that list gives printing, equality, to_value/from_value (make_op, serialization).
 
+namespace detail {
+/// A stand-in visitor for detecting reflect() (a lambda cannot appear in decltype before C++20).
+struct reflect_probe
+{
+    template <class U>
+    void operator()(U&&, const char*) const
+    {
+    }
+};
+} // namespace detail
+
 template <class T, class = void>
 struct has_reflect : std::false_type
 {
 };
 template <class T>
-struct has_reflect<T, std::void_t<decltype(T::reflect(std::declval<T&>(), [](auto&&, const char*) {}))>>
+struct has_reflect<T, std::void_t<decltype(T::reflect(std::declval<T&>(), detail::reflect_probe{}))>>
     : std::true_type
 {
 };

@@ -44,6 +44,10 @@ struct value
     value(T x) : m_kind(uint64_kind), m_uint(static_cast<std::uint64_t>(x)) // NOLINT
     {
     }
+    template <class T, std::enable_if_t<std::is_enum<T>{}, int> = 0>
+    value(T x) : value(static_cast<std::int64_t>(x)) // NOLINT: shape::float_type etc.
+    {
+    }
     value(double d) : m_kind(float_kind), m_float(d) {} // NOLINT
     value(float d) : m_kind(float_kind), m_float(d) {} // NOLINT
     value(const char* s) : m_kind(string_kind), m_string(std::make_shared<std::string>(s)) {} // NOLINT

@@ -99,7 +99,7 @@ int run_command(const model_options& mo, const target_options& to, const param_o
 int perf_command(const model_options& mo, const target_options& to, const param_options& po, std::size_t n)
 {
     auto m = load_and_compile(mo, to, po);
-    std::cout << m.prog << std::endl;
+    std::cout << m.prog << std::flush;
     std::cout << "Allocating params ..." << std::endl;
     auto params = make_params(m.prog, po, m.tgt, to.offload_copy);
     std::cout << "Running performance report ..." << std::endl;

@@ -1,6 +1,7 @@
 // migraphx-driver: read, compile, run, time and verify models from the command line
 // (spec chapters 8 and 10). docs/driver.md describes every subcommand and flag.
 #include "driver/commands.hpp"
+#include "driver/validators.hpp"
 #include "driver/verify.hpp"
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -24,6 +25,17 @@ struct state
     std::string name;
     std::string mxr;
 };
+
+// One line, whatever the message holds.
+std::string one_line(std::string msg)
+{
+    for(auto& c : msg)
+        if(c == '\n' or c == '\r')
+            c = ' ';
+    while(not msg.empty() and msg.back() == ' ')
+        msg.pop_back();
+    return msg;
+}
 
 void add_output_options(CLI::App& app, output_options& o)
 {
@@ -85,11 +97,11 @@ int run_cli(int argc, char** argv)
         add_target_options(*sub, s.tgt);
         add_param_options(*sub, s.params);
     }
-    perf->add_option("-n", s.n, "Number of timed runs (default 100)")->check(CLI::PositiveNumber);
+    perf->add_option("-n", s.n, "Number of timed runs (default 100)")->check(at_least(1, "a positive integer"));
     verify->add_option("--rtol", s.verify.rtol, "Relative tolerance (default 1e-3; 1e-2 --fp16; 1e-1 --int8)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0, "a non-negative number"));
     verify->add_option("--atol", s.verify.atol, "Absolute tolerance (default as --rtol)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0, "a non-negative number"));
     verify->add_flag("--per-instruction", s.verify.per_instruction, "Find the first instruction that departs from ref");
 
     auto* version = add("version", "Print the MIGraphX, ONNX opset and MXR versions", [&] {
@@ -118,7 +130,7 @@ int run_cli(int argc, char** argv)
     }
     catch(const CLI::ParseError& e)
     {
-        std::cerr << "migraphx-driver: error: " << e.what() << " (see --help)" << std::endl;
+        std::cerr << "migraphx-driver: error: " << one_line(e.what()) << " (see --help)" << std::endl;
         return 2;
     }
     if(show_version)
@@ -128,17 +140,6 @@ int run_cli(int argc, char** argv)
             return f();
     std::cout << app.help() << std::flush;
     return 2;
-}
-
-// One line, whatever the message holds.
-std::string one_line(std::string msg)
-{
-    for(auto& c : msg)
-        if(c == '\n' or c == '\r')
-            c = ' ';
-    while(not msg.empty() and msg.back() == ' ')
-        msg.pop_back();
-    return msg;
 }
 
 } // namespace

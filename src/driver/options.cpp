@@ -1,4 +1,5 @@
 #include "driver/options.hpp"
+#include "driver/validators.hpp"
 #include <migraphx/generate.hpp>
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -25,7 +26,7 @@ void add_model_options(CLI::App& app, model_options& o)
     app.add_option("--migraphx", o.mxr, "Read a saved program (.mxr)");
     app.add_option("--input-dim", o.input_dims, "Fix an input's dims: --input-dim @name d1 d2 ... (repeatable)");
     app.add_option("--batch", o.batch, "Value of unknown (symbolic) dims; the batch size of the perf report")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(1, "a positive integer"));
     app.add_option("--output-names", o.output_names, "Outputs to produce: model output or instruction names");
 }
 

@@ -149,10 +149,28 @@ argument node_info::require_constant(instruction_ref x, const std::string& what)
     auto r = eval(x);
     if(not r)
     {
+        // Name the graph inputs the value depends on, so the caller knows what to fix.
+        std::vector<instruction_ref> params;
+        std::vector<instruction_ref> stack{x};
+        std::unordered_map<const instruction*, bool> seen;
+        while(not stack.empty())
+        {
+            auto ins = stack.back();
+            stack.pop_back();
+            if(seen[&*ins])
+                continue;
+            seen[&*ins] = true;
+            if(ins->name() == "@param")
+                params.push_back(ins);
+            for(auto in : ins->inputs())
+                stack.push_back(in);
+        }
         std::string source;
         for(const auto& kv : *scope)
-            if(kv.second == x and x->name() == "@param")
-                source = " (graph input '" + kv.first + "')";
+            if(std::find(params.begin(), params.end(), kv.second) != params.end())
+                source += (source.empty() ? " (" : ", ") + std::string("graph input '") + kv.first + "'";
+        if(not source.empty())
+            source += ")";
         fail("input '" + what + "' must be a constant" + source +
              "; static shapes need it at compile time: make it an initializer or set it through "
              "onnx_options::map_input_constants");

@@ -89,7 +89,7 @@ shape onnx_parser::parse_input_shape(const pb::ValueInfoProto& input)
     std::vector<std::size_t> dims;
     for(const auto& d : tt.shape().dim())
     {
-        if(d.has_dim_value() and d.dim_value() > 0)
+        if(d.has_dim_value() and d.dim_value() >= 0)
         {
             dims.push_back(static_cast<std::size_t>(d.dim_value()));
             continue;
@@ -123,6 +123,10 @@ std::vector<instruction_ref> onnx_parser::parse_node(module* mod, const pb::Node
     info.name        = node.name();
     info.opset       = opset;
     info.num_outputs = node.output_size();
+    info.used_outputs = 0;
+    for(int i = 0; i < node.output_size(); i++)
+        if(not node.output(i).empty())
+            info.used_outputs = i + 1;
     info.mod         = mod;
     info.parser      = this;
     info.scope       = &scope;

@@ -35,7 +35,8 @@ struct node_info
     std::string op_type;
     std::string name;
     std::int64_t opset = 1; // version of the node's domain
-    std::size_t num_outputs = 1;
+    std::size_t num_outputs = 1;  // outputs the node lists
+    std::size_t used_outputs = 1; // one past the last output with a name (others are omitted)
     std::unordered_map<std::string, const pb::AttributeProto*> attributes;
     module* mod         = nullptr;
     onnx_parser* parser = nullptr;

@@ -46,6 +46,9 @@ inline instruction_ref reshape_to(const node_info& info, instruction_ref x, cons
 {
     if(lens_of(x) == lens)
         return x;
+    // The reshape op reads a 0 in dims as "copy the input dim": an empty result is a literal.
+    if(product(lens) == 0)
+        return info.add_literal(literal{argument{shape{type_of(x), lens}}});
     std::vector<std::int64_t> dims(lens.begin(), lens.end());
     return info.add("reshape", {{"dims", dims}}, {info.make_contiguous(x)});
 }

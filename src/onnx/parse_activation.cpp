@@ -66,16 +66,18 @@ std::vector<instruction_ref> parse_dropout(const node_info& info, std::vector<in
 {
     if(args.empty())
         info.fail("expects an input");
-    if(args.size() > 2 and not info.is_undefined(args[2]))
+    if(args.size() > 2 and not info.is_undefined(args[2]) and
+       info.require_constant(args[2], "training_mode").at<bool>())
     {
-        auto training = info.eval(args[2]);
-        if(not training)
-            info.fail("training_mode must be a constant");
-        if(training->at<bool>())
-            info.fail("training_mode=true (random dropout) is not supported for inference");
+        // Training-mode dropout is random unless its ratio is 0.
+        double ratio = 0.5;
+        if(args.size() > 1 and not info.is_undefined(args[1]))
+            ratio = info.require_constant(args[1], "ratio").at<double>();
+        if(ratio != 0)
+            info.fail("training_mode=true with a nonzero ratio (random dropout) is not supported");
     }
     std::vector<instruction_ref> r{args[0]};
-    if(info.num_outputs > 1)
+    if(info.used_outputs > 1)
         r.push_back(info.broadcast_to(info.add_scalar(1, shape::bool_type), lens_of(args[0])));
     return r;
 }

@@ -67,12 +67,12 @@ std::vector<instruction_ref> parse_loop(const node_info& info, std::vector<instr
     for(std::int64_t i = 0; i < trip; i++)
     {
         auto c = info.eval(cond);
+        if(not c and nscan > 0) // the number of scan outputs must be known
+            c = info.require_constant(cond, "cond");
         if(c and not c->at<bool>())
             break;
         if(not c)
         {
-            if(nscan > 0)
-                info.fail("scan outputs with a run-time loop condition are not supported");
             auto cs = reshape_to(info, info.convert(cond, shape::bool_type), {});
             active  = active ? info.add("logical_and", {*active, cs}) : cs;
         }
@@ -101,21 +101,20 @@ std::vector<instruction_ref> parse_loop(const node_info& info, std::vector<instr
 }
 MIGRAPHX_ONNX_PARSER(parse_loop, "Loop")
 
-std::vector<instruction_ref> parse_scan(const node_info& info, std::vector<instruction_ref> args)
+/// Unrolls a Scan body over the scan inputs; returns the final states then the scan outputs.
+std::vector<instruction_ref> scan_core(const node_info& info,
+                                       std::vector<instruction_ref> state,
+                                       const std::vector<instruction_ref>& xs,
+                                       std::vector<std::int64_t> in_axes,
+                                       const std::vector<std::int64_t>& in_dirs,
+                                       const std::vector<std::int64_t>& out_axes,
+                                       const std::vector<std::int64_t>& out_dirs)
 {
-    if(info.opset < 9)
-        info.fail("Scan before opset 9 (with sequence_lens) is not supported");
     const auto& body = info.get_graph("body");
-    auto m           = static_cast<std::size_t>(info.get_int("num_scan_inputs", 0));
-    if(m == 0 or m > args.size())
-        info.fail("num_scan_inputs must be between 1 and the number of inputs");
-    auto n = args.size() - m;
-    std::vector<instruction_ref> state(args.begin(), args.begin() + n);
-    std::vector<instruction_ref> xs(args.begin() + n, args.end());
-    auto in_axes = info.get_ints("scan_input_axes", std::vector<std::int64_t>(m, 0));
-    auto in_dirs = info.get_ints("scan_input_directions", std::vector<std::int64_t>(m, 0));
+    auto n = state.size();
+    auto m = xs.size();
     if(in_axes.size() != m or in_dirs.size() != m)
-        info.fail("scan_input_axes/directions must have one value per scan input");
+        info.fail("scan input axes/directions must have one value per scan input");
     std::size_t len = 0;
     for(std::size_t j = 0; j < m; j++)
     {
@@ -127,7 +126,11 @@ std::vector<instruction_ref> parse_scan(const node_info& info, std::vector<instr
     }
     if(static_cast<std::int64_t>(len) > max_unroll)
         info.fail("sequence too long to unroll");
+    if(static_cast<std::size_t>(body.output_size()) < n)
+        info.fail("the body gives too few outputs");
     auto k = static_cast<std::size_t>(body.output_size()) - n;
+    if(out_axes.size() != k or out_dirs.size() != k)
+        info.fail("scan output axes/directions must have one value per scan output");
     std::vector<std::vector<instruction_ref>> outs(k);
     for(std::size_t t = 0; t < len; t++)
     {
@@ -147,10 +150,6 @@ std::vector<instruction_ref> parse_scan(const node_info& info, std::vector<instr
         for(std::size_t j = 0; j < k; j++)
             outs[j].push_back(out[n + j]);
     }
-    auto out_axes = info.get_ints("scan_output_axes", std::vector<std::int64_t>(k, 0));
-    auto out_dirs = info.get_ints("scan_output_directions", std::vector<std::int64_t>(k, 0));
-    if(out_axes.size() != k or out_dirs.size() != k)
-        info.fail("scan_output_axes/directions must have one value per scan output");
     std::vector<instruction_ref> r = state;
     for(std::size_t j = 0; j < k; j++)
     {
@@ -160,6 +159,64 @@ std::vector<instruction_ref> parse_scan(const node_info& info, std::vector<instr
             std::reverse(outs[j].begin(), outs[j].end());
         auto axis = normalize_onnx_axis(out_axes[j], rank_of(outs[j][0]) + 1, info);
         r.push_back(stack(info, outs[j], axis));
+    }
+    return r;
+}
+
+std::vector<instruction_ref> parse_scan(const node_info& info, std::vector<instruction_ref> args)
+{
+    const auto& body = info.get_graph("body");
+    auto m           = static_cast<std::size_t>(info.get_int("num_scan_inputs", 0));
+    if(info.opset >= 9)
+    {
+        if(m == 0 or m > args.size())
+            info.fail("num_scan_inputs must be between 1 and the number of inputs");
+        auto n = args.size() - m;
+        auto k = static_cast<std::size_t>(std::max(body.output_size() - static_cast<int>(n), 0));
+        return scan_core(info,
+                         {args.begin(), args.begin() + n},
+                         {args.begin() + n, args.end()},
+                         info.get_ints("scan_input_axes", std::vector<std::int64_t>(m, 0)),
+                         info.get_ints("scan_input_directions", std::vector<std::int64_t>(m, 0)),
+                         info.get_ints("scan_output_axes", std::vector<std::int64_t>(k, 0)),
+                         info.get_ints("scan_output_directions", std::vector<std::int64_t>(k, 0)));
+    }
+    // Opset 8: inputs (sequence_lens, states..., scans...) with a leading batch dim; the body
+    // runs per batch entry.
+    if(args.empty() or m == 0 or m + 1 > args.size())
+        info.fail("num_scan_inputs must be between 1 and the number of inputs - 1");
+    if(not info.is_undefined(args[0]))
+        info.fail("sequence_lens is not supported");
+    auto n     = args.size() - 1 - m;
+    auto k     = static_cast<std::size_t>(std::max(body.output_size() - static_cast<int>(n), 0));
+    auto dirs  = info.get_ints("directions", std::vector<std::int64_t>(m, 0));
+    auto batch = lens_of(args[1])[0];
+    std::vector<std::vector<instruction_ref>> per_batch;
+    for(std::size_t b = 0; b < batch; b++)
+    {
+        auto pick = [&](instruction_ref x) {
+            auto s = info.add("slice",
+                              {{"axes", std::vector<std::int64_t>{0}},
+                               {"starts", std::vector<std::int64_t>{static_cast<std::int64_t>(b)}},
+                               {"ends", std::vector<std::int64_t>{static_cast<std::int64_t>(b + 1)}}},
+                              {x});
+            return info.add("squeeze", {{"axes", std::vector<std::int64_t>{0}}}, {s});
+        };
+        std::vector<instruction_ref> state, xs;
+        for(std::size_t i = 0; i < n; i++)
+            state.push_back(pick(args[1 + i]));
+        for(std::size_t i = 0; i < m; i++)
+            xs.push_back(pick(args[1 + n + i]));
+        per_batch.push_back(scan_core(info, state, xs, std::vector<std::int64_t>(m, 0), dirs,
+                                      std::vector<std::int64_t>(k, 0), std::vector<std::int64_t>(k, 0)));
+    }
+    std::vector<instruction_ref> r;
+    for(std::size_t j = 0; j < n + k; j++)
+    {
+        std::vector<instruction_ref> xs;
+        for(const auto& pb : per_batch)
+            xs.push_back(pb[j]);
+        r.push_back(stack(info, xs, 0));
     }
     return r;
 }

@@ -1,4 +1,4 @@
-// Conv, ConvInteger, ConvTranspose.
+// Conv, ConvInteger, QLinearConv, ConvTranspose.
 
 #include "onnx/onnx_utils.hpp"
 #include "onnx/onnx_padding.hpp"
@@ -16,46 +16,90 @@ instruction_ref add_bias(const node_info& info, instruction_ref y, const std::ve
     return info.add("add", {y, b});
 }
 
-std::vector<instruction_ref> parse_conv(const node_info& info, std::vector<instruction_ref> args)
+/// The convolution of x and w with the node's window attributes.
+instruction_ref conv(const node_info& info, instruction_ref x, instruction_ref w)
 {
-    if(args.size() < 2)
-        info.fail("expects at least 2 inputs (X, W)");
-    auto x = args[0];
-    auto w = args[1];
     if(rank_of(x) < 3 or rank_of(w) != rank_of(x))
         info.fail("X and W must have the same rank >= 3");
-    if(info.op_type == "ConvInteger")
-    {
-        // Integer convolution with zero points: subtract them in int32 and convolve in int32.
-        x = info.convert(x, shape::int32_type);
-        w = info.convert(w, shape::int32_type);
-        if(args.size() > 2 and not info.is_undefined(args[2]))
-            x = info.add_broadcastable_binary_op("sub", x, info.convert(args[2], shape::int32_type));
-        if(args.size() > 3 and not info.is_undefined(args[3]))
-        {
-            auto zp = info.convert(args[3], shape::int32_type);
-            if(zp->get_shape().elements() > 1)
-                zp = info.add("broadcast", {{"axis", 0}, {"out_lens", lens_of(w)}}, {reshape_to(info, zp, {zp->get_shape().elements()})});
-            w = info.add_broadcastable_binary_op("sub", w, zp);
-        }
-    }
     auto kd = rank_of(x) - 2;
     std::vector<std::size_t> in(lens_of(x).begin() + 2, lens_of(x).end());
     std::vector<std::size_t> k(lens_of(w).begin() + 2, lens_of(w).end());
     auto strides   = size_attr(info, "strides", kd, 1);
     auto dilations = size_attr(info, "dilations", kd, 1);
     auto pads      = pads_attr(info, in, k, strides, dilations, false);
-    auto y         = info.add("convolution",
-                      {{"padding", pads},
-                       {"stride", strides},
-                       {"dilation", dilations},
-                       {"group", info.get_int("group", 1)}},
-                      {x, w});
+    return info.add("convolution",
+                    {{"padding", pads}, {"stride", strides}, {"dilation", dilations}, {"group", info.get_int("group", 1)}},
+                    {x, w});
+}
+
+/// Integer convolution with zero points: subtracted in int32, convolved in int32.
+instruction_ref int_conv(const node_info& info,
+                         instruction_ref x,
+                         instruction_ref w,
+                         std::optional<instruction_ref> xzp,
+                         std::optional<instruction_ref> wzp)
+{
+    x = info.convert(x, shape::int32_type);
+    w = info.convert(w, shape::int32_type);
+    if(xzp)
+        x = info.add_broadcastable_binary_op("sub", x, info.convert(reshape_to(info, *xzp, {}), shape::int32_type));
+    if(wzp)
+    {
+        auto zp = info.convert(*wzp, shape::int32_type);
+        if(zp->get_shape().elements() > 1) // one per output channel
+            zp = info.add("broadcast", {{"axis", 0}, {"out_lens", lens_of(w)}},
+                          {reshape_to(info, zp, {zp->get_shape().elements()})});
+        else
+            zp = reshape_to(info, zp, {});
+        w = info.add_broadcastable_binary_op("sub", w, zp);
+    }
+    return conv(info, x, w);
+}
+
+std::optional<instruction_ref> opt_arg(const node_info& info, const std::vector<instruction_ref>& args, std::size_t i)
+{
+    if(args.size() <= i or info.is_undefined(args[i]))
+        return std::nullopt;
+    return args[i];
+}
+
+std::vector<instruction_ref> parse_conv(const node_info& info, std::vector<instruction_ref> args)
+{
+    if(args.size() < 2)
+        info.fail("expects at least 2 inputs (X, W)");
     if(info.op_type == "ConvInteger")
-        return {y};
-    return {add_bias(info, y, args)};
+        return {int_conv(info, args[0], args[1], opt_arg(info, args, 2), opt_arg(info, args, 3))};
+    return {add_bias(info, conv(info, args[0], args[1]), args)};
 }
 MIGRAPHX_ONNX_PARSER(parse_conv, "Conv", "ConvInteger")
+
+std::vector<instruction_ref> parse_qlinear_conv(const node_info& info, std::vector<instruction_ref> args)
+{
+    if(args.size() < 8)
+        info.fail("expects at least 8 inputs");
+    auto acc = int_conv(info, args[0], args[3], opt_arg(info, args, 2), opt_arg(info, args, 5));
+    if(auto b = opt_arg(info, args, 8))
+        acc = info.add("add", {acc, info.add("broadcast", {{"axis", 1}, {"out_lens", lens_of(acc)}},
+                                             {info.convert(*b, shape::int32_type)})});
+    // y = saturate(round(acc * x_scale * w_scale / y_scale) + y_zero_point)
+    auto f      = shape::float_type;
+    auto ws     = info.convert(args[4], f);
+    if(ws->get_shape().elements() > 1)
+        ws = info.add("broadcast", {{"axis", 1}, {"out_lens", lens_of(acc)}}, {reshape_to(info, ws, {ws->get_shape().elements()})});
+    else
+        ws = reshape_to(info, ws, {});
+    auto scale = info.add_broadcastable_binary_op(
+        "div", info.add_broadcastable_binary_op("mul", reshape_to(info, info.convert(args[1], f), {}), ws),
+        reshape_to(info, info.convert(args[6], f), {}));
+    auto y  = info.add("round", {info.add_broadcastable_binary_op("mul", info.convert(acc, f), scale)});
+    y       = info.add_broadcastable_binary_op("add", y, reshape_to(info, info.convert(args[7], f), {}));
+    auto yt = type_of(args[7]);
+    double lo = yt == shape::uint8_type ? 0 : -128;
+    double hi = yt == shape::uint8_type ? 255 : 127;
+    y = info.add_common_op("clip", {y, info.add_scalar(lo, f), info.add_scalar(hi, f)});
+    return {info.convert(y, yt)};
+}
+MIGRAPHX_ONNX_PARSER(parse_qlinear_conv, "QLinearConv")
 
 std::vector<instruction_ref> parse_conv_transpose(const node_info& info, std::vector<instruction_ref> args)
 {
@@ -85,11 +129,11 @@ std::vector<instruction_ref> parse_conv_transpose(const node_info& info, std::ve
         for(std::size_t i = 0; i < kd; i++)
         {
             auto o     = output_shape.empty() ? static_cast<std::int64_t>(in[i] * strides[i]) : output_shape[i];
+            // A negative total (output_shape beyond the full result) pads zeros at the end.
             auto total = full[i] + static_cast<std::int64_t>(out_pad[i]) - o;
-            if(total < 0)
-                info.fail("output_shape is larger than the transposed convolution gives");
+            auto half  = total >= 0 ? total / 2 : -((-total + 1) / 2); // floor division
             bool upper = auto_pad == "SAME_UPPER";
-            pb[i]      = upper ? total / 2 : total - total / 2;
+            pb[i]      = upper ? half : total - half;
             pe[i]      = total - pb[i];
         }
     }
@@ -113,8 +157,8 @@ std::vector<instruction_ref> parse_conv_transpose(const node_info& info, std::ve
     bool need_tail = false;
     for(std::size_t i = 0; i < kd; i++)
     {
-        if(pb[i] < 0 or pe[i] < 0)
-            info.fail("negative pads are not supported");
+        if(pb[i] < 0)
+            info.fail("negative begin pads are not supported");
         auto op         = static_cast<std::int64_t>(out_pad[i]);
         padding[i]      = static_cast<std::size_t>(pb[i]);
         padding[i + kd] = static_cast<std::size_t>(std::max<std::int64_t>(pe[i] - op, 0));

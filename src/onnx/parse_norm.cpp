@@ -45,17 +45,31 @@ std::vector<instruction_ref> parse_batchnorm(const node_info& info, std::vector<
 {
     if(args.size() != 5)
         info.fail("expects 5 inputs (X, scale, B, mean, var)");
-    if(info.get_int("training_mode", 0) != 0)
-        info.fail("training_mode=1 is not supported for inference");
     auto x = args[0];
     if(rank_of(x) < 2)
         info.fail("X must have rank >= 2");
     std::int64_t mode = info.opset < 7 and info.get_int("spatial", 1) == 0 ? 0 : 1;
-    return {info.add("batch_norm_inference",
-                     {{"epsilon", info.get_float("epsilon", 1e-5f)},
-                      {"momentum", info.get_float("momentum", 0.9f)},
-                      {"bn_mode", mode}},
-                     args)};
+    auto eps          = info.get_float("epsilon", 1e-5f);
+    auto momentum     = info.get_float("momentum", 0.9f);
+    value attrs{{"epsilon", eps}, {"momentum", momentum}, {"bn_mode", mode}};
+    if(info.get_int("training_mode", 0) == 0)
+        return {info.add("batch_norm_inference", attrs, args)};
+    // Training mode: normalize with the batch's statistics and give the updated running ones.
+    std::vector<std::int64_t> axes{0};
+    for(std::size_t i = 2; i < rank_of(x); i++)
+        axes.push_back(static_cast<std::int64_t>(i));
+    auto n    = normalize(info, x, axes, eps);
+    auto mean = info.add("squeeze", {{"axes", axes}}, {n.mean});
+    auto d    = info.add_broadcastable_binary_op("sub", x, n.mean);
+    auto var  = info.add("squeeze", {{"axes", axes}}, {info.add("reduce_mean", {{"axes", axes}}, {info.add("mul", {d, d})})});
+    auto y    = info.add("batch_norm_inference", attrs, {x, args[1], args[2], mean, var});
+    auto t    = type_of(args[3]);
+    auto run  = [&](instruction_ref old, instruction_ref batch) {
+        auto a = info.add_broadcastable_binary_op("mul", old, info.add_scalar(momentum, t));
+        auto b = info.add_broadcastable_binary_op("mul", info.convert(batch, t), info.add_scalar(1 - momentum, t));
+        return info.add("add", {a, b});
+    };
+    return {y, run(args[3], mean), run(args[4], var)};
 }
 MIGRAPHX_ONNX_PARSER(parse_batchnorm, "BatchNormalization")
 

@@ -25,15 +25,17 @@ std::vector<instruction_ref> parse_global_pool(const node_info& info, std::vecto
 }
 MIGRAPHX_ONNX_PARSER(parse_global_pool, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
 
-/// Max pooling with dilations: the max over every kernel offset of a strided slice of the input
-/// padded with the lowest value.
-instruction_ref dilated_max_pool(const node_info& info,
-                                 instruction_ref x,
-                                 const std::vector<std::size_t>& k,
-                                 const std::vector<std::size_t>& strides,
-                                 const std::vector<std::size_t>& dilations,
-                                 const std::vector<std::size_t>& pads,
-                                 bool ceil_mode)
+/// Max pooling as the max over every kernel offset of a strided slice of the input padded with
+/// the lowest value (for dilations, and for the Indices output: the flat input index of the
+/// first maximum, row-major or, with storage_order 1, column-major over the spatial dims).
+std::vector<instruction_ref> sliced_max_pool(const node_info& info,
+                                             instruction_ref x,
+                                             const std::vector<std::size_t>& k,
+                                             const std::vector<std::size_t>& strides,
+                                             const std::vector<std::size_t>& dilations,
+                                             const std::vector<std::size_t>& pads,
+                                             bool ceil_mode,
+                                             bool want_indices)
 {
     auto kd = k.size();
     auto r  = rank_of(x);
@@ -67,8 +69,12 @@ instruction_ref dilated_max_pool(const node_info& info,
         axes.push_back(static_cast<std::int64_t>(i + 2));
         steps.push_back(static_cast<std::int64_t>(strides[i]));
     }
-    std::optional<instruction_ref> result;
+    std::optional<instruction_ref> result, indices;
     std::vector<std::size_t> pos(kd, 0);
+    std::vector<std::size_t> olens(lens_of(x).begin(), lens_of(x).begin() + 2);
+    olens.insert(olens.end(), out.begin(), out.end());
+    shape os{shape::int64_type, olens};
+    bool col_major = info.get_int("storage_order", 0) != 0;
     while(true)
     {
         std::vector<std::int64_t> starts, ends;
@@ -79,7 +85,35 @@ instruction_ref dilated_max_pool(const node_info& info,
             ends.push_back(s + static_cast<std::int64_t>((out[i] - 1) * strides[i] + 1));
         }
         auto s = info.add("slice", {{"axes", axes}, {"starts", starts}, {"ends", ends}}, {p});
-        s      = info.add("step", {{"axes", axes}, {"steps", steps}}, {s});
+        s = info.add("step", {{"axes", axes}, {"steps", steps}}, {s});
+        if(want_indices)
+        {
+            std::vector<std::int64_t> idx(os.elements());
+            const auto& il = lens_of(x);
+            for(std::size_t i = 0; i < idx.size(); i++)
+            {
+                auto m = os.multi(i);
+                std::int64_t flat = static_cast<std::int64_t>(m[0] * il[1] + m[1]);
+                std::int64_t sp   = 0, mul = 1;
+                for(std::size_t d = 0; d < kd; d++)
+                {
+                    auto dd = col_major ? kd - 1 - d : d;
+                    auto p  = static_cast<std::int64_t>(m[dd + 2] * strides[dd] + pos[dd] * dilations[dd]) -
+                             static_cast<std::int64_t>(pads[dd]);
+                    sp      = sp * static_cast<std::int64_t>(il[dd + 2]) + p;
+                    mul *= static_cast<std::int64_t>(il[dd + 2]);
+                }
+                idx[i] = flat * mul + sp;
+            }
+            auto lit = info.add_literal(literal{os, idx});
+            if(result)
+            {
+                auto better = info.add("greater", {s, *result});
+                indices     = info.add("where", {better, lit, *indices});
+            }
+            else
+                indices = lit;
+        }
         result = result ? info.add("max", {*result, s}) : s;
         std::size_t d = kd;
         while(d > 0 and ++pos[d - 1] == k[d - 1])
@@ -87,7 +121,9 @@ instruction_ref dilated_max_pool(const node_info& info,
         if(d == 0)
             break;
     }
-    return *result;
+    if(want_indices)
+        return {*result, *indices};
+    return {*result};
 }
 
 std::vector<instruction_ref> parse_pool(const node_info& info, std::vector<instruction_ref> args)
@@ -107,11 +143,12 @@ std::vector<instruction_ref> parse_pool(const node_info& info, std::vector<instr
     bool ceil_mode = info.get_int("ceil_mode", 0) != 0;
     bool dilated   = std::any_of(dilations.begin(), dilations.end(), [](auto d) { return d != 1; });
     std::string mode = info.op_type == "MaxPool" ? "max" : info.op_type == "LpPool" ? "lpnorm" : "average";
-    if(dilated)
+    bool want_indices = info.used_outputs > 1;
+    if(dilated or want_indices)
     {
         if(mode != "max")
             info.fail("dilations are only supported for MaxPool");
-        return {dilated_max_pool(info, x, k, strides, dilations, pads, ceil_mode)};
+        return sliced_max_pool(info, x, k, strides, dilations, pads, ceil_mode, want_indices);
     }
     if(mode == "average" and info.get_int("count_include_pad", 0) != 0 and
        std::any_of(pads.begin(), pads.end(), [](auto p) { return p != 0; }))

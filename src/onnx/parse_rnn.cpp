@@ -130,11 +130,8 @@ std::vector<instruction_ref> parse_rnn(const node_info& info, std::vector<instru
     auto h         = static_cast<std::size_t>(info.get_int("hidden_size", static_cast<std::int64_t>(lens_of(args[2])[2])));
     if(auto sl = opt(4))
     {
-        auto lens = info.eval(*sl);
-        std::vector<std::int64_t> lv;
-        if(lens)
-            lv = lens->to_vector<std::int64_t>();
-        if(not lens or std::any_of(lv.begin(), lv.end(), [&](auto l) { return static_cast<std::size_t>(l) != seq; }))
+        auto lv = info.require_constant(*sl, "sequence_lens").to_vector<std::int64_t>();
+        if(std::any_of(lv.begin(), lv.end(), [&](auto l) { return static_cast<std::size_t>(l) != seq; }))
             info.fail("sequence_lens shorter than the sequence are not supported");
     }
     std::vector<std::string> dflt = op == "RNN" ? std::vector<std::string>{"Tanh"}

@@ -1,4 +1,4 @@
-// Slice (any steps, negative ones through gather), Split and Concat.
+// Slice (any steps, negative ones through gather), Split, Concat and Pad.
 
 #include "onnx/onnx_utils.hpp"
 
@@ -155,6 +155,54 @@ std::vector<instruction_ref> parse_concat(const node_info& info, std::vector<ins
     return {info.add("concat", {{"axis", axis}}, args)};
 }
 MIGRAPHX_ONNX_PARSER(parse_concat, "Concat")
+
+std::vector<instruction_ref> parse_pad(const node_info& info, std::vector<instruction_ref> args)
+{
+    if(args.empty())
+        info.fail("expects an input");
+    auto x    = args[0];
+    auto rank = rank_of(x);
+    std::vector<std::int64_t> pads;
+    double value = 0;
+    if(info.opset < 11)
+    {
+        pads  = info.get_ints(info.has("paddings") ? "paddings" : "pads");
+        value = info.get_float("value", 0.0f);
+    }
+    else
+    {
+        if(args.size() < 2)
+            info.fail("expects at least 2 inputs (data, pads)");
+        pads = to_int64s(info.require_constant(args[1], "pads"));
+        if(args.size() > 2 and not info.is_undefined(args[2]))
+            value = info.require_constant(args[2], "constant_value").at<double>();
+        if(args.size() > 3 and not info.is_undefined(args[3]))
+        {
+            // pads given for some axes only: spread them over all dims.
+            auto axes = to_int64s(info.require_constant(args[3], "axes"));
+            if(pads.size() != 2 * axes.size())
+                info.fail("pads must have 2 values per axis");
+            std::vector<std::int64_t> full(2 * rank, 0);
+            for(std::size_t i = 0; i < axes.size(); i++)
+            {
+                auto a              = static_cast<std::size_t>(normalize_onnx_axis(axes[i], rank, info));
+                full[a]             = pads[i];
+                full[a + rank]      = pads[i + axes.size()];
+            }
+            pads = full;
+        }
+    }
+    if(pads.size() != 2 * rank)
+        info.fail("pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(rank));
+    auto mode = info.get_string("mode", "constant");
+    std::int64_t m = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
+    if(m < 0)
+        info.fail("unknown mode '" + mode + "'");
+    if(std::all_of(pads.begin(), pads.end(), [](auto p) { return p == 0; }))
+        return {x};
+    return {info.add("pad", {{"pads", pads}, {"value", value}, {"mode", m}}, {x})};
+}
+MIGRAPHX_ONNX_PARSER(parse_pad, "Pad")
 
 } // namespace
 } // namespace onnx

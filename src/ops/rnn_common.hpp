@@ -129,7 +129,10 @@ inline std::vector<activation> activations(const std::vector<std::string>& given
 {
     std::vector<std::string> names = given.empty() ? defaults : given;
     if(names.size() == defaults.size() and dirs == 2)
-        names.insert(names.end(), names.begin(), names.end());
+    {
+        auto one = names; // inserting a vector's own range into it is undefined
+        names.insert(names.end(), one.begin(), one.end());
+    }
     if(names.size() != defaults.size() * dirs)
         MIGRAPHX_THROW(op + ": expects " + std::to_string(defaults.size() * dirs) + " activation functions, got " +
                        std::to_string(given.size()));

@@ -96,7 +96,16 @@ inline migraphx::argument load_tensor(const std::string& path, std::string* name
     onnx::TensorProto t;
     if(not t.ParseFromString(read_file(path)))
         throw migraphx::exception("test data: " + path + " is not a TensorProto");
-    if(t.data_type() == 0 or t.data_type() == onnx::TensorProto::STRING)
+    // A SequenceProto or OptionalProto may parse as a TensorProto with nonsense fields.
+    std::size_t n = 1;
+    bool sane     = onnx::TensorProto::DataType_IsValid(t.data_type()) and t.data_type() != 0 and
+                t.data_type() != onnx::TensorProto::STRING and t.dims_size() <= 16;
+    for(auto d : t.dims())
+    {
+        sane = sane and d >= 0 and d < (std::int64_t{1} << 32);
+        n *= sane ? static_cast<std::size_t>(d) : 1;
+    }
+    if(not sane or n > (std::size_t{1} << 30))
         throw migraphx::exception("test data: " + path + " is not a numeric tensor (sequence, optional or string)");
     if(name != nullptr)
         *name = t.name();

@@ -1,0 +1,57 @@
+#ifndef MIGRAPHX_PASSES_PASS_UTILS_HPP
+#define MIGRAPHX_PASSES_PASS_UTILS_HPP
+
+#include <migraphx/instruction.hpp>
+#include <migraphx/module.hpp>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace pass_utils {
+
+/// The op declares {"side_effects": true}: it must run even when its result is unused.
+inline bool has_side_effects(const operation& op)
+{
+    auto attrs = op.attributes();
+    return attrs.is_object() and attrs.contains("side_effects") and attrs.at("side_effects").is_number() and
+           attrs.at("side_effects").get_bool();
+}
+
+/// @param, @literal and @return.
+inline bool is_builtin(instruction_ref ins) { return ins->name().front() == '@'; }
+
+inline std::vector<shape> input_shapes(instruction_ref ins)
+{
+    std::vector<shape> r;
+    r.reserve(ins->inputs().size());
+    for(auto in : ins->inputs())
+        r.push_back(in->get_shape());
+    return r;
+}
+
+/// A broadcast view (broadcast/multibroadcast) of a literal, or the literal itself; the literal
+/// is returned, or end if x is neither.
+inline instruction_ref broadcast_literal(instruction_ref x, instruction_ref end)
+{
+    if(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    return x->name() == "@literal" ? x : end;
+}
+
+/// Every element of the literal (or broadcast literal) x equals v.
+inline bool all_equal_to(instruction_ref x, instruction_ref end, double v)
+{
+    auto l = broadcast_literal(x, end);
+    if(l == end or l->get_shape().elements() == 0)
+        return false;
+    auto xs = l->get_literal().to_vector<double>();
+    for(auto e : xs)
+        if(e != v)
+            return false;
+    return true;
+}
+
+} // namespace pass_utils
+} // namespace migraphx
+
+#endif

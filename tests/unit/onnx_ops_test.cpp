@@ -1,0 +1,221 @@
+// Unit tests of the ONNX importer's op lowerings (src/onnx/parse_*.cpp) where the parser itself
+// decides something: legacy broadcasting, omitted optional inputs, control flow inlining and
+// unrolling, composed ops. The conformance runner (tests/onnx) covers the ops against ONNX data.
+#ifdef MIGX_TEST_HAVE_ONNX
+
+#include "onnx_test_model.hpp"
+#include <migraphx/errors.hpp>
+#include <gtest/gtest.h>
+#include <algorithm>
+
+using migx_test::onnx_model;
+using onnx::TensorProto;
+
+namespace {
+
+onnx::ValueInfoProto out_info(const std::string& name)
+{
+    onnx::ValueInfoProto v;
+    v.set_name(name);
+    return v;
+}
+
+onnx::GraphProto graph_of(const std::string& name,
+                          std::vector<onnx::NodeProto> nodes,
+                          std::vector<std::string> inputs,
+                          std::vector<std::string> outputs)
+{
+    onnx::GraphProto g;
+    g.set_name(name);
+    for(auto& n : nodes)
+        *g.add_node() = n;
+    for(const auto& i : inputs)
+        g.add_input()->set_name(i);
+    for(const auto& o : outputs)
+        *g.add_output() = out_info(o);
+    return g;
+}
+
+onnx::NodeProto make_node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out)
+{
+    onnx::NodeProto n;
+    n.set_op_type(op);
+    for(const auto& i : in)
+        n.add_input(i);
+    for(const auto& o : out)
+        n.add_output(o);
+    return n;
+}
+
+void graph_attr(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+}
+
+std::size_t count_ops(const migraphx::program& p, const std::string& name)
+{
+    const auto* mm = p.get_main_module();
+    return std::count_if(mm->begin(), mm->end(), [&](const auto& ins) { return ins.name() == name; });
+}
+
+} // namespace
+
+TEST(onnx_ops, legacy_broadcast_with_axis)
+{
+    onnx_model m(6);
+    m.input("a", TensorProto::FLOAT, {2, 3, 2});
+    m.input("b", TensorProto::FLOAT, {3});
+    auto& n = m.node("Add", {"a", "b"}, {"c"});
+    onnx_model::attr(n, "broadcast", std::int64_t{1});
+    onnx_model::attr(n, "axis", std::int64_t{1});
+    m.output("c");
+    auto r = migx_test::run(m.parse(), {{"a", std::vector<float>(12, 0)}, {"b", {1, 2, 3}}});
+    EXPECT_EQ(r, (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+}
+
+TEST(onnx_ops, clip_with_only_max)
+{
+    // Clip(x, "", max): the omitted min sits between two given inputs.
+    onnx_model m(13);
+    m.input("x", TensorProto::FLOAT, {3});
+    m.initializer(onnx_model::tensor("hi", {}, {1}));
+    m.node("Clip", {"x", "", "hi"}, {"y"});
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(count_ops(p, "undefined"), 0u);
+    EXPECT_EQ(migx_test::run(p, {{"x", {-5, 0.5f, 7}}}), (std::vector<float>{-5, 0.5f, 1}));
+}
+
+TEST(onnx_ops, if_with_constant_condition_inlines_one_branch)
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {2});
+    onnx::TensorProto cond;
+    cond.set_data_type(TensorProto::BOOL);
+    cond.add_int32_data(0);
+    onnx_model::attr(m.node("Constant", {}, {"c"}), "value", cond);
+    auto& n = m.node("If", {"c"}, {"y"});
+    graph_attr(n, "then_branch", graph_of("then", {make_node("Neg", {"x"}, {"t"})}, {}, {"t"}));
+    graph_attr(n, "else_branch", graph_of("else", {make_node("Abs", {"x"}, {"e"})}, {}, {"e"}));
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(count_ops(p, "neg"), 0u);
+    EXPECT_EQ(count_ops(p, "abs"), 1u);
+    EXPECT_EQ(migx_test::run(p, {{"x", {-1, 2}}}), (std::vector<float>{1, 2}));
+}
+
+TEST(onnx_ops, if_with_runtime_condition_selects)
+{
+    onnx_model m;
+    m.input("c", TensorProto::BOOL, {});
+    m.input("x", TensorProto::FLOAT, {2});
+    auto& n = m.node("If", {"c"}, {"y"});
+    graph_attr(n, "then_branch", graph_of("then", {make_node("Neg", {"x"}, {"t"})}, {}, {"t"}));
+    graph_attr(n, "else_branch", graph_of("else", {make_node("Abs", {"x"}, {"e"})}, {}, {"e"}));
+    m.output("y");
+    auto p = m.parse();
+    p.compile(migraphx::ref::target{});
+    std::vector<float> x{-1, 2};
+    for(bool c : {true, false})
+    {
+        migraphx::parameter_map params;
+        params["x"] = migraphx::argument{migraphx::shape{migraphx::shape::float_type, {2}}, x.data()};
+        params["c"] = migraphx::argument{migraphx::shape{migraphx::shape::bool_type}, &c};
+        auto r      = p.eval(params).at(0).to_vector<float>();
+        EXPECT_EQ(r, c ? (std::vector<float>{1, -2}) : (std::vector<float>{1, 2}));
+    }
+}
+
+TEST(onnx_ops, loop_unrolls_with_scan_output)
+{
+    // v <- v + 1 three times; the scan output stacks each iteration's v.
+    onnx_model m;
+    m.input("v0", TensorProto::FLOAT, {2});
+    m.initializer(onnx_model::int_tensor("trip", {}, {3}));
+    m.initializer(onnx_model::tensor("one", {}, {1}));
+    auto& n = m.node("Loop", {"trip", "", "v0"}, {"v", "scan"});
+    graph_attr(n,
+               "body",
+               graph_of("body",
+                        {make_node("Identity", {"cond_in"}, {"cond_out"}),
+                         make_node("Add", {"v_in", "one"}, {"v_out"}),
+                         make_node("Identity", {"v_out"}, {"s"})},
+                        {"i", "cond_in", "v_in"},
+                        {"cond_out", "v_out", "s"}));
+    m.output("v");
+    m.output("scan");
+    auto p = m.parse();
+    EXPECT_EQ(p.get_outputs().at("scan").lens(), (std::vector<std::size_t>{3, 2}));
+    p.compile(migraphx::ref::target{});
+    std::vector<float> v0{0, 10};
+    auto r = p.eval({{"v0", migraphx::argument{migraphx::shape{migraphx::shape::float_type, {2}}, v0.data()}}});
+    EXPECT_EQ(r.at(0).to_vector<float>(), (std::vector<float>{3, 13}));
+    EXPECT_EQ(r.at(1).to_vector<float>(), (std::vector<float>{1, 11, 2, 12, 3, 13}));
+}
+
+TEST(onnx_ops, matmul_broadcasts_batches_and_vectors)
+{
+    onnx_model m;
+    m.input("a", TensorProto::FLOAT, {2, 1, 2, 3});
+    m.input("b", TensorProto::FLOAT, {3});
+    m.node("MatMul", {"a", "b"}, {"y"});
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(p.get_outputs().at("y").lens(), (std::vector<std::size_t>{2, 1, 2}));
+    auto r = migx_test::run(p, {{"a", {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}}, {"b", {1, 2, 3}}});
+    EXPECT_EQ(r, (std::vector<float>{1, 2, 3, 6}));
+}
+
+TEST(onnx_ops, slice_with_negative_step)
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {5});
+    m.initializer(onnx_model::int_tensor("starts", {1}, {-1}));
+    m.initializer(onnx_model::int_tensor("ends", {1}, {0}));
+    m.initializer(onnx_model::int_tensor("axes", {1}, {0}));
+    m.initializer(onnx_model::int_tensor("steps", {1}, {-2}));
+    m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+    m.output("y");
+    EXPECT_EQ(migx_test::run(m.parse(), {{"x", {0, 1, 2, 3, 4}}}), (std::vector<float>{4, 2}));
+}
+
+TEST(onnx_ops, resize_nearest_upsamples)
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {1, 1, 1, 2});
+    m.initializer(onnx_model::tensor("scales", {4}, {1, 1, 2, 2}));
+    auto& n = m.node("Resize", {"x", "", "scales"}, {"y"});
+    onnx_model::attr(n, "mode", std::string("nearest"));
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(p.get_outputs().at("y").lens(), (std::vector<std::size_t>{1, 1, 2, 4}));
+    EXPECT_EQ(migx_test::run(p, {{"x", {1, 2}}}), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(onnx_ops, einsum_batched_matmul_uses_dot)
+{
+    onnx_model m;
+    m.input("a", TensorProto::FLOAT, {2, 1, 2});
+    m.input("b", TensorProto::FLOAT, {2, 2, 1});
+    onnx_model::attr(m.node("Einsum", {"a", "b"}, {"y"}), "equation", std::string("bij,bjk->bik"));
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(count_ops(p, "dot"), 1u);
+    EXPECT_EQ(migx_test::run(p, {{"a", {1, 2, 3, 4}}, {"b", {5, 6, 7, 8}}}), (std::vector<float>{17, 53}));
+}
+
+TEST(onnx_ops, unsupported_features_throw)
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {1, 1, 4, 4});
+    auto& n = m.node("AveragePool", {"x"}, {"y"}, "pool");
+    onnx_model::attr(n, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    onnx_model::attr(n, "auto_pad", std::string("SOMETIMES"));
+    m.output("y");
+    EXPECT_THROW(m.parse(), migraphx::exception);
+}
+
+#endif
