@@ -5,7 +5,10 @@
 #include <migraphx/compile_options.hpp>
 #include <migraphx/module.hpp>
 #include <migraphx/target.hpp>
-#include <iosfwd>
+// The spec's programs print with std::cout and printf after including only migraphx headers,
+// as MIGraphX's headers allow; keep these.
+#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <unordered_map>

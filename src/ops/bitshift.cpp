@@ -1,8 +1,10 @@
-// bitshift[direction=left](x, y): x << y or x >> y elementwise (ONNX BitShift). Both inputs
-// have the same integer type and lens (any strides); shifting by the type's width or more
-// gives 0; signed types shift their two's-complement bits as unsigned (logical shift).
+// bitshift[direction=left](x, y): x << y or x >> y elementwise (ONNX BitShift); direction is
+// left or right in any case (ONNX writes LEFT/RIGHT). Both inputs have the same integer type
+// and lens (any strides); shifting by the type's width or more gives 0; signed types shift
+// their two's-complement bits as unsigned (logical shift).
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
+#include <cctype>
 #include <type_traits>
 
 namespace migraphx {
@@ -17,12 +19,20 @@ struct bitshift
         f(self.direction, "direction");
     }
     std::string name() const { return "bitshift"; }
+    /// "left"/"right" in any case (ONNX writes LEFT/RIGHT); empty if neither.
+    std::string dir() const
+    {
+        std::string d;
+        for(char c : direction)
+            d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return d == "left" or d == "right" ? d : "";
+    }
     value attributes() const { return {{"pointwise", true}}; }
     shape compute_shape(const std::vector<shape>& inputs) const
     {
         check_shapes cs{inputs, *this};
         cs.has(2).not_tuple().static_only().same_type().same_dims();
-        if(direction != "left" and direction != "right")
+        if(dir().empty())
             cs.fail("direction must be left or right, got '" + direction + "'");
         if(not shape::is_integral(inputs[0].type()) or inputs[0].type() == shape::bool_type)
             cs.fail("inputs must be integers");
@@ -31,7 +41,7 @@ struct bitshift
     argument compute(const shape& out, const std::vector<argument>& args) const
     {
         argument result{out};
-        bool left = direction == "left";
+        bool left = dir() == "left";
         out.visit_type([&](auto as) {
             using T = typename decltype(as)::type;
             if constexpr(std::is_integral<T>{} and not std::is_same<T, bool>{})

@@ -195,6 +195,9 @@ struct loop
             }
         }
         std::vector<argument> result = carried;
+        for(auto& r : result)
+            if(not r.get_shape().standard())
+                r = r.contiguous(); // compute_shape promised standard layouts
         for(std::size_t k = 0; k + n + 1 < out_shapes.size(); k++)
         {
             const auto& es = out_shapes[n + 1 + k];

@@ -29,6 +29,7 @@ TEST(ops_bitshift, onnx_examples_and_wide_shifts)
     migraphx::argument ax{s, x.data()}, ay{s, y.data()};
     EXPECT_EQ(shift("left").compute(s, {ax, ay}).to_vector<int>(), (std::vector<int>{32, 16, 8}));
     EXPECT_EQ(shift("right").compute(s, {ax, ay}).to_vector<int>(), (std::vector<int>{8, 1, 0}));
+    EXPECT_EQ(shift("RIGHT").compute(s, {ax, ay}).to_vector<int>(), (std::vector<int>{8, 1, 0})); // ONNX spelling
     std::vector<std::uint32_t> a{1, 0x80000000u}, b{32, 31};
     shape s32{shape::uint32_type, {2}};
     migraphx::argument aa{s32, a.data()}, ab{s32, b.data()};
