@@ -114,6 +114,8 @@ instruction_ref resize_axis(const node_info& info,
                             double roi_end)
 {
     auto in = lens_of(x)[axis];
+    if(out > (std::size_t{1} << 20))
+        info.fail("a resized dim of " + std::to_string(out) + " is too large");
     std::vector<std::vector<std::pair<std::int64_t, double>>> all(out);
     std::vector<int> extrapolate(out, 0);
     bool identity = in == out and p.coord != "tf_crop_and_resize";
@@ -233,6 +235,8 @@ std::vector<instruction_ref> parse_resize(const node_info& info, std::vector<ins
         scales.clear();
         for(std::size_t i = 0; i < rank; i++)
         {
+            if(not(sizes[i] >= 0 and sizes[i] < 1e12))
+                info.fail("sizes must be non-negative and not too large");
             out[i] = static_cast<std::size_t>(sizes[i]);
             scales.push_back(static_cast<double>(out[i]) / static_cast<double>(lens_of(x)[i]));
         }
@@ -245,7 +249,10 @@ std::vector<instruction_ref> parse_resize(const node_info& info, std::vector<ins
         {
             if(scales[i] <= 0)
                 info.fail("scales must be positive");
-            out[i] = static_cast<std::size_t>(std::floor(static_cast<double>(lens_of(x)[i]) * scales[i]));
+            auto o = std::floor(static_cast<double>(lens_of(x)[i]) * scales[i]);
+            if(not(o < 1e12))
+                info.fail("scales give a too large output");
+            out[i] = static_cast<std::size_t>(o);
         }
     }
     if(p.coord == "tf_crop_and_resize" and roi.size() != 2 * rank)
