@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job, from a clean clone on Debian 12 (as root or with sudo):
 #   1. install the dependencies (scripts/install-deps.sh)
-#   2. configure (Ninja, Release) and build in build/
+#   2. configure (Ninja, Release) and build in build/ (the library and the driver; not the tests)
 #   3. install into ./install (relocatable: binaries find their libraries through $ORIGIN RPATHs)
 #   4. export ResNet-50 with random weights (tools/export_models.py, no downloads) to models/
 #   5. migraphx-driver perf and verify on it, on the cpu target if this build has it, else on ref
@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
 install_deps
-configure_and_build
+configure_and_build -DMIGRAPHX_ENABLE_TESTS=OFF   # scripts/test.sh builds and runs the tests
 log "installing into $ROOT/install"
 cmake --install "$BUILD_DIR" --prefix "$ROOT/install"
 

@@ -21,6 +21,12 @@ const pb::AttributeProto& attr_of(const node_info& info, const std::string& name
 
 void node_info::fail(const std::string& msg) const { throw exception(msg); }
 
+void node_info::check_size(std::size_t n, const std::string& what) const
+{
+    if(n > (std::size_t{1} << 24))
+        fail(what + " is too large (" + std::to_string(n) + " entries)");
+}
+
 std::int64_t node_info::get_int(const std::string& attr, std::int64_t def) const
 {
     if(not has(attr))
@@ -179,6 +185,30 @@ argument node_info::require_constant(instruction_ref x, const std::string& what)
 }
 
 bool node_info::is_undefined(instruction_ref x) const { return x->name() == "undefined"; }
+
+namespace {
+/// Stands for a sequence value; removed at the end of parsing.
+struct sequence_op
+{
+    std::string name() const { return "onnx_sequence"; }
+    shape compute_shape(const std::vector<shape>&) const { return {}; }
+};
+} // namespace
+
+instruction_ref node_info::make_sequence(std::vector<instruction_ref> elements) const
+{
+    auto s = mod->add_instruction(operation{sequence_op{}}, {});
+    parser->sequences[&*s] = std::move(elements);
+    return s;
+}
+
+const std::vector<instruction_ref>& node_info::get_sequence(instruction_ref x) const
+{
+    auto it = parser->sequences.find(&*x);
+    if(it == parser->sequences.end())
+        fail("expects a sequence input");
+    return it->second;
+}
 
 std::optional<argument> onnx_parser::eval(instruction_ref x) const
 {

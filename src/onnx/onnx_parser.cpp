@@ -160,6 +160,9 @@ std::vector<instruction_ref> onnx_parser::parse_node(module* mod, const pb::Node
                         (domain.empty() ? std::string{} : " in domain '" + domain + "'") +
                         " (see get_onnx_operators() for the supported ones)");
     }
+    // Unrolled loops and inlined sub-graphs multiply instructions: bound the total.
+    if(mod->size() > (std::size_t{1} << 22))
+        throw exception(node_label(node, opset) + ": the model unrolls to too many instructions");
     try
     {
         return (*fn)(info, args);
@@ -171,10 +174,10 @@ std::vector<instruction_ref> onnx_parser::parse_node(module* mod, const pb::Node
 }
 
 std::vector<instruction_ref>
-onnx_parser::parse_graph_nodes(module* mod, const pb::GraphProto& g, scope_map& scope)
+onnx_parser::parse_graph_nodes(module* mod, const pb::GraphProto& g, scope_map& scope, bool initializers)
 {
-    for(const auto& t : g.initializer())
-        scope[t.name()] = mod->add_literal(parse_tensor(t));
+    for(int i = 0; initializers and i < g.initializer_size(); i++)
+        scope[g.initializer(i).name()] = mod->add_literal(parse_tensor(g.initializer(i)));
     for(const auto& node : g.node())
     {
         auto results = parse_node(mod, node, scope);
@@ -234,15 +237,15 @@ void onnx_parser::parse_model(const pb::ModelProto& model)
 
     const auto& g = model.graph();
     auto* mm      = prog.get_main_module();
-    std::set<std::string> initializers;
-    for(const auto& t : g.initializer())
-        initializers.insert(t.name());
+    // As MIGraphX: initializers first, then the inputs that are not initializers, then the nodes.
     scope_map scope;
+    for(const auto& t : g.initializer())
+        scope[t.name()] = mm->add_literal(parse_tensor(t));
     for(const auto& input : g.input())
     {
         const auto& name = input.name();
-        if(initializers.count(name) > 0)
-            continue; // a constant, not an input
+        if(scope.count(name) > 0)
+            continue; // an initializer: a constant, not an input
         auto s = parse_input_shape(input);
         auto c = options.map_input_constants.find(name);
         if(c == options.map_input_constants.end())
@@ -256,17 +259,20 @@ void onnx_parser::parse_model(const pb::ModelProto& model)
                             s.type_string());
         scope[name] = mm->add_literal(literal{c->second});
     }
-    auto outputs = parse_graph_nodes(mm, g, scope);
+    auto outputs = parse_graph_nodes(mm, g, scope, false);
+    for(auto out : outputs)
+        if(out->name() == "onnx_sequence")
+            throw exception("graph outputs that are sequences are not supported");
     std::vector<std::string> names;
     for(const auto& out : g.output())
         names.push_back(out.name());
     mm->add_return(outputs);
     prog.set_output_names(names);
-    // Drop the placeholders of omitted inputs that no op kept.
+    // Drop the placeholders of omitted inputs and of sequences that no op kept.
     for(auto ins = mm->begin(); ins != mm->end();)
     {
         auto next = std::next(ins);
-        if(ins->name() == "undefined" and ins->outputs().empty())
+        if((ins->name() == "undefined" or ins->name() == "onnx_sequence") and ins->outputs().empty())
             mm->remove_instruction(ins);
         ins = next;
     }

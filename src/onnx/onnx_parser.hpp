@@ -76,8 +76,14 @@ struct node_info
     argument require_constant(instruction_ref x, const std::string& what) const;
     /// True for the placeholder of an omitted optional input ("" in the node's input list).
     bool is_undefined(instruction_ref x) const;
+    /// ONNX sequences live at parse time only: a placeholder instruction stands for a list of values.
+    instruction_ref make_sequence(std::vector<instruction_ref> elements) const;
+    const std::vector<instruction_ref>& get_sequence(instruction_ref x) const;
     /// Throws a migraphx::exception naming the node.
     [[noreturn]] void fail(const std::string& msg) const;
+    /// Fails when a table the parser builds (indices, weights, masks) would have more than 2^24
+    /// entries: a corrupt model must not make the parser allocate without bound.
+    void check_size(std::size_t n, const std::string& what) const;
 };
 
 using parse_fn = std::function<std::vector<instruction_ref>(const node_info&, std::vector<instruction_ref>)>;
@@ -113,11 +119,14 @@ struct onnx_parser
     std::map<std::string, std::size_t> symbolic_dims;
     /// Constant-folded values, by instruction address.
     mutable std::unordered_map<const instruction*, argument> folded;
+    /// The elements of each sequence placeholder, by instruction address.
+    std::unordered_map<const instruction*, std::vector<instruction_ref>> sequences;
     std::size_t subgraph_depth = 0;
 
     void parse_model(const pb::ModelProto& model);
     /// Parses g's nodes into mod with the given values in scope; returns g's outputs.
-    std::vector<instruction_ref> parse_graph_nodes(module* mod, const pb::GraphProto& g, scope_map& scope);
+    std::vector<instruction_ref>
+    parse_graph_nodes(module* mod, const pb::GraphProto& g, scope_map& scope, bool initializers = true);
     /// Parses a sub-graph inline into mod: its inputs are bound to args (in order).
     std::vector<instruction_ref> inline_subgraph(module* mod,
                                                  const pb::GraphProto& g,

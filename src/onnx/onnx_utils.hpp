@@ -67,6 +67,7 @@ normalize_axes(const node_info& info, std::vector<std::int64_t> axes, std::size_
 inline instruction_ref iota_along(const node_info& info, const std::vector<std::size_t>& lens, std::size_t axis,
                                   shape::type_t t = shape::int64_type)
 {
+    info.check_size(lens[axis], "the index table");
     std::vector<std::size_t> l(lens.size(), 1);
     l[axis] = lens[axis];
     std::vector<std::int64_t> v(lens[axis]);

@@ -56,6 +56,7 @@ term take_diagonals(const node_info& info, term t)
                 info.fail("repeated label with different dims");
             std::vector<std::size_t> ml(t.l.size(), 1);
             ml[p] = ml[q] = n;
+            info.check_size(n * n, "the diagonal mask");
             std::vector<double> eye(n * n, 0);
             for(std::size_t i = 0; i < n; i++)
                 eye[i * n + i] = 1;
@@ -155,6 +156,11 @@ std::vector<instruction_ref> parse_einsum(const node_info& info, std::vector<ins
                 out.push_back(c);
     }
     std::set<char> out_set(out.begin(), out.end());
+    if(out_set.size() != out.size())
+        info.fail("the output of '" + eq + "' repeats a label");
+    for(char c : out)
+        if(count.count(c) == 0)
+            info.fail("the output of '" + eq + "' has a label no input has");
     // A label used by one operand only and not in the output is summed right away.
     for(std::size_t i = 0; i < ts.size(); i++)
     {

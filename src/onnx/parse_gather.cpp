@@ -34,6 +34,7 @@ instruction_ref add_gather_elements(const node_info& info, instruction_ref data,
     auto strides   = shape::standard_strides(dl);
     // flat = idx * stride[axis] + sum over the other dims of their position * stride
     shape is{shape::int64_type, il};
+    info.check_size(is.elements(), "the indices");
     std::vector<std::int64_t> offsets(is.elements());
     for(std::size_t i = 0; i < offsets.size(); i++)
     {
@@ -116,6 +117,7 @@ std::vector<instruction_ref> parse_gather_nd(const node_info& info, std::vector<
     if(b > 0)
     {
         shape os{shape::int64_type, ol};
+        info.check_size(os.elements(), "the indices");
         std::vector<std::int64_t> offs(os.elements());
         auto per_batch = product(ol, b);
         for(std::size_t i = 0; i < offs.size(); i++)
@@ -168,6 +170,7 @@ std::vector<instruction_ref> parse_onehot(const node_info& info, std::vector<ins
     auto depth_v = info.require_constant(args[1], "depth").to_vector<double>();
     if(depth_v.size() != 1 or depth_v[0] < 1)
         info.fail("depth must be a positive scalar");
+    info.check_size(static_cast<std::size_t>(std::min(depth_v[0], 1e12)), "depth");
     auto depth  = static_cast<std::size_t>(depth_v[0]);
     auto idx    = args[0];
     auto values = args[2];

@@ -95,6 +95,7 @@ std::vector<instruction_ref> parse_eyelike(const node_info& info, std::vector<in
     auto t = info.has("dtype") ? get_onnx_type(static_cast<int>(info.get_int("dtype", 1))) : type_of(args[0]);
     auto k = info.get_int("k", 0);
     auto l = lens_of(args[0]);
+    info.check_size(l[0] * l[1], "the output");
     std::vector<double> v(l[0] * l[1], 0);
     for(std::size_t i = 0; i < l[0]; i++)
     {
@@ -136,6 +137,7 @@ std::vector<instruction_ref> parse_window(const node_info& info, std::vector<ins
     if(size_v < 0)
         info.fail("size must be non-negative");
     auto n        = static_cast<std::size_t>(size_v);
+    info.check_size(n, "size");
     bool periodic = info.get_int("periodic", 1) != 0;
     auto t        = get_onnx_type(static_cast<int>(info.get_int("output_datatype", 1)));
     double denom  = periodic ? static_cast<double>(n) : static_cast<double>(n) - 1;
@@ -166,6 +168,7 @@ std::vector<instruction_ref> parse_trilu(const node_info& info, std::vector<inst
     const auto& l = lens_of(x);
     auto rows = l[l.size() - 2];
     auto cols = l.back();
+    info.check_size(rows * cols, "the mask");
     std::vector<int> mask(rows * cols);
     for(std::size_t i = 0; i < rows; i++)
         for(std::size_t j = 0; j < cols; j++)

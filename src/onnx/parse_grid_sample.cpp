@@ -87,6 +87,7 @@ std::vector<instruction_ref> parse_grid_sample(const node_info& info, std::vecto
     auto gx = coord(0, w);
     auto gy = coord(1, h);
     // base offset of (n, c) in the flattened input, {N, C, 1, 1}
+    info.check_size(n * c, "N * C");
     std::vector<std::int64_t> base(n * c);
     for(std::size_t i = 0; i < n * c; i++)
         base[i] = static_cast<std::int64_t>(i * h * w);

@@ -1,4 +1,5 @@
-// AveragePool, MaxPool (dilated ones composed from strided slices), LpPool and the Global pools.
+// AveragePool, MaxPool (dilated ones and Indices composed from strided slices), LpPool, the Global
+// pools, and MaxUnpool.
 
 #include "onnx/onnx_padding.hpp"
 #include <limits>
@@ -39,6 +40,8 @@ std::vector<instruction_ref> sliced_max_pool(const node_info& info,
 {
     auto kd = k.size();
     auto r  = rank_of(x);
+    if(product(k) > 65536)
+        info.fail("the kernel is too large");
     std::vector<std::size_t> out(kd);
     std::vector<std::int64_t> padv(2 * r, 0);
     for(std::size_t i = 0; i < kd; i++)
@@ -74,6 +77,8 @@ std::vector<instruction_ref> sliced_max_pool(const node_info& info,
     std::vector<std::size_t> olens(lens_of(x).begin(), lens_of(x).begin() + 2);
     olens.insert(olens.end(), out.begin(), out.end());
     shape os{shape::int64_type, olens};
+    if(want_indices)
+        info.check_size(os.elements() * product(k), "the Indices table");
     bool col_major = info.get_int("storage_order", 0) != 0;
     while(true)
     {
@@ -163,9 +168,6 @@ std::vector<instruction_ref> parse_pool(const node_info& info, std::vector<instr
         x    = info.add("pad", {{"pads", padv}}, {x});
         pads = std::vector<std::size_t>(2 * kd, 0);
     }
-    bool symmetric = std::equal(pads.begin(), pads.begin() + kd, pads.begin() + kd);
-    if(symmetric)
-        pads.resize(kd);
     return {info.add("pooling",
                      {{"mode", mode},
                       {"padding", pads},
@@ -176,6 +178,49 @@ std::vector<instruction_ref> parse_pool(const node_info& info, std::vector<instr
                      {x})};
 }
 MIGRAPHX_ONNX_PARSER(parse_pool, "AveragePool", "MaxPool", "LpPool")
+
+std::vector<instruction_ref> parse_max_unpool(const node_info& info, std::vector<instruction_ref> args)
+{
+    require_op(info, "scatter_none");
+    if(args.size() < 2 or rank_of(args[0]) < 3)
+        info.fail("expects X of rank >= 3 and I");
+    auto x  = args[0];
+    auto kd = rank_of(x) - 2;
+    // The indices address the default output; a given output_shape adds zeros at the end.
+    std::vector<std::size_t> out(lens_of(x).begin(), lens_of(x).begin() + 2);
+    auto k       = size_attr(info, "kernel_shape", kd, 1);
+    auto strides = size_attr(info, "strides", kd, 1);
+    auto pads    = size_attr(info, "pads", 2 * kd, 0);
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        auto full = (lens_of(x)[i + 2] - 1) * strides[i] + k[i];
+        if(full < pads[i] + pads[i + kd])
+            info.fail("pads are larger than the output");
+        out.push_back(full - pads[i] - pads[i + kd]);
+    }
+    std::vector<std::size_t> given = out;
+    if(args.size() > 2 and not info.is_undefined(args[2]))
+    {
+        given.clear();
+        for(auto d : to_int64s(info.require_constant(args[2], "output_shape")))
+            given.push_back(static_cast<std::size_t>(std::max<std::int64_t>(d, 0)));
+        if(given.size() != rank_of(x))
+            info.fail("output_shape must have the input's rank");
+    }
+    // Scatter X's values at the flat indices I into zeros of the output shape.
+    auto n     = product(out);
+    auto zeros = info.broadcast_to(info.add_scalar(0, type_of(x)), {n});
+    auto idx   = reshape_to(info, info.convert(args[1], shape::int64_type), {args[1]->get_shape().elements()});
+    auto upd   = reshape_to(info, x, {x->get_shape().elements()});
+    auto r     = reshape_to(info, info.add("scatter_none", {{"axis", 0}}, {zeros, idx, upd}), out);
+    if(given == out)
+        return {r};
+    std::vector<std::int64_t> padv(2 * out.size(), 0);
+    for(std::size_t i = 0; i < out.size(); i++)
+        padv[out.size() + i] = static_cast<std::int64_t>(given[i]) - static_cast<std::int64_t>(out[i]);
+    return {info.add("pad", {{"pads", padv}}, {r})};
+}
+MIGRAPHX_ONNX_PARSER(parse_max_unpool, "MaxUnpool")
 
 } // namespace
 } // namespace onnx

@@ -124,6 +124,8 @@ std::vector<instruction_ref> parse_rnn(const node_info& info, std::vector<instru
         info.fail("X must have rank 3");
     auto t         = type_of(x);
     auto seq       = lens_of(x)[0];
+    if(seq > 4096)
+        info.fail("sequences longer than 4096 are not unrolled");
     auto batch     = lens_of(x)[1];
     auto direction = info.get_string("direction", "forward");
     std::size_t dirs = direction == "bidirectional" ? 2 : 1;

@@ -79,6 +79,7 @@ std::vector<instruction_ref> parse_slice(const node_info& info, std::vector<inst
         b = std::clamp<std::int64_t>(b, 0, len - 1);
         e = std::clamp<std::int64_t>(e, -1, len - 1);
         std::vector<std::int64_t> idx;
+        info.check_size(static_cast<std::size_t>((b - e) / -st), "the reversed slice");
         for(auto j = b; j > e; j += st)
             idx.push_back(j);
         if(idx.empty())
@@ -116,8 +117,8 @@ std::vector<instruction_ref> parse_split(const node_info& info, std::vector<inst
     if(split.empty())
     {
         auto n = static_cast<std::int64_t>(info.get_int("num_outputs", static_cast<std::int64_t>(info.num_outputs)));
-        if(n <= 0)
-            info.fail("no outputs to split into");
+        if(n <= 0 or n > 65536)
+            info.fail("the number of outputs must be between 1 and 65536");
         auto chunk = (len + n - 1) / n;
         if(info.opset < 18 and len % n != 0)
             info.fail("dim " + std::to_string(len) + " does not split evenly into " + std::to_string(n) + " parts");

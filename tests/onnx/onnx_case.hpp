@@ -134,7 +134,10 @@ inline std::string run_data_set(const std::string& model_path,
         given[name] = a;
     }
     // Static shapes need shape-deciding inputs as constants: fix those the parser asks for.
+    // Inputs get the test data's dims (symbolic dims in the model take them from here).
     migraphx::onnx_options options;
+    for(const auto& [name, a] : given)
+        options.map_input_dims[name] = a.get_shape().lens();
     migraphx::program p;
     for(int attempt = 0;; attempt++)
     {

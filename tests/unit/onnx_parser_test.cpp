@@ -81,25 +81,28 @@ TEST(onnx_parser, initializers_listed_as_inputs_are_constants)
 TEST(onnx_parser, symbolic_dims)
 {
     onnx_model m;
-    m.input("a", TensorProto::FLOAT, {-1, 3});
-    m.input("b", TensorProto::FLOAT, {-1, 1});
-    m.node("Add", {"a", "b"}, {"c"});
-    m.output("c");
+    m.input("a", TensorProto::FLOAT, {-1, 3}); // N
+    m.input("b", TensorProto::FLOAT, {-1, 1}); // the same N
+    m.input("c", TensorProto::FLOAT, {-2});    // unnamed
+    m.node("Add", {"a", "b"}, {"d"});
+    m.output("d");
     auto p = m.parse();
     EXPECT_EQ(p.get_inputs().at("a").lens(), (std::vector<std::size_t>{1, 3}));
-    EXPECT_EQ(p.get_inputs().at("b").lens(), (std::vector<std::size_t>{1, 1}));
+    EXPECT_EQ(p.get_inputs().at("c").lens(), (std::vector<std::size_t>{1}));
 
     migraphx::onnx_options o;
     o.default_dim_value = 4;
     p = m.parse(o);
     EXPECT_EQ(p.get_inputs().at("a").lens(), (std::vector<std::size_t>{4, 3}));
-    EXPECT_EQ(p.get_outputs().at("c").lens(), (std::vector<std::size_t>{4, 3}));
+    EXPECT_EQ(p.get_inputs().at("b").lens(), (std::vector<std::size_t>{4, 1}));
+    EXPECT_EQ(p.get_inputs().at("c").lens(), (std::vector<std::size_t>{4}));
+    EXPECT_EQ(p.get_outputs().at("d").lens(), (std::vector<std::size_t>{4, 3}));
 
     o.map_input_dims["a"] = {2, 3};
     o.map_input_dims["b"] = {2, 1};
     p = m.parse(o);
     EXPECT_EQ(p.get_inputs().at("a").lens(), (std::vector<std::size_t>{2, 3}));
-    EXPECT_EQ(p.get_outputs().at("c").lens(), (std::vector<std::size_t>{2, 3}));
+    EXPECT_EQ(p.get_outputs().at("d").lens(), (std::vector<std::size_t>{2, 3}));
 
     o.map_input_dims["a"] = {2, 3, 4};
     EXPECT_THROW(m.parse(o), migraphx::exception); // wrong rank
