@@ -9,21 +9,32 @@ written in the ONNX test-data layout:
     DIR/<model>/test_data_set_0/input_0.pb    (onnx.TensorProto, named as the model input)
     DIR/<model>/test_data_set_0/output_0.pb   (torch's output for that input)
 
-Usage: tools/export_models.py --out DIR [--models resnet50,mobilenetv2,bert] [--opset N]
+Models: resnet50, mobilenetv2 (torchvision, 1x3x224x224), bert (4-layer d256 encoder, sequence 128),
+lstm (2-layer LSTM + Linear on [seq 32, batch 1, 64]), unet (3-level UNet, 1x3x128x128),
+ssdlite (torchvision ssdlite320_mobilenet_v3_large backbone + heads, raw box/class outputs, no
+anchors decoding or NMS).
+
+Usage: tools/export_models.py --out DIR [--models resnet50,mobilenetv2,...] [--opset N] [--skip-existing]
 """
 
 import argparse
+import hashlib
 import math
 import os
 import sys
 import time
 
-import numpy as np
-import onnx
-import onnx.numpy_helper
-import torch
-import torch.nn as nn
-import torchvision
+try:
+    import numpy as np
+    import onnx
+    import onnx.numpy_helper
+    import torch
+    import torch.nn as nn
+    import torchvision
+except ImportError as e:  # 77: CTest's skip code (tests/models runs this as its setup)
+    print(f"export_models.py: {e}; needs Debian's python3-torch, python3-torchvision, python3-onnx",
+          file=sys.stderr)
+    sys.exit(77)
 
 
 def max_opset():
@@ -113,6 +124,96 @@ class BertEncoder(nn.Module):
         return x
 
 
+# --- an LSTM sequence model ---------------------------------------------------------------------
+
+class LstmModel(nn.Module):
+    """2-layer unidirectional LSTM over [seq, batch, feat] and a Linear on every step."""
+
+    def __init__(self, feat=64, hidden=128, layers=2, out=32):
+        super().__init__()
+        self.lstm = nn.LSTM(feat, hidden, num_layers=layers)
+        self.fc = nn.Linear(hidden, out)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y)
+
+
+def lstm(gen):
+    model = LstmModel().eval()
+    return model, {"input": torch.randn(32, 1, 64, generator=gen)}, ["output"]
+
+
+# --- a small UNet ---------------------------------------------------------------------------------
+
+def conv_block(cin, cout):
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class UNet(nn.Module):
+    """Three resolution levels and a bottleneck; ConvTranspose up-sampling on the two deeper
+    levels, bilinear Upsample on the last, each followed by a concat with the skip connection."""
+
+    def __init__(self, cin=3, classes=4, width=16):
+        super().__init__()
+        w = width
+        self.enc1, self.enc2, self.enc3 = conv_block(cin, w), conv_block(w, 2 * w), conv_block(2 * w, 4 * w)
+        self.pool = nn.MaxPool2d(2)
+        self.mid = conv_block(4 * w, 8 * w)
+        self.up3 = nn.ConvTranspose2d(8 * w, 4 * w, 2, stride=2)
+        self.dec3 = conv_block(8 * w, 4 * w)
+        self.up2 = nn.ConvTranspose2d(4 * w, 2 * w, 2, stride=2)
+        self.dec2 = conv_block(4 * w, 2 * w)
+        self.up1 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+                                 nn.Conv2d(2 * w, w, 1))
+        self.dec1 = conv_block(2 * w, w)
+        self.head = nn.Conv2d(w, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        e3 = self.enc3(self.pool(e2))
+        m = self.mid(self.pool(e3))
+        d3 = self.dec3(torch.cat([self.up3(m), e3], dim=1))
+        d2 = self.dec2(torch.cat([self.up2(d3), e2], dim=1))
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], dim=1))
+        return self.head(d1)
+
+
+def unet(gen):
+    model = UNet()
+    reestimate_batch_norm(model, lambda: torch.randn(4, 3, 128, 128, generator=gen))
+    return model, {"input": torch.randn(1, 3, 128, 128, generator=gen)}, ["output"]
+
+
+# --- a small detector: SSDLite's network without its post-processing -----------------------------
+
+class SsdLiteRaw(nn.Module):
+    """torchvision's SSDLite320 (MobileNetV3-Large backbone, separable heads) on an already
+    normalised 320x320 image: returns the raw per-anchor box regressions [1, anchors, 4] and class
+    logits [1, anchors, 91]. Anchor decoding, score thresholds and NMS are left out: their output
+    sizes depend on the data (NonZero, TopK over ties), which random weights make meaningless."""
+
+    def __init__(self):
+        super().__init__()
+        ssd = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+        self.backbone = ssd.backbone
+        self.head = ssd.head
+
+    def forward(self, x):
+        features = list(self.backbone(x).values())
+        out = self.head(features)
+        return out["bbox_regression"], out["cls_logits"]
+
+
+def ssdlite(gen):
+    model = SsdLiteRaw()
+    reestimate_batch_norm(model, lambda: torch.randn(4, 3, 320, 320, generator=gen))
+    return model, {"input": torch.randn(1, 3, 320, 320, generator=gen)}, ["boxes", "scores"]
+
+
 # --- the models --------------------------------------------------------------------------------
 
 def image_model(ctor):
@@ -137,6 +238,9 @@ MODELS = {
     "resnet50": image_model(lambda: torchvision.models.resnet50(weights=None)),
     "mobilenetv2": image_model(lambda: torchvision.models.mobilenet_v2(weights=None)),
     "bert": bert,
+    "lstm": lstm,
+    "unet": unet,
+    "ssdlite": ssdlite,
 }
 
 
@@ -169,8 +273,22 @@ def export(name, out_dir, opset, seed):
         save_tensor(value.numpy(), input_name, os.path.join(data_dir, f"input_{i}.pb"))
     for i, (output_name, value) in enumerate(zip(output_names, outputs)):
         save_tensor(value.numpy(), output_name, os.path.join(data_dir, f"output_{i}.pb"))
-    first = outputs[0]
-    return onnx_path, tuple(first.shape), float(first.abs().mean())
+    return onnx_path, [(tuple(o.shape), float(o.abs().mean())) for o in outputs]
+
+
+def export_stamp(opset, seed):
+    """What an export depends on: this script, the options and the torch version."""
+    with open(os.path.abspath(__file__), "rb") as f:
+        script = hashlib.sha256(f.read()).hexdigest()
+    return f"{script} opset={opset} seed={seed} torch={torch.__version__}\n"
+
+
+def exported(model_dir, stamp):
+    try:
+        with open(os.path.join(model_dir, "export.stamp")) as f:
+            return f.read() == stamp
+    except OSError:
+        return False
 
 
 def main(argv=None):
@@ -181,6 +299,8 @@ def main(argv=None):
     parser.add_argument("--opset", type=int, default=DEFAULT_OPSET,
                         help=f"ONNX opset (default {DEFAULT_OPSET}, the newest up to 17 this torch exports)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
+    parser.add_argument("--skip-existing", action="store_true",
+                        help="leave a model alone that this script already exported with the same options")
     args = parser.parse_args(argv)
 
     names = [n.strip() for n in args.models.split(",") if n.strip()]
@@ -189,10 +309,19 @@ def main(argv=None):
         parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(MODELS))
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for name in names:
+        model_dir = os.path.join(args.out, name)
+        stamp = export_stamp(args.opset, args.seed)
+        if args.skip_existing and exported(model_dir, stamp):
+            print(f"{name}: {model_dir} is up to date", flush=True)
+            continue
+        if os.path.exists(os.path.join(model_dir, "export.stamp")):
+            os.remove(os.path.join(model_dir, "export.stamp"))  # stale until the new export is whole
         start = time.time()
-        path, shape, mean_abs = export(name, args.out, args.opset, args.seed)
-        print(f"{name}: {path} opset {args.opset}, output {list(shape)} mean|y|={mean_abs:.4g} "
-              f"({time.time() - start:.1f}s)", flush=True)
+        path, outs = export(name, args.out, args.opset, args.seed)
+        with open(os.path.join(model_dir, "export.stamp"), "w") as f:
+            f.write(stamp)
+        desc = ", ".join(f"{list(shape)} mean|y|={mean_abs:.4g}" for shape, mean_abs in outs)
+        print(f"{name}: {path} opset {args.opset}, output {desc} ({time.time() - start:.1f}s)", flush=True)
     return 0
 
 

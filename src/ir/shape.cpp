@@ -1,5 +1,6 @@
 #include <migraphx/shape.hpp>
 #include <migraphx/errors.hpp>
+#include <migraphx/reflect.hpp>
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -359,5 +360,68 @@ std::ostream& operator<<(std::ostream& os, const shape& s)
 }
 
 std::ostream& operator<<(std::ostream& os, half h) { return os << static_cast<float>(h); }
+
+// A shape as an attribute value (reflect.hpp: ops with shape fields, e.g. allocate, load):
+// {type: "float_type", lens: [..], strides: [..]}; a dynamic shape has dyn_dims
+// [{min, max, optimals}], a tuple sub_shapes [..].
+value shape_to_value(const shape& s)
+{
+    value::object o;
+    o.emplace_back("type", s.type_string());
+    if(s.type() == shape::tuple_type)
+    {
+        value::array subs;
+        for(const auto& sub : s.sub_shapes())
+            subs.push_back(shape_to_value(sub));
+        o.emplace_back("sub_shapes", value(std::move(subs)));
+    }
+    else if(s.dynamic())
+    {
+        value::array dims;
+        for(const auto& d : s.dyn_dims())
+            dims.push_back(value::object{{"min", d.min},
+                                         {"max", d.max},
+                                         {"optimals", field_to_value(std::vector<std::size_t>(d.optimals.begin(), d.optimals.end()))}});
+        o.emplace_back("dyn_dims", value(std::move(dims)));
+    }
+    else
+    {
+        o.emplace_back("lens", field_to_value(s.lens()));
+        o.emplace_back("strides", field_to_value(s.strides()));
+    }
+    return value(std::move(o));
+}
+
+shape shape_from_value(const value& v)
+{
+    if(not v.is_object() or not v.contains("type"))
+        MIGRAPHX_THROW("shape: expected {type, lens, strides}, got " + v.to_json());
+    auto t = shape::parse_type(v.at("type").get_string());
+    if(t == shape::tuple_type)
+    {
+        std::vector<shape> subs;
+        if(v.contains("sub_shapes"))
+            for(const auto& sub : v.at("sub_shapes").get_array())
+                subs.push_back(shape_from_value(sub));
+        return shape{subs};
+    }
+    if(v.contains("dyn_dims"))
+    {
+        std::vector<shape::dynamic_dimension> dims;
+        for(const auto& d : v.at("dyn_dims").get_array())
+        {
+            auto opts = d.contains("optimals") ? d.at("optimals").to_vector<std::size_t>() : std::vector<std::size_t>{};
+            dims.push_back({d.at("min").to<std::size_t>(), d.at("max").to<std::size_t>(), {opts.begin(), opts.end()}});
+        }
+        return shape::from_dyn_dims(t, dims);
+    }
+    auto lens    = v.contains("lens") ? v.at("lens").to_vector<std::size_t>() : std::vector<std::size_t>{};
+    auto strides = v.contains("strides") ? v.at("strides").to_vector<std::size_t>() : std::vector<std::size_t>{};
+    if(strides.empty())
+        return shape{t, lens};
+    if(strides.size() != lens.size())
+        MIGRAPHX_THROW("shape: lens and strides differ in length in " + v.to_json());
+    return shape{t, lens, strides};
+}
 
 } // namespace migraphx

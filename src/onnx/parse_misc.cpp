@@ -1,5 +1,6 @@
 // Ops lowered to single special-purpose operators: TopK, NonZero, Unique, Det, CumSum, Scatter*,
-// RoiAlign, NonMaxSuppression, the random generators; and ReverseSequence (composed).
+// RoiAlign, MaxRoiPool, NonMaxSuppression, the random generators; and ReverseSequence and
+// Bernoulli (composed).
 
 #include "onnx/onnx_utils.hpp"
 
@@ -125,6 +126,21 @@ std::vector<instruction_ref> parse_roialign(const node_info& info, std::vector<i
 }
 MIGRAPHX_ONNX_PARSER(parse_roialign, "RoiAlign")
 
+std::vector<instruction_ref> parse_maxroipool(const node_info& info, std::vector<instruction_ref> args)
+{
+    require_op(info, "maxroipool");
+    if(args.size() != 2)
+        info.fail("expects 2 inputs (X, rois)");
+    auto ps = info.get_ints("pooled_shape");
+    if(ps.size() != 2 or ps[0] <= 0 or ps[1] <= 0)
+        info.fail("pooled_shape must be two positive sizes");
+    return {info.add("maxroipool",
+                     {{"pooled_shape", std::vector<std::size_t>{std::size_t(ps[0]), std::size_t(ps[1])}},
+                      {"spatial_scale", info.get_float("spatial_scale", 1.0f)}},
+                     args)};
+}
+MIGRAPHX_ONNX_PARSER(parse_maxroipool, "MaxRoiPool")
+
 std::vector<instruction_ref> parse_nms(const node_info& info, std::vector<instruction_ref> args)
 {
     require_op(info, "nonmaxsuppression");
@@ -191,6 +207,23 @@ std::vector<instruction_ref> parse_multinomial(const node_info& info, std::vecto
     return {info.add("multinomial", v, args)};
 }
 MIGRAPHX_ONNX_PARSER(parse_multinomial, "Multinomial")
+
+// Bernoulli(p) = cast(uniform_like(p) < p), as the op's ONNX function body defines it.
+std::vector<instruction_ref> parse_bernoulli(const node_info& info, std::vector<instruction_ref> args)
+{
+    require_op(info, "random_uniform");
+    if(args.size() != 1 or not shape::is_floating(type_of(args[0])))
+        info.fail("expects 1 floating input (the probabilities)");
+    auto t = type_of(args[0]);
+    value v{{"dtype", static_cast<std::int64_t>(t)}, {"shape", std::vector<std::size_t>{}}};
+    if(info.has("seed"))
+        v["seed"] = info.get_float("seed", 0);
+    auto u    = info.add("random_uniform", v, {args[0]});
+    auto draw = info.add("less", {u, args[0]});
+    auto out  = info.has("dtype") ? get_onnx_type(static_cast<int>(info.get_int("dtype", 1))) : t;
+    return {info.convert(draw, out)};
+}
+MIGRAPHX_ONNX_PARSER(parse_bernoulli, "Bernoulli")
 
 std::vector<instruction_ref> parse_reverse_sequence(const node_info& info, std::vector<instruction_ref> args)
 {

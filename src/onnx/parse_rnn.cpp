@@ -129,7 +129,16 @@ std::vector<instruction_ref> parse_rnn(const node_info& info, std::vector<instru
     auto batch     = lens_of(x)[1];
     auto direction = info.get_string("direction", "forward");
     std::size_t dirs = direction == "bidirectional" ? 2 : 1;
-    auto h         = static_cast<std::size_t>(info.get_int("hidden_size", static_cast<std::int64_t>(lens_of(args[2])[2])));
+    if(rank_of(args[1]) != 3 or rank_of(args[2]) != 3)
+        info.fail("W and R must have rank 3");
+    auto hs = info.get_int("hidden_size", static_cast<std::int64_t>(lens_of(args[2])[2]));
+    if(hs <= 0 or hs > (1 << 20))
+        info.fail("hidden_size " + std::to_string(hs) + " is out of range (1 to 2^20)");
+    auto h = static_cast<std::size_t>(hs);
+    if(lens_of(args[1]) != std::vector<std::size_t>{dirs, gates * h, lens_of(x)[2]} or
+       lens_of(args[2]) != std::vector<std::size_t>{dirs, gates * h, h})
+        info.fail("W and R must be {num_directions, " + std::to_string(gates) + " * hidden_size, input_size} and {"
+                  "num_directions, " + std::to_string(gates) + " * hidden_size, hidden_size}");
     if(auto sl = opt(4))
     {
         auto lv = info.require_constant(*sl, "sequence_lens").to_vector<std::int64_t>();

@@ -11,6 +11,8 @@ namespace migraphx {
 
 namespace {
 
+thread_local program* running_program = nullptr;
+
 std::set<std::string> disabled_passes()
 {
     std::set<std::string> r;
@@ -55,6 +57,8 @@ void run_one(module& m, const pass& p, bool trace, bool time, bool validate)
 
 } // namespace
 
+program* current_program() { return running_program; }
+
 void run_passes(module& m, const std::vector<pass>& passes)
 {
     auto disabled = disabled_passes();
@@ -72,6 +76,12 @@ void run_passes(program& prog, const std::vector<pass>& passes)
     bool trace    = env_enabled("MIGRAPHX_TRACE_COMPILE");
     bool time     = env_enabled("MIGRAPHX_TIME_PASSES");
     bool validate = validate_after_each();
+    struct restore
+    {
+        program* saved;
+        ~restore() { running_program = saved; }
+    } guard{running_program};
+    running_program = &prog;
     for(const auto& p : passes)
     {
         if(disabled.count(p.name()))

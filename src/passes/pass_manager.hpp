@@ -17,6 +17,9 @@ struct program;
 void run_passes(program& p, const std::vector<pass>& passes);
 /// The same for a single module (used by pass unit tests).
 void run_passes(module& m, const std::vector<pass>& passes);
+/// The program run_passes(program&, ...) is working on in this thread, or nullptr (passes run on a
+/// lone module). A pass that creates sub-modules (fuse_pointwise) gets the program from here.
+program* current_program();
 
 } // namespace migraphx
 

@@ -54,3 +54,8 @@ save("einsum_gemm", [helper.make_node("Einsum", ["a", "b"], ["e"], equation="bij
      [vi("a", f, [2, 2, 3]), vi("b", f, [2, 3, 2]), vi("m", f, [2, 2])], [vi("e", f, None), vi("g", f, None)])
 save("legacy_opset6", [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=1)],
      [vi("x", f, [2, 3, 4]), vi("b", f, [3])], [vi("y", f, None)], opset=6)
+save("maxroipool_bernoulli", [helper.make_node("MaxRoiPool", ["x", "rois"], ["p"], pooled_shape=[2, 2], spatial_scale=0.5),
+                              helper.make_node("Sigmoid", ["p"], ["s"]),
+                              helper.make_node("Bernoulli", ["s"], ["y"], seed=1.0)],
+     [vi("x", f, [1, 2, 6, 6])], [vi("y", f, None)],
+     [numpy_helper.from_array(np.array([[0, 0, 0, 8, 8], [0, 2, 2, 6, 10]], np.float32), "rois")])

@@ -4,10 +4,14 @@
 // the run fails on any unlisted failure and on any listed case that now passes.
 //
 //   onnx_conformance [--target ref] [--data DIR] [--folders node,simple] [--expected FILE]
-//                    [--write-expected FILE] [--filter TEXT] [--timeout SECONDS] [-j N] [-v]
+//                    [--write-expected FILE] [--results FILE] [--filter TEXT] [--timeout SECONDS]
+//                    [-j N] [-v]
 //
 // Expectations file lines: `<folder>/<case> <reason>` (expected failure),
 // `<folder>/<case> skip: <reason>` (not run), `<folder>/<case> tolerance rtol=R atol=A: <reason>`.
+//
+// --results FILE writes one line per case, tab-separated, for scripts (tests/onnx/spec_table_report.py):
+// `<folder>/<case>\t<PASS|FAIL|XFAIL|XPASS|SKIP>\t<message or listed reason>`.
 
 #include "onnx_case.hpp"
 #include <migraphx/errors.hpp>
@@ -42,7 +46,7 @@ struct options
     std::string target = "ref";
     std::string data   = "/usr/share/libonnx-testdata/data";
     std::vector<std::string> folders{"node", "pytorch-converted", "pytorch-operator", "simple"};
-    std::string expected, write_expected, filter;
+    std::string expected, write_expected, results, filter;
     int timeout = 60;
     int jobs    = 2;
     bool verbose = false;
@@ -188,6 +192,8 @@ int main(int argc, char** argv)
             opt.expected = next();
         else if(a == "--write-expected")
             opt.write_expected = next();
+        else if(a == "--results")
+            opt.results = next();
         else if(a == "--filter")
             opt.filter = next();
         else if(a == "--timeout")
@@ -216,6 +222,17 @@ int main(int argc, char** argv)
         int passed = 0, failed = 0, skipped = 0, xfail = 0, fixed = 0;
     } total;
     std::vector<std::string> seen;
+    std::ofstream results_file;
+    if(not opt.results.empty())
+    {
+        results_file.open(opt.results);
+        if(not results_file)
+            throw migraphx::exception("cannot write results file " + opt.results);
+    }
+    auto record = [&](const std::string& id, const std::string& status, const std::string& msg) {
+        if(results_file.is_open())
+            results_file << id << "\t" << status << "\t" << one_line(msg) << "\n";
+    };
     for(const auto& folder : opt.folders)
     {
         counts c;
@@ -249,6 +266,7 @@ int main(int argc, char** argv)
                           << "\n";
             if(xf and not pass)
                 c.xfail++;
+            record(j.id, pass ? (xf ? "XPASS" : "PASS") : (xf ? "XFAIL" : "FAIL"), msg);
         };
         for(const auto& name : list_dir(opt.data + "/" + folder))
         {
@@ -260,6 +278,7 @@ int main(int argc, char** argv)
             if(it != expected.end() and it->second.kind == expectation::skip)
             {
                 c.skipped++;
+                record(id, "SKIP", it->second.reason);
                 if(opt.verbose)
                     std::cout << "SKIP " << id << ": " << it->second.reason << "\n";
                 continue;

@@ -207,6 +207,70 @@ TEST(onnx_ops, einsum_batched_matmul_uses_dot)
     EXPECT_EQ(migx_test::run(p, {{"a", {1, 2, 3, 4}}, {"b", {5, 6, 7, 8}}}), (std::vector<float>{17, 53}));
 }
 
+TEST(onnx_ops, bernoulli_is_uniform_less_than_p)
+{
+    onnx_model m;
+    m.input("p", TensorProto::FLOAT, {4});
+    auto& n = m.node("Bernoulli", {"p"}, {"y"});
+    onnx_model::attr(n, "dtype", std::int64_t{TensorProto::INT32});
+    onnx_model::attr(n, "seed", 3.0f);
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(count_ops(p, "random_uniform"), 1u);
+    EXPECT_EQ(count_ops(p, "less"), 1u);
+    EXPECT_EQ(p.get_outputs().at("y").type(), migraphx::shape::int32_type);
+    // Probabilities 0 and 1 give certain outcomes whatever the draws.
+    EXPECT_EQ(migx_test::run(p, {{"p", {0, 1, 1, 0}}}), (std::vector<float>{0, 1, 1, 0}));
+    // Without dtype the output has the input's type.
+    onnx_model m2;
+    m2.input("p", TensorProto::DOUBLE, {2});
+    m2.node("Bernoulli", {"p"}, {"y"});
+    m2.output("y");
+    EXPECT_EQ(m2.parse().get_outputs().at("y").type(), migraphx::shape::double_type);
+}
+
+TEST(onnx_ops, maxroipool_pools_each_roi)
+{
+    onnx_model m(1);
+    m.input("x", TensorProto::FLOAT, {1, 1, 2, 2});
+    m.input("rois", TensorProto::FLOAT, {2, 5});
+    auto& n = m.node("MaxRoiPool", {"x", "rois"}, {"y"});
+    onnx_model::attr(n, "pooled_shape", std::vector<std::int64_t>{1, 2});
+    onnx_model::attr(n, "spatial_scale", 0.5f);
+    m.output("y");
+    auto p = m.parse();
+    EXPECT_EQ(p.get_outputs().at("y").lens(), (std::vector<std::size_t>{2, 1, 1, 2}));
+    // Roi 1 covers the image (corners 0 and 2*0.5 = 1); roi 2 only pixel (1, 1).
+    auto r = migx_test::run(p, {{"x", {1, 2, 3, 4}}, {"rois", {0, 0, 0, 2, 2, 0, 2, 2, 2, 2}}});
+    EXPECT_EQ(r, (std::vector<float>{3, 4, 4, 4}));
+    // pooled_shape is required.
+    onnx_model bad(1);
+    bad.input("x", TensorProto::FLOAT, {1, 1, 2, 2});
+    bad.input("rois", TensorProto::FLOAT, {2, 5});
+    bad.node("MaxRoiPool", {"x", "rois"}, {"y"});
+    bad.output("y");
+    EXPECT_THROW(bad.parse(), migraphx::exception);
+}
+
+TEST(onnx_ops, rnn_weights_of_the_wrong_shape_throw)
+{
+    // The fuzzer found an LSTM whose R had rank 2 (read past its lens); W and R must fit X.
+    auto lstm = [](std::vector<std::int64_t> w, std::vector<std::int64_t> r) {
+        onnx_model m;
+        m.input("x", TensorProto::FLOAT, {3, 1, 2});
+        m.input("w", TensorProto::FLOAT, w);
+        m.input("r", TensorProto::FLOAT, r);
+        onnx_model::attr(m.node("LSTM", {"x", "w", "r"}, {"y"}), "hidden_size", std::int64_t{2});
+        m.output("y");
+        return m;
+    };
+    EXPECT_NO_THROW(lstm({1, 8, 2}, {1, 8, 2}).parse());
+    EXPECT_THROW(lstm({1, 8, 2}, {8, 2}).parse(), migraphx::exception);
+    EXPECT_THROW(lstm({1, 8, 3}, {1, 8, 2}).parse(), migraphx::exception);
+    EXPECT_THROW(lstm({1, 6, 2}, {1, 6, 2}).parse(), migraphx::exception);
+    EXPECT_THROW(lstm({2, 8, 2}, {2, 8, 2}).parse(), migraphx::exception);
+}
+
 TEST(onnx_ops, unsupported_features_throw)
 {
     onnx_model m;

@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+"""migx's cpu target against ONNX Runtime's CPU provider: same models, same thread count, same
+machine, one run. See bench/README.md.
+
+Steps: installs onnxruntime-node into bench/node_modules (npm install --ignore-scripts) unless it
+is there; exports the models with tools/export_models.py unless they are there and current; then
+per model times ORT (node, after warm-up, median of --runs) and migx (migraphx-driver perf --cpu
+-n RUNS, its "Total time ... Median" figure) and prints a table with the ratio migx/ORT.
+
+Usage: bench/cpu_vs_ort.py [--threads T] [--runs N] [--models resnet50,mobilenetv2,bert]
+                           [--driver PATH] [--models-dir DIR] [--skip-ort] [--skip-migx]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+ORT_VERSION = "1.30.0"
+DEFAULT_MODELS = "resnet50,mobilenetv2,bert"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ensure_ort():
+    if os.path.isfile(os.path.join(BENCH, "node_modules", "onnxruntime-node", "package.json")):
+        return
+    if shutil.which("npm") is None:
+        sys.exit("cpu_vs_ort.py: npm not found (Debian: apt-get install npm)")
+    log(f"installing onnxruntime-node@{ORT_VERSION} into {BENCH}/node_modules ...")
+    # --ignore-scripts: the package's install script fetches GPU libraries from a host that may be
+    # unreachable; the CPU library ships in the npm package itself.
+    subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock"],
+                   cwd=BENCH, check=True, stdout=sys.stderr)
+
+
+def ensure_models(models, models_dir):
+    # The exporter leaves models alone that it exported before with the same script and options.
+    log(f"exporting {','.join(models)} into {models_dir} (skipped where up to date) ...")
+    r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_models.py"), "--out", models_dir,
+                        "--models", ",".join(models), "--skip-existing"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in r.stdout.splitlines():
+        log("  " + line)
+    if r.returncode != 0:
+        sys.exit(f"cpu_vs_ort.py: export failed ({r.returncode}):\n{r.stderr[-3000:]}")
+
+
+def find_driver(explicit):
+    candidates = [explicit, os.environ.get("MIGX_DRIVER"),
+                  os.path.join(ROOT, "build", "src", "migraphx-driver"),
+                  os.path.join(ROOT, "build", "src", "driver", "migraphx-driver"),
+                  shutil.which("migraphx-driver")]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    sys.exit("cpu_vs_ort.py: migraphx-driver not found; build it (build/src/migraphx-driver) or pass --driver")
+
+
+def thread_env(threads):
+    env = dict(os.environ)
+    env["MIGRAPHX_CPU_THREADS"] = str(threads)
+    env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
+def median(xs):
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+# --- ONNX Runtime ---------------------------------------------------------------------------------
+
+def run_ort(model_dir, threads, warmup, runs, tmp):
+    import numpy as np
+    import onnx
+    import onnx.numpy_helper
+
+    data = os.path.join(model_dir, "test_data_set_0")
+    inputs = []
+    i = 0
+    while os.path.isfile(os.path.join(data, f"input_{i}.pb")):
+        t = onnx.TensorProto()
+        with open(os.path.join(data, f"input_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        a = np.ascontiguousarray(onnx.numpy_helper.to_array(t))
+        raw = os.path.join(tmp, f"input_{i}.raw")
+        a.tofile(raw)
+        inputs.append({"name": t.name, "type": str(a.dtype), "dims": list(a.shape), "file": raw})
+        i += 1
+    out_raw = os.path.join(tmp, "output_0.raw")
+    spec = {"model": os.path.join(model_dir, "model.onnx"), "threads": threads, "warmup": warmup, "runs": runs,
+            "inputs": inputs, "output_file": out_raw}
+    spec_path = os.path.join(tmp, "spec.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    r = subprocess.run(["node", os.path.join(BENCH, "ort_bench.js"), spec_path], cwd=BENCH,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=thread_env(threads))
+    if r.returncode != 0:
+        return {"error": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"}
+    result = json.loads(r.stdout.strip().splitlines()[-1])
+    # Sanity: ORT's first output against torch's reference output.
+    t = onnx.TensorProto()
+    with open(os.path.join(data, "output_0.pb"), "rb") as f:
+        t.ParseFromString(f.read())
+    want = onnx.numpy_helper.to_array(t)
+    got = np.fromfile(out_raw, dtype=want.dtype)
+    result["max_abs_diff"] = float(np.max(np.abs(got - want.ravel()))) if got.size == want.size else float("nan")
+    return result
+
+
+# --- migx -----------------------------------------------------------------------------------------
+
+def run_migx(driver, model_path, target, threads, runs):
+    """Runs migraphx-driver perf; returns the median total time, the target it really ran on, and
+    the time from its "Compiling ..." line to the program it prints after compiling (load+compile)."""
+    cmd = [driver, "perf", f"--{target}", "--onnx", model_path, "-n", str(runs), "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=thread_env(threads))
+    lines, t_compiling, t_compiled = [], None, None
+    # "Compiling ..." and "Reading: FILE" come before the parse; the program is printed after compile.
+    for line in proc.stdout:
+        now = time.monotonic()
+        if t_compiling is None and line.startswith("Compiling"):
+            t_compiling = now
+        elif t_compiling is not None and t_compiled is None and not line.startswith("Reading"):
+            t_compiled = now
+        lines.append(line)
+    err = proc.stderr.read()
+    proc.wait()
+    if proc.returncode != 0:
+        return {"error": (err.strip().splitlines() or [f"exit {proc.returncode}"])[-1]}
+    text = "".join(lines)
+    m = re.search(r"^Total time: ([0-9.eE+-]+)ms \(Min: ([0-9.eE+-]+)ms, Median: ([0-9.eE+-]+)ms, "
+                  r"Max: ([0-9.eE+-]+)ms\)", text, re.M)
+    if not m:
+        return {"error": "no 'Total time' line in migraphx-driver perf's report"}
+    ran_on = "ref" if (target == "cpu" and "using ref" in err) else target
+    r = {"median_ms": float(m.group(3)), "min_ms": float(m.group(2)), "max_ms": float(m.group(4)),
+         "target": ran_on, "runs": runs}
+    if t_compiling is not None and t_compiled is not None:
+        r["load_compile_s"] = t_compiled - t_compiling
+    return r
+
+
+def load_time(driver, model_path):
+    """Seconds migraphx-driver takes to parse the model alone (its params subcommand)."""
+    start = time.monotonic()
+    r = subprocess.run([driver, "params", model_path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - start if r.returncode == 0 else None
+
+
+def registered_targets(driver, probe_model):
+    """Whether the driver's --cpu really runs on cpu: it falls back to ref with a note otherwise."""
+    r = subprocess.run([driver, "compile", "--cpu", "--onnx", probe_model, "--quiet"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return r.returncode == 0 and "using ref" not in r.stderr
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+def fmt(x, spec):
+    if isinstance(x, (int, float)):
+        return format(x, spec)
+    width = int(re.match(r"\d*", spec).group() or 0)
+    return "-".rjust(width)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="threads for both (default: the number of cores, %(default)s here)")
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per model (default %(default)s)")
+    parser.add_argument("--warmup", type=int, default=5, help="ORT warm-up runs (default %(default)s); "
+                        "migraphx-driver perf does its own warm-up run")
+    parser.add_argument("--ref-runs", type=int, default=3,
+                        help="timed runs when migx falls back to ref (slow; default %(default)s)")
+    parser.add_argument("--models", default=DEFAULT_MODELS, help="default %(default)s")
+    parser.add_argument("--models-dir", default=os.path.join(BENCH, "models"), help="default bench/models")
+    parser.add_argument("--driver", help="migraphx-driver (default: build/src/migraphx-driver, $MIGX_DRIVER, PATH)")
+    parser.add_argument("--skip-ort", action="store_true")
+    parser.add_argument("--skip-migx", action="store_true")
+    args = parser.parse_args(argv)
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    if not args.skip_ort:
+        ensure_ort()
+    ensure_models(models, args.models_dir)
+
+    target, migx_runs, driver = "cpu", args.runs, None
+    if not args.skip_migx:
+        driver = find_driver(args.driver)
+        if not registered_targets(driver, os.path.join(args.models_dir, models[0], "model.onnx")):
+            target, migx_runs = "ref", args.ref_runs
+            log("migx: the cpu target is not registered in this build; timing ref instead")
+
+    load_before = os.getloadavg()[0]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="migx-bench-") as tmp:
+        for name in models:
+            model_dir = os.path.join(args.models_dir, name)
+            model_path = os.path.join(model_dir, "model.onnx")
+            ort = {} if args.skip_ort else run_ort(model_dir, args.threads, args.warmup, args.runs, tmp)
+            log(f"{name}: ORT {json.dumps(ort)}")
+            migx = {} if args.skip_migx else run_migx(driver, model_path, target, args.threads, migx_runs)
+            if "load_compile_s" in migx:
+                parse_s = load_time(driver, model_path)
+                if parse_s is not None:
+                    migx["compile_s"] = max(0.0, migx["load_compile_s"] - parse_s)
+            log(f"{name}: migx {json.dumps(migx)}")
+            rows.append((name, migx, ort))
+
+    if args.skip_migx:
+        note = " (migx not run)"
+    elif target == "cpu":
+        note = ""
+    else:
+        note = " (cpu target not registered: migx on REF, median of %d)" % migx_runs
+    print(f"\nmigx {target} vs ONNX Runtime {ORT_VERSION} CPU provider, {args.threads} threads, batch 1, fp32, "
+          f"median of {args.runs} runs after warm-up{note}")
+    header = f"{'model':<12} {'migx ' + target + ' ms':>14} {'ORT ms':>10} {'migx/ORT':>9} {'compile s':>10} {'ORT vs torch':>13}"
+    print(header)
+    print("-" * len(header))
+    for name, migx, ort in rows:
+        m, o = migx.get("median_ms"), ort.get("median_ms")
+        ratio = m / o if m and o else None
+        print(f"{name:<12} {fmt(m, '14.2f')} {fmt(o, '10.2f')} {fmt(ratio, '9.2f')} "
+              f"{fmt(migx.get('compile_s'), '10.2f')} {fmt(ort.get('max_abs_diff'), '13.2e')}")
+        for side, r in (("migx", migx), ("ORT", ort)):
+            if "error" in r:
+                print(f"  {name}: {side} failed: {r['error']}")
+    print(f"load average (1 min) before/after: {load_before:.2f}/{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
+          "(other work on the machine skews both columns)")
+    print("compile s: migraphx-driver's parse+compile time less its parse-only time; "
+          "ORT vs torch: max |ORT - torch| on the first output")
+    return 1 if any("error" in r for _, m, o in rows for r in (m, o)) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

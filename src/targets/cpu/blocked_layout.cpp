@@ -1,0 +1,115 @@
+#include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/dnnl_ops.hpp"
+#include <migraphx/operation.hpp>
+#include <unordered_map>
+
+namespace migraphx {
+namespace cpu {
+namespace {
+
+struct layout_rewriter
+{
+    module& m;
+    context& ctx;
+    // plain instruction -> the instruction computing the same value in blocked8 layout
+    std::unordered_map<const instruction*, instruction_ref> blocked;
+
+    bool has_blocked(instruction_ref x) const { return blocked.count(&*x) > 0; }
+
+    /// x in blocked8 layout, reordering it before pos if no blocked version exists yet.
+    instruction_ref to_blocked(instruction_ref pos, instruction_ref x)
+    {
+        auto it = blocked.find(&*x);
+        if(it != blocked.end())
+            return it->second;
+        auto r = m.insert_instruction(pos, operation{dnnl_reorder{"plain", "blocked8"}}, {x});
+        blocked[&*x] = r;
+        return r;
+    }
+
+    /// Puts the blocked computation `b` in place of `ins`: plain users read a reorder of it.
+    void publish(instruction_ref ins, instruction_ref b)
+    {
+        auto back = m.insert_instruction(std::next(b), operation{dnnl_reorder{"blocked8", "plain"}}, {b});
+        m.replace_instruction(ins, back);
+        blocked[&*back] = b;
+    }
+
+    static bool channels_fit(const shape& s) { return s.lens().size() == 4 and s.lens()[1] % 8 == 0; }
+
+    void convolution(instruction_ref ins)
+    {
+        auto op = *ins->get_operator().any_cast<dnnl_convolution>();
+        auto x  = ins->inputs()[0];
+        if(op.src_layout != "plain" or not channels_fit(ins->get_shape()) or x->get_shape().lens().size() != 4)
+            return;
+        // A first layer (few input channels) reads plain input and writes blocked.
+        bool src_blocked = has_blocked(x) or channels_fit(x->get_shape());
+        auto cand        = op;
+        cand.src_layout  = src_blocked ? "blocked8" : "plain";
+        cand.dst_layout  = "blocked8";
+        std::vector<instruction_ref> in = ins->inputs();
+        if(src_blocked)
+            in[0] = to_blocked(ins, x);
+        if(op.sum)
+            in.back() = to_blocked(ins, in.back());
+        std::vector<shape> shapes;
+        for(auto i : in)
+            shapes.push_back(i->get_shape());
+        // Only where oneDNN has a real kernel for the blocked layout (not its reference loops).
+        if(cand.impl(ctx, shapes).rfind("ref", 0) == 0)
+            return;
+        publish(ins, m.insert_instruction(ins, operation{cand}, in));
+    }
+
+    void pooling(instruction_ref ins)
+    {
+        auto op = *ins->get_operator().any_cast<dnnl_pooling>();
+        auto x  = ins->inputs()[0];
+        if(op.layout != "plain" or not has_blocked(x))
+            return;
+        op.layout = "blocked8";
+        publish(ins, m.insert_instruction(ins, operation{op}, {blocked.at(&*x)}));
+    }
+
+    /// An elementwise op whose inputs all exist in blocked layout runs on them as they are.
+    void elementwise(instruction_ref ins)
+    {
+        std::vector<instruction_ref> in;
+        for(auto x : ins->inputs())
+        {
+            if(not has_blocked(x) or not(x->get_shape().lens() == ins->get_shape().lens()))
+                return;
+            in.push_back(blocked.at(&*x));
+        }
+        if(in.empty())
+            return;
+        publish(ins, m.insert_instruction(ins, ins->get_operator(), in));
+    }
+};
+
+bool is_pointwise(instruction_ref ins)
+{
+    auto a = ins->get_operator().attributes();
+    return a.is_object() and a.contains("pointwise") and ins->module_inputs().empty();
+}
+
+} // namespace
+
+void blocked_layout::apply(module& m) const
+{
+    context fallback;
+    layout_rewriter r{m, ctx != nullptr ? *ctx : fallback, {}};
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(ins->name() == "dnnl::convolution")
+            r.convolution(ins);
+        else if(ins->name() == "dnnl::pooling")
+            r.pooling(ins);
+        else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)
+            r.elementwise(ins);
+    }
+}
+
+} // namespace cpu
+} // namespace migraphx

@@ -1,0 +1,152 @@
+#include "targets/cpu/dnnl_context.hpp"
+#include <migraphx/errors.hpp>
+#include <cstdlib>
+#include <map>
+#include <omp.h>
+#include <thread>
+
+namespace migraphx {
+namespace cpu {
+
+int cpu_thread_count()
+{
+    for(const char* var : {"MIGRAPHX_CPU_THREADS", "OMP_NUM_THREADS"})
+    {
+        const char* v = std::getenv(var);
+        if(v != nullptr and std::atoi(v) > 0)
+            return std::atoi(v);
+    }
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+dnnl_context::dnnl_context()
+    : engine(std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0)),
+      stream(std::make_shared<dnnl::stream>(*engine)),
+      threads(cpu_thread_count())
+{
+    // oneDNN (Debian's build) and our kernels both thread through OpenMP.
+    omp_set_num_threads(threads);
+}
+
+dnnl_context& get_dnnl_context(context& ctx)
+{
+    if(auto* c = ctx.get_if<dnnl_context>())
+        return *c;
+    static dnnl_context fallback;
+    return fallback;
+}
+
+bool dnnl_supports(shape::type_t t)
+{
+    return t == shape::float_type or t == shape::half_type or t == shape::int8_type or
+           t == shape::uint8_type or t == shape::int32_type;
+}
+
+dnnl::memory::data_type to_dnnl_type(shape::type_t t)
+{
+    using dt = dnnl::memory::data_type;
+    switch(t)
+    {
+    case shape::float_type: return dt::f32;
+    case shape::half_type: return dt::f16;
+    case shape::int8_type: return dt::s8;
+    case shape::uint8_type: return dt::u8;
+    case shape::int32_type: return dt::s32;
+    default: MIGRAPHX_THROW("cpu: oneDNN has no data type for " + shape::type_name(t));
+    }
+}
+
+dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v)
+{
+    return dnnl::memory::dims(v.begin(), v.end());
+}
+
+std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout)
+{
+    if(layout != "blocked8")
+        return s.lens();
+    auto l = s.lens();
+    if(l.size() < 4 or l.back() != 8)
+        MIGRAPHX_THROW("cpu: " + std::to_string(l.size()) + "-d shape is not a blocked8 layout");
+    l[1] *= 8;
+    l.pop_back();
+    return l;
+}
+
+shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical)
+{
+    if(logical.size() < 3 or logical[1] % 8 != 0)
+        MIGRAPHX_THROW("cpu: blocked8 layout needs channels divisible by 8");
+    auto l = logical;
+    l[1] /= 8;
+    l.push_back(8);
+    return {t, l};
+}
+
+dnnl::memory::format_tag blocked_tag(std::size_t rank)
+{
+    using tag = dnnl::memory::format_tag;
+    switch(rank)
+    {
+    case 3: return tag::nCw8c;
+    case 4: return tag::nChw8c;
+    case 5: return tag::nCdhw8c;
+    default: MIGRAPHX_THROW("cpu: no blocked8 layout for rank " + std::to_string(rank));
+    }
+}
+
+dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout)
+{
+    auto t = to_dnnl_type(s.type());
+    if(layout == "blocked8")
+    {
+        auto l = logical_lens(s, layout);
+        return {to_dnnl_dims(l), t, blocked_tag(l.size())};
+    }
+    std::vector<std::size_t> lens = s.lens(), strides = s.strides();
+    if(lens.empty())
+        lens = strides = {1};
+    return {to_dnnl_dims(lens), t, to_dnnl_dims(strides)};
+}
+
+dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, const void* data)
+{
+    // oneDNN takes a mutable handle; inputs are only read.
+    return {md, *c.engine, const_cast<void*>(data)}; // NOLINT
+}
+
+dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,
+                             const std::vector<float>& alpha,
+                             const std::vector<float>& beta)
+{
+    static const std::map<std::string, dnnl::algorithm> algos = {
+        {"relu", dnnl::algorithm::eltwise_relu},
+        {"clip", dnnl::algorithm::eltwise_clip},
+        {"logistic", dnnl::algorithm::eltwise_logistic},
+        {"tanh", dnnl::algorithm::eltwise_tanh},
+        {"elu", dnnl::algorithm::eltwise_elu},
+        {"gelu_erf", dnnl::algorithm::eltwise_gelu_erf},
+        {"abs", dnnl::algorithm::eltwise_abs},
+        {"exp", dnnl::algorithm::eltwise_exp},
+        {"sqrt", dnnl::algorithm::eltwise_sqrt},
+        {"swish", dnnl::algorithm::eltwise_swish},
+        {"linear", dnnl::algorithm::eltwise_linear},
+    };
+    dnnl::post_ops po;
+    for(std::size_t i = 0; i < ops.size(); i++)
+    {
+        if(ops[i] == "sum")
+        {
+            po.append_sum(1.0f);
+            continue;
+        }
+        auto it = algos.find(ops[i]);
+        if(it == algos.end())
+            MIGRAPHX_THROW("cpu: unknown post-op '" + ops[i] + "'");
+        po.append_eltwise(1.0f, it->second, i < alpha.size() ? alpha[i] : 0.0f, i < beta.size() ? beta[i] : 0.0f);
+    }
+    return po;
+}
+
+} // namespace cpu
+} // namespace migraphx

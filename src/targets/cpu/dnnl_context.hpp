@@ -1,0 +1,64 @@
+#ifndef MIGRAPHX_CPU_DNNL_CONTEXT_HPP
+#define MIGRAPHX_CPU_DNNL_CONTEXT_HPP
+
+// The cpu target's execution state and the shape <-> oneDNN translation its ops share.
+
+#include <migraphx/argument.hpp>
+#include <migraphx/context.hpp>
+#include <algorithm>
+#include <migraphx/shape.hpp>
+#include <dnnl.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace cpu {
+
+struct dnnl_context
+{
+    std::shared_ptr<dnnl::engine> engine;
+    std::shared_ptr<dnnl::stream> stream;
+    int threads = 1;
+    dnnl_context();
+    void finish() const { stream->wait(); }
+};
+
+/// The cpu context inside a migraphx::context, or a process-wide one where the caller has none
+/// (an op run outside a compiled program, e.g. in a unit test).
+dnnl_context& get_dnnl_context(context& ctx);
+
+/// Threads the cpu target runs on: MIGRAPHX_CPU_THREADS, else OMP_NUM_THREADS, else all cores.
+int cpu_thread_count();
+
+bool dnnl_supports(shape::type_t t);
+dnnl::memory::data_type to_dnnl_type(shape::type_t t);
+dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v);
+
+/// A tensor's layout as the cpu ops see it. "plain": the shape's own lens and strides (any
+/// strides). "blocked8": oneDNN's nChw8c; the IR shape is the physical {N, C/8, spatial..., 8}.
+/// The logical dims of a blocked8 shape {N, Cb, d..., 8} are {N, Cb*8, d...}.
+std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout);
+shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical);
+dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout);
+/// The oneDNN format tag of the blocked layout for a rank (nChw8c, nCdhw8c, nCw8c).
+dnnl::memory::format_tag blocked_tag(std::size_t rank);
+
+/// A result buffer the kernel overwrites entirely: not zeroed first (argument(shape) is).
+inline argument uninitialized(const shape& s)
+{
+    return {s, std::shared_ptr<char>(new char[std::max<std::size_t>(s.bytes(), 1)], std::default_delete<char[]>())};
+}
+
+dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, const void* data);
+
+/// Post-operation list shared by convolution and matmul: eltwise ops by oneDNN algorithm name
+/// ("relu", "clip", "logistic", "tanh", "elu", "gelu_erf", ...) with alpha/beta, or "sum".
+dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,
+                             const std::vector<float>& alpha,
+                             const std::vector<float>& beta);
+
+} // namespace cpu
+} // namespace migraphx
+
+#endif

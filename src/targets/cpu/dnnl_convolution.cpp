@@ -1,0 +1,156 @@
+// cpu::convolution: oneDNN convolution with its bias, residual sum and activation post-ops, on
+// plain (any strides) or blocked8 tensors, with weights either as given or pre-packed at compile
+// time (cpu_pack_weights) into the primitive's own format.
+
+#include "targets/cpu/dnnl_ops.hpp"
+#include <migraphx/register_op.hpp>
+#include <cstring>
+
+namespace migraphx {
+namespace cpu {
+
+std::vector<std::size_t> dnnl_convolution::weight_dims(const std::vector<shape>& inputs) const
+{
+    return packed_weights ? weight_lens : inputs.at(1).lens();
+}
+
+shape dnnl_convolution::compute_shape(const std::vector<shape>& inputs) const
+{
+    std::size_t need = 2 + (bias ? 1 : 0) + (sum ? 1 : 0);
+    if(inputs.size() != need)
+        MIGRAPHX_THROW("cpu::convolution: expected " + std::to_string(need) + " inputs, got " +
+                       std::to_string(inputs.size()));
+    auto x  = logical_lens(inputs[0], src_layout);
+    auto w  = weight_dims(inputs);
+    auto kd = x.size() - 2;
+    if(w.size() != x.size() or padding.size() != 2 * kd or stride.size() != kd or dilation.size() != kd)
+        MIGRAPHX_THROW("cpu::convolution: attributes do not match a " + std::to_string(kd) + "-d convolution");
+    std::vector<std::size_t> out = {x[0], w[0]};
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        auto span = x[i + 2] + padding[i] + padding[i + kd];
+        auto k    = dilation[i] * (w[i + 2] - 1) + 1;
+        if(span < k)
+            MIGRAPHX_THROW("cpu::convolution: kernel larger than the padded input");
+        out.push_back((span - k) / stride[i] + 1);
+    }
+    auto r = dst_layout == "blocked8" ? blocked_shape(inputs[0].type(), out) : shape{inputs[0].type(), out};
+    if(sum and not(inputs.back() == r))
+        MIGRAPHX_THROW("cpu::convolution: the summed input must have the result's shape");
+    return r;
+}
+
+dnnl::convolution_forward::primitive_desc dnnl_convolution::make_pd(const dnnl_context& c,
+                                                                    const std::vector<shape>& inputs) const
+{
+    auto out  = compute_shape(inputs);
+    auto src  = to_dnnl_md(inputs[0], src_layout);
+    auto dst  = to_dnnl_md(out, dst_layout);
+    auto wl   = weight_dims(inputs);
+    auto kd   = wl.size() - 2;
+    auto wdim = to_dnnl_dims(wl);
+    if(group > 1)
+    {
+        wdim[0] /= group;
+        wdim.insert(wdim.begin(), group);
+    }
+    dnnl::memory::desc wmd{wdim, to_dnnl_type(inputs[0].type()), dnnl::memory::format_tag::any};
+    dnnl::memory::dims s(stride.begin(), stride.end()), d, pl, pr;
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        d.push_back(static_cast<std::int64_t>(dilation[i]) - 1);
+        pl.push_back(static_cast<std::int64_t>(padding[i]));
+        pr.push_back(static_cast<std::int64_t>(padding[i + kd]));
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
+    auto pk = dnnl::prop_kind::forward_inference;
+    auto al = dnnl::algorithm::convolution_direct;
+    if(bias)
+    {
+        dnnl::memory::desc bmd{{static_cast<std::int64_t>(wl[0])}, to_dnnl_type(inputs[0].type()), dnnl::memory::format_tag::a};
+        return {{pk, al, src, wmd, bmd, dst, s, d, pl, pr}, attr, *c.engine};
+    }
+    return {{pk, al, src, wmd, dst, s, d, pl, pr}, attr, *c.engine};
+}
+
+dnnl::memory::desc dnnl_convolution::plain_weights_md(const shape& w) const
+{
+    auto md = to_dnnl_md(w, "plain");
+    if(group <= 1)
+        return md;
+    auto dims = to_dnnl_dims(w.lens());
+    dims[0] /= group;
+    dims.insert(dims.begin(), group);
+    auto strides = to_dnnl_dims(w.strides());
+    strides.insert(strides.begin(), strides[0] * dims[1]);
+    return {dims, to_dnnl_type(w.type()), strides};
+}
+
+void dnnl_convolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+{
+    auto& c = get_dnnl_context(ctx);
+    cache   = std::make_shared<prim_cache>();
+    cache->pd   = make_pd(c, inputs);
+    cache->prim = dnnl::convolution_forward{cache->pd};
+    if(not packed_weights and cache->pd.weights_desc() != plain_weights_md(inputs[1]))
+        cache->weights_reorder = true;
+}
+
+argument dnnl_convolution::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    if(not cache)
+    {
+        std::vector<shape> shapes;
+        for(const auto& a : args)
+            shapes.push_back(a.get_shape());
+        const_cast<dnnl_convolution*>(this)->finalize(ctx, out, shapes); // NOLINT: lazy, same result
+    }
+    const auto& pd = cache->pd;
+    argument result = uninitialized(out);
+    if(sum)
+        std::memcpy(result.data(), args.back().data(), out.bytes());
+    auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
+    argument packed;
+    if(cache->weights_reorder)
+    {
+        packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+        auto from = make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data());
+        wmem      = make_memory(pd.weights_desc(), c, packed.data());
+        dnnl::reorder(from, wmem).execute(*c.stream, from, wmem);
+    }
+    std::unordered_map<int, dnnl::memory> m = {
+        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
+        {DNNL_ARG_WEIGHTS, wmem},
+        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
+    if(bias)
+        m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
+    cache->prim.execute(*c.stream, m);
+    c.stream->wait();
+    return result;
+}
+
+argument dnnl_convolution::pack(context& ctx, const std::vector<shape>& inputs, const argument& w) const
+{
+    auto& c = get_dnnl_context(ctx);
+    auto pd = make_pd(c, inputs);
+    auto to = pd.weights_desc();
+    auto et = inputs[0].type();
+    argument packed{shape{et, {to.get_size() / shape{et}.bytes()}}};
+    auto from = make_memory(plain_weights_md(w.get_shape()), c, w.data());
+    auto dst  = make_memory(to, c, packed.data());
+    dnnl::reorder(from, dst).execute(*c.stream, from, dst);
+    c.stream->wait();
+    return packed;
+}
+
+std::string dnnl_convolution::impl(context& ctx, const std::vector<shape>& inputs) const
+{
+    return make_pd(get_dnnl_context(ctx), inputs).impl_info_str();
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_convolution)
+
+} // namespace cpu
+} // namespace migraphx

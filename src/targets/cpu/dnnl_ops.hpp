@@ -1,0 +1,174 @@
+#ifndef MIGRAPHX_CPU_DNNL_OPS_HPP
+#define MIGRAPHX_CPU_DNNL_OPS_HPP
+
+// The cpu target's oneDNN-backed operations. Each builds its oneDNN primitive once (finalize, at
+// the end of compile) and reuses it every run. Layouts: see dnnl_context.hpp.
+
+#include "targets/cpu/dnnl_context.hpp"
+#include <migraphx/argument.hpp>
+#include <migraphx/context.hpp>
+#include <migraphx/shape.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace cpu {
+
+/// Inputs: x, w, [bias {K}], [summed input, the result's shape]. dst = post_ops(conv(x, w) + bias).
+struct dnnl_convolution
+{
+    std::vector<std::size_t> padding; // begin..., end...
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> dilation;
+    std::int64_t group = 1;
+    bool bias          = false;
+    bool sum           = false;
+    std::vector<std::string> post_ops;
+    std::vector<float> post_alpha;
+    std::vector<float> post_beta;
+    std::string src_layout = "plain";
+    std::string dst_layout = "plain";
+    bool packed_weights    = false;
+    std::vector<std::size_t> weight_lens; // the logical weights, when packed
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.group, "group");
+        f(self.bias, "bias");
+        f(self.sum, "sum");
+        f(self.post_ops, "post_ops");
+        f(self.post_alpha, "post_alpha");
+        f(self.post_beta, "post_beta");
+        f(self.src_layout, "src_layout");
+        f(self.dst_layout, "dst_layout");
+        f(self.packed_weights, "packed_weights");
+        f(self.weight_lens, "weight_lens");
+    }
+    std::string name() const { return "dnnl::convolution"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    /// w reordered into the format the primitive for these inputs wants (a 1-d buffer).
+    argument pack(context& ctx, const std::vector<shape>& inputs, const argument& w) const;
+    /// oneDNN's implementation name for these inputs ("ref:any" means no fast kernel).
+    std::string impl(context& ctx, const std::vector<shape>& inputs) const;
+
+    struct prim_cache
+    {
+        dnnl::convolution_forward::primitive_desc pd;
+        dnnl::convolution_forward prim;
+        bool weights_reorder = false;
+    };
+    std::shared_ptr<prim_cache> cache;
+
+    private:
+    std::vector<std::size_t> weight_dims(const std::vector<shape>& inputs) const;
+    dnnl::memory::desc plain_weights_md(const shape& w) const;
+    dnnl::convolution_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
+};
+
+/// Inputs: a {batch..., M, K}, b {batch..., K, N}, [bias {N}], [summed input]. Batch dims of
+/// stride 0 (broadcast) are passed to oneDNN as 1.
+struct dnnl_matmul
+{
+    bool bias = false;
+    bool sum  = false;
+    std::vector<std::string> post_ops;
+    std::vector<float> post_alpha;
+    std::vector<float> post_beta;
+    bool packed_weights = false;
+    std::vector<std::size_t> weight_lens;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.bias, "bias");
+        f(self.sum, "sum");
+        f(self.post_ops, "post_ops");
+        f(self.post_alpha, "post_alpha");
+        f(self.post_beta, "post_beta");
+        f(self.packed_weights, "packed_weights");
+        f(self.weight_lens, "weight_lens");
+    }
+    std::string name() const { return "dnnl::matmul"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    argument pack(context& ctx, const std::vector<shape>& inputs, const argument& w) const;
+
+    struct prim_cache
+    {
+        dnnl::matmul::primitive_desc pd;
+        dnnl::matmul prim;
+    };
+    std::shared_ptr<prim_cache> cache;
+
+    private:
+    shape weight_shape(const std::vector<shape>& inputs) const;
+    dnnl::matmul::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs, bool any_weights) const;
+};
+
+/// Max or average (padding excluded) pooling; global pools have lengths = the spatial dims.
+struct dnnl_pooling
+{
+    std::string mode = "max";
+    std::vector<std::size_t> padding; // begin..., end...
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> lengths;
+    bool ceil_mode     = false;
+    std::string layout = "plain";
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.mode, "mode");
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.lengths, "lengths");
+        f(self.ceil_mode, "ceil_mode");
+        f(self.layout, "layout");
+    }
+    std::string name() const { return "dnnl::pooling"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    struct prim_cache
+    {
+        dnnl::pooling_forward::primitive_desc pd;
+        dnnl::pooling_forward prim;
+    };
+    std::shared_ptr<prim_cache> cache;
+
+    private:
+    std::vector<std::size_t> out_lens(const std::vector<std::size_t>& in) const;
+    dnnl::pooling_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
+};
+
+/// Copies between layouts: plain (any strides) -> standard, plain -> blocked8, blocked8 -> plain.
+struct dnnl_reorder
+{
+    std::string from = "plain";
+    std::string to   = "plain";
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.from, "from");
+        f(self.to, "to");
+    }
+    std::string name() const { return "dnnl::reorder"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+};
+
+} // namespace cpu
+} // namespace migraphx
+
+#endif

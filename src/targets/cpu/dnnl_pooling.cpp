@@ -1,0 +1,104 @@
+// dnnl::pooling (max, and average over the in-bounds elements of each window) and dnnl::reorder.
+
+#include "targets/cpu/dnnl_ops.hpp"
+#include <migraphx/register_op.hpp>
+
+namespace migraphx {
+namespace cpu {
+
+std::vector<std::size_t> dnnl_pooling::out_lens(const std::vector<std::size_t>& in) const
+{
+    auto kd = in.size() - 2;
+    if(lengths.size() != kd or stride.size() != kd or padding.size() != 2 * kd)
+        MIGRAPHX_THROW("dnnl::pooling: attributes do not match " + std::to_string(kd) + " spatial dims");
+    std::vector<std::size_t> out(in.begin(), in.begin() + 2);
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        auto padded = in[i + 2] + padding[i] + padding[i + kd];
+        if(padded < lengths[i])
+            MIGRAPHX_THROW("dnnl::pooling: window larger than the padded input");
+        auto span = padded - lengths[i];
+        auto len  = (ceil_mode ? (span + stride[i] - 1) / stride[i] : span / stride[i]) + 1;
+        if(ceil_mode and len > 1 and (len - 1) * stride[i] >= in[i + 2] + padding[i])
+            len--;
+        out.push_back(len);
+    }
+    return out;
+}
+
+shape dnnl_pooling::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != 1)
+        MIGRAPHX_THROW("dnnl::pooling: expected 1 input");
+    auto out = out_lens(logical_lens(inputs[0], layout));
+    return layout == "blocked8" ? blocked_shape(inputs[0].type(), out) : shape{inputs[0].type(), out};
+}
+
+dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& c,
+                                                            const std::vector<shape>& inputs) const
+{
+    auto in  = logical_lens(inputs[0], layout);
+    auto out = compute_shape(inputs);
+    auto ol  = logical_lens(out, layout);
+    auto kd  = in.size() - 2;
+    dnnl::memory::dims s(stride.begin(), stride.end()), k(lengths.begin(), lengths.end()), pl, pr;
+    for(std::size_t i = 0; i < kd; i++)
+    {
+        pl.push_back(static_cast<std::int64_t>(padding[i]));
+        // oneDNN derives the output size from the padding: extend the end padding to reach ceil
+        // mode's size (the extra positions are outside the input and so excluded).
+        auto need = static_cast<std::int64_t>((ol[i + 2] - 1) * stride[i] + lengths[i]) -
+                    static_cast<std::int64_t>(in[i + 2] + padding[i]);
+        pr.push_back(std::max<std::int64_t>(need, 0));
+    }
+    auto alg = mode == "max" ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+    auto dst = layout == "blocked8" ? to_dnnl_md(out, layout) : to_dnnl_md(out, "plain");
+    return {{dnnl::prop_kind::forward_inference, alg, to_dnnl_md(inputs[0], layout), dst, s, k, pl, pr},
+            *c.engine};
+}
+
+void dnnl_pooling::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+{
+    cache       = std::make_shared<prim_cache>();
+    cache->pd   = make_pd(get_dnnl_context(ctx), inputs);
+    cache->prim = dnnl::pooling_forward{cache->pd};
+}
+
+argument dnnl_pooling::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    if(not cache)
+        const_cast<dnnl_pooling*>(this)->finalize(ctx, out, {args[0].get_shape()}); // NOLINT: lazy
+    argument result = uninitialized(out);
+    cache->prim.execute(*c.stream,
+                        {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
+                         {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
+    c.stream->wait();
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_pooling)
+
+shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != 1)
+        MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
+    auto l = logical_lens(inputs[0], from);
+    return to == "blocked8" ? blocked_shape(inputs[0].type(), l) : shape{inputs[0].type(), l};
+}
+
+argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    argument result = uninitialized(out);
+    auto src = make_memory(to_dnnl_md(args[0].get_shape(), from), c, args[0].data());
+    auto dst = make_memory(to_dnnl_md(out, to), c, result.data());
+    dnnl::reorder(src, dst).execute(*c.stream, src, dst);
+    c.stream->wait();
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_reorder)
+
+} // namespace cpu
+} // namespace migraphx

@@ -1,0 +1,261 @@
+#include "targets/cpu/lower_dnnl.hpp"
+#include "targets/cpu/dnnl_ops.hpp"
+#include <migraphx/make_op.hpp>
+#include <migraphx/operation.hpp>
+#include <optional>
+
+namespace migraphx {
+namespace cpu {
+namespace {
+
+bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type and not x->get_shape().dynamic(); }
+
+instruction_ref only_user(instruction_ref x)
+{
+    return x->outputs().size() == 1 ? x->outputs().front() : instruction_ref{};
+}
+
+/// The literal behind a chain of broadcast views, or nothing.
+std::optional<literal> constant_of(instruction_ref x)
+{
+    while(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    if(x->name() != "@literal")
+        return std::nullopt;
+    return x->get_literal();
+}
+
+/// The other operand of a binary op, given one.
+instruction_ref other_input(instruction_ref bin, instruction_ref one)
+{
+    const auto& in = bin->inputs();
+    return in[0] == one ? in[1] : in[0];
+}
+
+/// The per-element constant of a broadcast view that varies only along axis (a bias), as floats.
+std::optional<std::vector<float>> bias_along(instruction_ref c, std::size_t axis)
+{
+    const auto& s = c->get_shape();
+    for(std::size_t i = 0; i < s.lens().size(); i++)
+        if(i != axis and s.lens()[i] != 1 and s.strides()[i] != 0)
+            return std::nullopt;
+    auto lit = constant_of(c);
+    if(not lit or lit->get_shape().elements() != s.lens()[axis])
+        return std::nullopt;
+    return lit->to_vector<float>();
+}
+
+struct post_op
+{
+    std::string algo;
+    float alpha = 0, beta = 0;
+};
+
+/// The oneDNN eltwise post-op an instruction amounts to, if any.
+std::optional<post_op> eltwise_of(instruction_ref u)
+{
+    auto n = u->name();
+    if(n == "relu")
+        return post_op{"relu"};
+    if(n == "sigmoid")
+        return post_op{"logistic"};
+    if(n == "tanh")
+        return post_op{"tanh"};
+    if(n == "leaky_relu")
+        return post_op{"relu", static_cast<float>(u->get_operator().to_value().at("alpha").get_float())};
+    if(n == "clip")
+    {
+        auto lo = constant_of(u->inputs()[1]);
+        auto hi = constant_of(u->inputs()[2]);
+        if(not lo or not hi or lo->get_shape().elements() != 1 or hi->get_shape().elements() != 1)
+            return std::nullopt;
+        return post_op{"clip", lo->to_vector<float>()[0], hi->to_vector<float>()[0]};
+    }
+    return std::nullopt;
+}
+
+/// Grows a fused op from `root` over its single-user chain: bias (axis), sum, eltwise.
+/// Returns the last instruction absorbed; fills bias, sum operand and post-ops.
+struct fusion
+{
+    instruction_ref last;
+    std::optional<std::vector<float>> bias;
+    std::optional<instruction_ref> sum;
+    std::vector<post_op> ops;
+};
+
+fusion grow(instruction_ref root, std::size_t bias_axis, bool allow_sum)
+{
+    fusion f{root};
+    while(true)
+    {
+        auto u = only_user(f.last);
+        if(u == instruction_ref{} or not is_float(u))
+            break;
+        if(u->name() == "add")
+        {
+            auto other = other_input(u, f.last);
+            if(other == f.last)
+                break;
+            if(not f.bias and not f.sum and f.ops.empty())
+            {
+                if(auto b = bias_along(other, bias_axis))
+                {
+                    f.bias = b;
+                    f.last = u;
+                    continue;
+                }
+            }
+            if(allow_sum and not f.sum and other->get_shape() == u->get_shape() and
+               other->get_shape().standard())
+            {
+                f.sum = other;
+                f.ops.push_back({"sum"});
+                f.last = u;
+                continue;
+            }
+            break;
+        }
+        auto e = eltwise_of(u);
+        if(not e)
+            break;
+        f.ops.push_back(*e);
+        f.last = u;
+    }
+    return f;
+}
+
+template <class Op>
+void set_post_ops(Op& op, const fusion& f)
+{
+    for(const auto& p : f.ops)
+    {
+        op.post_ops.push_back(p.algo);
+        op.post_alpha.push_back(p.alpha);
+        op.post_beta.push_back(p.beta);
+    }
+    op.bias = f.bias.has_value();
+    op.sum  = f.sum.has_value();
+}
+
+std::vector<instruction_ref> fused_inputs(module& m, std::vector<instruction_ref> in, const fusion& f)
+{
+    if(f.bias)
+        in.push_back(m.add_literal(literal{shape{shape::float_type, {f.bias->size()}}, *f.bias}));
+    if(f.sum)
+        in.push_back(*f.sum);
+    return in;
+}
+
+void lower_convolution(module& m, instruction_ref ins)
+{
+    auto v = ins->get_operator().to_value();
+    if(v.at("use_dynamic_same_auto_pad").get_bool())
+        return;
+    auto x = ins->inputs()[0], w = ins->inputs()[1];
+    if(not is_float(x) or not is_float(w))
+        return;
+    // The reference op knows how its attributes turn into begin/end paddings.
+    const auto& xl = x->get_shape().lens();
+    const auto& wl = w->get_shape().lens();
+    auto kd        = xl.size() - 2;
+    dnnl_convolution op;
+    op.stride   = v.at("stride").to_vector<std::size_t>();
+    op.dilation = v.at("dilation").to_vector<std::size_t>();
+    op.group    = v.at("group").get_int64();
+    auto pad    = v.at("padding").to_vector<std::size_t>();
+    auto mode   = v.at("padding_mode").get_int64();
+    if(mode != 0)
+    {
+        for(std::size_t i = 0; i < kd; i++)
+        {
+            std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
+            std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
+            std::size_t need  = (out - 1) * op.stride[i] + dk;
+            std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
+            std::size_t small = total / 2;
+            pad.resize(2 * kd);
+            pad[i]      = mode == 2 ? small : total - small;
+            pad[i + kd] = total - pad[i];
+        }
+    }
+    else if(pad.size() == kd)
+        pad.insert(pad.end(), pad.begin(), pad.end());
+    op.padding = pad;
+    auto f     = grow(ins, 1, true);
+    set_post_ops(op, f);
+    m.replace_instruction(f.last, operation{op}, fused_inputs(m, {x, w}, f));
+}
+
+void lower_dot(module& m, instruction_ref ins)
+{
+    auto a = ins->inputs()[0], b = ins->inputs()[1];
+    if(not is_float(a) or not is_float(b) or a->get_shape().lens().size() < 2)
+        return;
+    dnnl_matmul op;
+    auto f = grow(ins, ins->get_shape().lens().size() - 1, true);
+    set_post_ops(op, f);
+    m.replace_instruction(f.last, operation{op}, fused_inputs(m, {a, b}, f));
+}
+
+void lower_pooling(module& m, instruction_ref ins)
+{
+    auto x = ins->inputs()[0];
+    auto v = ins->get_operator().to_value();
+    auto mode = v.at("mode").get_string();
+    if(mode != "max" and mode != "average")
+        return;
+    if(not is_float(x) or x->get_shape().lens().size() < 3 or x->get_shape().lens().size() > 5)
+        return;
+    const auto& xl = x->get_shape().lens();
+    auto kd        = xl.size() - 2;
+    dnnl_pooling op;
+    op.mode = mode;
+    if(v.at("global").get_bool())
+    {
+        op.lengths.assign(xl.begin() + 2, xl.end());
+        op.stride.assign(kd, 1);
+        op.padding.assign(2 * kd, 0);
+    }
+    else
+    {
+        op.lengths   = v.at("lengths").to_vector<std::size_t>();
+        op.stride    = v.at("stride").to_vector<std::size_t>();
+        op.padding   = v.at("padding").to_vector<std::size_t>();
+        op.ceil_mode = v.at("ceil_mode").get_bool();
+        if(op.padding.size() == kd)
+            op.padding.insert(op.padding.end(), op.padding.begin(), op.padding.end());
+    }
+    m.replace_instruction(ins, operation{op}, {x});
+}
+
+/// oneDNN's reorder takes any strides but zero (a broadcast); cpu::pointwise copies those.
+bool dnnl_copyable(const shape& s)
+{
+    if(s.lens().empty())
+        return false;
+    for(std::size_t i = 0; i < s.lens().size(); i++)
+        if(s.lens()[i] > 1 and s.strides()[i] == 0)
+            return false;
+    return true;
+}
+
+} // namespace
+
+void lower_dnnl::apply(module& m) const
+{
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(ins->name() == "convolution")
+            lower_convolution(m, ins);
+        else if(ins->name() == "dot")
+            lower_dot(m, ins);
+        else if(ins->name() == "pooling")
+            lower_pooling(m, ins);
+        else if(ins->name() == "contiguous" and is_float(ins) and dnnl_copyable(ins->inputs().front()->get_shape()))
+            m.replace_instruction(ins, operation{dnnl_reorder{}}, ins->inputs());
+    }
+}
+
+} // namespace cpu
+} // namespace migraphx

@@ -1,0 +1,47 @@
+#ifndef MIGRAPHX_CPU_POINTWISE_KERNEL_HPP
+#define MIGRAPHX_CPU_POINTWISE_KERNEL_HPP
+
+// cpu::pointwise: a chain of float elementwise ops run as one pass over memory. The chain is a
+// small program over slots (the op's inputs, then constants, then each step's result), run tile
+// by tile so intermediate values stay in cache; tiles are spread over the OpenMP threads.
+
+#include <migraphx/argument.hpp>
+#include <migraphx/shape.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace cpu {
+
+struct pointwise_kernel
+{
+    std::size_t inputs = 0;
+    std::vector<float> constants;     // slots inputs .. inputs+constants-1
+    std::vector<std::string> ops;     // one per step; step i writes slot inputs+constants+i
+    std::vector<std::int64_t> args;   // each step's input slots, concatenated
+    std::vector<std::int64_t> arity;  // how many slots each step reads
+    std::vector<float> alpha;         // each step's attribute (leaky_relu alpha...), else 0
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.inputs, "inputs");
+        f(self.constants, "constants");
+        f(self.ops, "ops");
+        f(self.args, "args");
+        f(self.arity, "arity");
+        f(self.alpha, "alpha");
+    }
+    std::string name() const { return "cpu::pointwise"; }
+    shape compute_shape(const std::vector<shape>& in) const;
+    argument compute(const shape& out, const std::vector<argument>& args) const;
+
+    /// Whether the kernel has a loop for this op name (and its arity).
+    static bool supports(const std::string& op, std::size_t arity);
+};
+
+} // namespace cpu
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,151 @@
+#include "targets/cpu/row_kernels.hpp"
+#include "targets/cpu/dnnl_context.hpp"
+#include <migraphx/errors.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/register_op.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace migraphx {
+namespace cpu {
+namespace {
+
+void check_rows(const std::vector<shape>& in, const std::string& op)
+{
+    if(in.size() != 1 or in[0].type() != shape::float_type or not in[0].standard() or in[0].lens().empty())
+        MIGRAPHX_THROW(op + ": expects one standard float tensor");
+}
+
+template <class F>
+void for_rows(const shape& s, F f)
+{
+    auto cols = static_cast<std::int64_t>(s.lens().back());
+    auto rows = static_cast<std::int64_t>(s.elements()) / std::max<std::int64_t>(cols, 1);
+#pragma omp parallel for schedule(static) if(rows * cols > 16384)
+    for(std::int64_t r = 0; r < rows; r++)
+        f(r, cols);
+}
+
+} // namespace
+
+shape row_softmax::compute_shape(const std::vector<shape>& in) const
+{
+    check_rows(in, name());
+    return in[0];
+}
+
+argument row_softmax::compute(const shape& out, const std::vector<argument>& args) const
+{
+    argument result = uninitialized(out);
+    const auto* x = reinterpret_cast<const float*>(args[0].data());
+    auto* y       = reinterpret_cast<float*>(result.data());
+    for_rows(out, [&](std::int64_t r, std::int64_t cols) {
+        const float* xr = x + r * cols;
+        float* yr       = y + r * cols;
+        float mx        = -std::numeric_limits<float>::infinity();
+        for(std::int64_t i = 0; i < cols; i++)
+            mx = std::max(mx, xr[i]);
+        double sum = 0;
+        for(std::int64_t i = 0; i < cols; i++)
+        {
+            yr[i] = std::exp(xr[i] - mx);
+            sum += yr[i];
+        }
+        if(log)
+        {
+            auto ls = static_cast<float>(std::log(sum));
+            for(std::int64_t i = 0; i < cols; i++)
+                yr[i] = xr[i] - mx - ls;
+        }
+        else
+        {
+            auto inv = static_cast<float>(1.0 / sum);
+            for(std::int64_t i = 0; i < cols; i++)
+                yr[i] *= inv;
+        }
+    });
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(row_softmax)
+
+shape row_reduce::compute_shape(const std::vector<shape>& in) const
+{
+    check_rows(in, name());
+    if(mode != "sum" and mode != "mean" and mode != "max" and mode != "min")
+        MIGRAPHX_THROW("cpu::reduce: unknown mode '" + mode + "'");
+    auto l   = in[0].lens();
+    l.back() = 1;
+    return {shape::float_type, l};
+}
+
+argument row_reduce::compute(const shape& out, const std::vector<argument>& args) const
+{
+    argument result = uninitialized(out);
+    const auto* x = reinterpret_cast<const float*>(args[0].data());
+    auto* y       = reinterpret_cast<float*>(result.data());
+    for_rows(args[0].get_shape(), [&](std::int64_t r, std::int64_t cols) {
+        const float* xr = x + r * cols;
+        if(mode == "max" or mode == "min")
+        {
+            float v = xr[0];
+            for(std::int64_t i = 1; i < cols; i++)
+                v = mode == "max" ? std::max(v, xr[i]) : std::min(v, xr[i]);
+            y[r] = v;
+            return;
+        }
+        double s = 0;
+        for(std::int64_t i = 0; i < cols; i++)
+            s += xr[i];
+        y[r] = static_cast<float>(mode == "mean" ? s / static_cast<double>(cols) : s);
+    });
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(row_reduce)
+
+namespace {
+
+bool last_axis(instruction_ref ins, const std::string& key)
+{
+    auto v    = ins->get_operator().to_value();
+    auto rank = static_cast<std::int64_t>(ins->inputs().front()->get_shape().lens().size());
+    std::vector<std::int64_t> axes;
+    if(v.at(key).is_array())
+        axes = v.at(key).to_vector<std::int64_t>();
+    else
+        axes = {v.at(key).get_int64()};
+    return axes.size() == 1 and (axes[0] == rank - 1 or axes[0] == -1);
+}
+
+} // namespace
+
+void lower_row_ops::apply(module& m) const
+{
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(ins->inputs().size() != 1)
+            continue;
+        auto x = ins->inputs().front();
+        if(x->get_shape().type() != shape::float_type or x->get_shape().dynamic() or x->get_shape().lens().empty())
+            continue;
+        auto n = ins->name();
+        bool softmax = n == "softmax" or n == "logsoftmax";
+        bool reduce  = n == "reduce_sum" or n == "reduce_mean" or n == "reduce_max" or n == "reduce_min";
+        if(not softmax and not reduce)
+            continue;
+        if(not last_axis(ins, softmax ? "axis" : "axes"))
+            continue;
+        // The kernels read rows in place: make the input standard first if it is a view.
+        if(not x->get_shape().standard())
+            x = m.insert_instruction(ins, make_op("contiguous"), {x});
+        if(softmax)
+            m.replace_instruction(ins, operation{row_softmax{n == "logsoftmax"}}, {x});
+        else
+            m.replace_instruction(ins, operation{row_reduce{n.substr(7)}}, {x});
+    }
+}
+
+} // namespace cpu
+} // namespace migraphx

@@ -1,0 +1,42 @@
+#include <migraphx/cpu/target.hpp>
+#include <migraphx/target.hpp>
+#include "passes/dead_code_elimination.hpp"
+#include "passes/fuse_pointwise.hpp"
+#include "passes/simplify_pipeline.hpp"
+#include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/dnnl_context.hpp"
+#include "targets/cpu/lower_dnnl.hpp"
+#include "targets/cpu/lower_pointwise.hpp"
+#include "targets/cpu/pack_weights.hpp"
+#include "targets/cpu/row_kernels.hpp"
+
+namespace migraphx {
+namespace cpu {
+
+std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_options&) const
+{
+    auto passes = simplify_passes();
+    passes.insert(passes.end(),
+                  {lower_row_ops{},
+                   lower_dnnl{},
+                   dead_code_elimination{},
+                   blocked_layout{&ctx},
+                   dead_code_elimination{},
+                   pack_weights{&ctx},
+                   fuse_pointwise{},
+                   lower_pointwise{},
+                   dead_code_elimination{}});
+    return passes;
+}
+
+migraphx::context target::get_context() const { return dnnl_context{}; }
+
+namespace {
+const bool registered = [] {
+    register_target(target{});
+    return true;
+}();
+} // namespace
+
+} // namespace cpu
+} // namespace migraphx

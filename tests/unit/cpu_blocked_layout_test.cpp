@@ -1,0 +1,65 @@
+// cpu::blocked_layout before/after: chains move into nChw8c with one reorder in and one out.
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include "cpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_CPU
+#include "passes/dead_code_elimination.hpp"
+#include "passes/pass_manager.hpp"
+#include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/lower_dnnl.hpp"
+#endif
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+migraphx::program two_convs_and_add(std::size_t channels)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, channels, 6, 6}});
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {channels, channels, 3, 3}}, 1));
+    auto pad = std::vector<std::size_t>{1, 1};
+    auto c1 = m->add_instruction(make_op("convolution", {{"padding", pad}}), x, w);
+    auto c2 = m->add_instruction(make_op("convolution", {{"padding", pad}}), c1, w);
+    auto e  = m->add_instruction(make_op("neg"), c1); // elementwise, not a post-op: runs blocked
+    m->add_return({m->add_instruction(make_op("mul"), c2, e)});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+TEST(cpu_blocked_layout, chain_runs_blocked_between_two_reorders)
+{
+    auto p  = two_convs_and_add(8);
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::dead_code_elimination{}});
+    EXPECT_EQ(migx_test::op_names(m),
+              (std::vector<std::string>{"dnnl::convolution", "dnnl::convolution", "neg", "mul", "@return"}));
+    migraphx::run_passes(m, {migraphx::cpu::blocked_layout{}, migraphx::dead_code_elimination{}});
+    EXPECT_EQ(migx_test::op_names(m),
+              (std::vector<std::string>{"dnnl::reorder", "dnnl::convolution", "dnnl::convolution", "neg", "mul",
+                                        "dnnl::reorder", "@return"}));
+    auto ret = std::prev(m.end());
+    EXPECT_EQ(ret->inputs().front()->get_shape().lens(), (std::vector<std::size_t>{1, 8, 6, 6}));
+    EXPECT_EQ(ret->inputs().front()->inputs().front()->get_shape().lens(),
+              (std::vector<std::size_t>{1, 1, 6, 6, 8}));
+}
+
+TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
+{
+    auto p  = two_convs_and_add(6);
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                             migraphx::dead_code_elimination{}});
+    auto names = migx_test::op_names(m);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 0);
+}
+#endif
+
+TEST(cpu_blocked_layout, results_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    migx_test::expect_cpu_matches_ref(two_convs_and_add(8), 1e-4, 1e-4);
+    migx_test::expect_cpu_matches_ref(two_convs_and_add(6), 1e-4, 1e-4);
+}

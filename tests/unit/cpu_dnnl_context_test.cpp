@@ -1,0 +1,40 @@
+// The cpu target's layout helpers and thread count.
+#include "cpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_CPU
+#include "targets/cpu/dnnl_context.hpp"
+#include <cstdlib>
+
+using migraphx::shape;
+
+TEST(cpu_dnnl_context, blocked_shape_round_trips)
+{
+    auto b = migraphx::cpu::blocked_shape(shape::float_type, {2, 16, 5, 7});
+    EXPECT_EQ(b.lens(), (std::vector<std::size_t>{2, 2, 5, 7, 8}));
+    EXPECT_EQ(migraphx::cpu::logical_lens(b, "blocked8"), (std::vector<std::size_t>{2, 16, 5, 7}));
+    EXPECT_EQ(migraphx::cpu::logical_lens(b, "plain"), b.lens());
+    EXPECT_THROW(migraphx::cpu::blocked_shape(shape::float_type, {2, 12, 5, 7}), migraphx::exception);
+}
+
+TEST(cpu_dnnl_context, plain_md_keeps_strides)
+{
+    shape t{shape::float_type, {2, 3}, {1, 2}};
+    auto md = migraphx::cpu::to_dnnl_md(t, "plain");
+    EXPECT_EQ(md.get_size(), 6 * sizeof(float));
+    EXPECT_THROW(migraphx::cpu::to_dnnl_type(shape::double_type), migraphx::exception);
+}
+
+TEST(cpu_dnnl_context, thread_count_from_environment)
+{
+    setenv("MIGRAPHX_CPU_THREADS", "3", 1);
+    EXPECT_EQ(migraphx::cpu::cpu_thread_count(), 3);
+    unsetenv("MIGRAPHX_CPU_THREADS");
+    EXPECT_GE(migraphx::cpu::cpu_thread_count(), 1);
+}
+
+TEST(cpu_dnnl_context, unknown_post_op_is_an_error)
+{
+    EXPECT_THROW(migraphx::cpu::make_post_ops({"frobnicate"}, {0}, {0}), migraphx::exception);
+}
+#else
+TEST(cpu_dnnl_context, not_built) { GTEST_SKIP() << "this build has no cpu target"; }
+#endif

@@ -1,0 +1,100 @@
+// cpu::lower_dnnl before/after: which chains become one oneDNN op, and which stay as they are.
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include "cpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_CPU
+#include "passes/dead_code_elimination.hpp"
+#include "passes/pass_manager.hpp"
+#include "targets/cpu/lower_dnnl.hpp"
+#endif
+
+using migraphx::make_op;
+using migraphx::shape;
+
+#ifdef MIGRAPHX_HAVE_CPU
+namespace {
+
+void lower(migraphx::module& m)
+{
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::dead_code_elimination{}});
+}
+
+migraphx::instruction_ref add_conv(migraphx::module& m, migraphx::instruction_ref x)
+{
+    auto w = m.add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 1, 1}}, 1));
+    return m.add_instruction(make_op("convolution"), x, w);
+}
+
+} // namespace
+
+TEST(cpu_lower_dnnl, conv_bias_add_relu_become_one_op)
+{
+    migraphx::module m;
+    auto x  = m.add_parameter("x", shape{shape::float_type, {1, 8, 4, 4}});
+    auto y  = m.add_parameter("y", shape{shape::float_type, {1, 8, 4, 4}});
+    auto c  = add_conv(m, x);
+    auto b  = m.add_literal(migraphx::generate_literal(shape{shape::float_type, {8}}, 2));
+    auto bb = m.add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", c->get_shape().lens()}}), b);
+    auto s  = m.add_instruction(make_op("add"), c, bb);
+    auto r  = m.add_instruction(make_op("add"), s, y);
+    m.add_return({m.add_instruction(make_op("relu"), r)});
+    EXPECT_EQ(migx_test::op_names(m),
+              (std::vector<std::string>{"convolution", "broadcast", "add", "add", "relu", "@return"}));
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dnnl::convolution", "@return"}));
+    auto v = std::prev(m.end(), 2)->get_operator().to_value();
+    EXPECT_TRUE(v.at("bias").get_bool());
+    EXPECT_TRUE(v.at("sum").get_bool());
+    EXPECT_EQ(v.at("post_ops").to_vector<std::string>(), (std::vector<std::string>{"sum", "relu"}));
+}
+
+TEST(cpu_lower_dnnl, a_result_used_twice_is_not_fused_into)
+{
+    migraphx::module m;
+    auto x = m.add_parameter("x", shape{shape::float_type, {1, 8, 4, 4}});
+    auto c = add_conv(m, x);
+    auto r = m.add_instruction(make_op("relu"), c);
+    m.add_return({r, c});
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dnnl::convolution", "relu", "@return"}));
+}
+
+TEST(cpu_lower_dnnl, integer_and_lpnorm_ops_stay)
+{
+    migraphx::module m;
+    auto a = m.add_parameter("a", shape{shape::int32_type, {2, 2}});
+    auto d = m.add_instruction(make_op("dot"), a, a);
+    auto x = m.add_parameter("x", shape{shape::float_type, {1, 2, 4, 4}});
+    auto p = m.add_instruction(make_op("pooling", {{"mode", "lpnorm"}, {"global", true}}), x);
+    m.add_return({d, p});
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dot", "pooling", "@return"}));
+}
+
+TEST(cpu_lower_dnnl, same_upper_padding_becomes_explicit)
+{
+    migraphx::module m;
+    auto x = m.add_parameter("x", shape{shape::float_type, {1, 8, 5, 5}});
+    auto w = m.add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 2, 2}}, 1));
+    m.add_return({m.add_instruction(make_op("convolution", {{"padding_mode", 2}}), x, w)});
+    auto before = std::prev(m.end(), 2)->get_shape();
+    lower(m);
+    auto after = std::prev(m.end(), 2);
+    EXPECT_EQ(after->name(), "dnnl::convolution");
+    EXPECT_EQ(after->get_shape(), before);
+    EXPECT_EQ(after->get_operator().to_value().at("padding").to_vector<std::size_t>(),
+              (std::vector<std::size_t>{0, 0, 1, 1}));
+}
+#endif
+
+TEST(cpu_lower_dnnl, results_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, 5, 5}});
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 2, 2}}, 1));
+    auto c  = m->add_instruction(make_op("convolution", {{"padding_mode", 1}}), x, w);
+    m->add_return({m->add_instruction(make_op("sigmoid"), c)});
+    migx_test::expect_cpu_matches_ref(p);
+}

@@ -1,0 +1,38 @@
+// cpu::pack_weights before/after: constant weights become a packed literal; others stay.
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include "cpu_test_util.hpp"
+
+using migraphx::make_op;
+using migraphx::shape;
+
+TEST(cpu_pack_weights, constant_weights_are_packed_and_parameters_are_not)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, 6, 6}});
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {16, 8, 3, 3}}, 1));
+    auto wp = m->add_parameter("w", shape{shape::float_type, {8, 8, 3, 3}});
+    auto c1 = m->add_instruction(make_op("convolution"), x, w);
+    auto c2 = m->add_instruction(make_op("convolution"), x, wp);
+    m->add_return({c1, c2});
+    auto cpu = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-4);
+    int packed = 0, unpacked = 0;
+    for(auto it = cpu.get_main_module()->begin(); it != cpu.get_main_module()->end(); ++it)
+    {
+        if(it->name() != "dnnl::convolution")
+            continue;
+        auto v = it->get_operator().to_value();
+        if(v.at("packed_weights").get_bool())
+        {
+            packed++;
+            EXPECT_EQ(v.at("weight_lens").to_vector<std::size_t>(), (std::vector<std::size_t>{16, 8, 3, 3}));
+            EXPECT_EQ(it->inputs()[1]->get_shape().lens().size(), 1u);
+        }
+        else
+            unpacked++;
+    }
+    EXPECT_EQ(packed, 1);
+    EXPECT_EQ(unpacked, 1);
+}
