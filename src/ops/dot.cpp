@@ -35,7 +35,10 @@ std::vector<double> dot_reference(const argument& a, const argument& b)
     const auto& bl = b.get_shape().lens();
     std::size_t nd = al.size();
     std::size_t m = al[nd - 2], k = al[nd - 1], n = bl[nd - 1];
-    std::size_t batches = a.get_shape().elements() / (m * k);
+    // batch count from the dims (not elements / (m * k): m or k may be 0)
+    std::size_t batches = 1;
+    for(std::size_t i = 0; i + 2 < nd; i++)
+        batches *= al[i];
     auto av             = a.to_vector<double>();
     auto bv             = b.to_vector<double>();
     std::vector<double> out(batches * m * n, 0.0);

@@ -158,3 +158,58 @@ TEST(cpu_target, other_types_fall_back_to_reference_ops)
     m->add_return({m->add_instruction(make_op("dot"), a, b)});
     migx_test::expect_cpu_matches_ref(p, 0, 0);
 }
+
+// Edge cases a conformance probe found: each must give ref's result, not throw or read garbage.
+TEST(cpu_target, edge_cases_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    {
+        // clip with min > max after a convolution: not a oneDNN post-op
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, 4, 4}});
+        auto c  = conv(*m, x, 8, 8, 1, 0);
+        auto lo = m->add_instruction(make_op("multibroadcast", {{"out_lens", c->get_shape().lens()}}),
+                                     m->add_literal(migraphx::literal{0.5f}));
+        auto hi = m->add_instruction(make_op("multibroadcast", {{"out_lens", c->get_shape().lens()}}),
+                                     m->add_literal(migraphx::literal{0.2f}));
+        m->add_return({m->add_instruction(make_op("clip"), c, lo, hi)});
+        migx_test::expect_cpu_matches_ref(p);
+    }
+    {
+        // K = 0 matmul and a reduction over an empty axis: zeros, as ref
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto a  = m->add_parameter("a", shape{shape::float_type, {3, 0}});
+        auto b  = m->add_parameter("b", shape{shape::float_type, {0, 4}});
+        auto r  = m->add_instruction(make_op("reduce_sum", {{"axes", std::vector<std::int64_t>{1}}}), a);
+        m->add_return({m->add_instruction(make_op("dot"), a, b), r});
+        migx_test::expect_cpu_matches_ref(p, 0, 0);
+    }
+}
+
+TEST(cpu_target, exp_near_float_max_and_relu_of_nan)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    std::vector<float> v{88.5f, 88.7f, 89.0f, -100.0f, 0.0f, 1e-8f, std::nanf("")};
+    auto x = m->add_literal(migraphx::literal{shape{shape::float_type, {v.size()}}, v});
+    auto y = m->add_parameter("y", shape{shape::float_type, {v.size()}});
+    auto s = m->add_instruction(make_op("add"), x, y); // keep it from being constant-folded
+    m->add_return({m->add_instruction(make_op("exp"), s), m->add_instruction(make_op("relu"), s),
+                   m->add_instruction(make_op("tanh"), s)});
+    auto cpu = p;
+    cpu.compile(migraphx::get_target("cpu"));
+    std::vector<float> zeros(v.size(), 0.0f);
+    auto r = cpu.eval({{"y", migraphx::argument{shape{shape::float_type, {v.size()}}, zeros.data()}}});
+    auto e = r[0].to_vector<float>();
+    EXPECT_NEAR(e[0] / std::exp(88.5f), 1.0f, 1e-5);
+    EXPECT_NEAR(e[1] / std::exp(88.7f), 1.0f, 1e-5);
+    EXPECT_TRUE(std::isinf(e[2]));
+    EXPECT_LT(e[3], 1e-37f);
+    auto rl = r[1].to_vector<float>();
+    EXPECT_TRUE(std::isnan(rl[6]));
+    auto t = r[2].to_vector<float>();
+    EXPECT_NEAR(t[5], 1e-8f, 1e-14f);
+}

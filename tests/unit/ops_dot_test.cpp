@@ -1,3 +1,5 @@
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/argument.hpp>
 #include <migraphx/errors.hpp>
@@ -133,4 +135,17 @@ TEST(ops_dot, quant_dot_int32_results)
     migraphx::argument bta{shape{shape::int8_type, {3, 2}, {1, 3}}, bt.data()};
     EXPECT_EQ(run("quant_dot", aa, bta).to_vector<std::int32_t>(),
               (std::vector<std::int32_t>{127 * 6, 127 * 15, -128 * 6, -128 * 15}));
+}
+
+TEST(ops_dot, empty_inner_dimension_gives_zeros)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto a   = mm->add_literal(migraphx::literal{migraphx::shape{migraphx::shape::float_type, {2, 3, 0}}, std::vector<float>{}});
+    auto b   = mm->add_literal(migraphx::literal{migraphx::shape{migraphx::shape::float_type, {2, 0, 4}}, std::vector<float>{}});
+    mm->add_return({mm->add_instruction(migraphx::make_op("dot"), a, b)});
+    p.compile(migraphx::ref::target{});
+    auto r = p.eval({}).back();
+    EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{2, 3, 4}));
+    EXPECT_EQ(r.to_vector<float>(), std::vector<float>(24, 0.0f));
 }

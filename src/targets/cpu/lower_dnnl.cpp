@@ -69,7 +69,10 @@ std::optional<post_op> eltwise_of(instruction_ref u)
         auto hi = constant_of(u->inputs()[2]);
         if(not lo or not hi or lo->get_shape().elements() != 1 or hi->get_shape().elements() != 1)
             return std::nullopt;
-        return post_op{"clip", lo->to_vector<float>()[0], hi->to_vector<float>()[0]};
+        float l = lo->to_vector<float>()[0], h = hi->to_vector<float>()[0];
+        if(not(l <= h)) // oneDNN rejects an empty range (and NaN bounds); the reference op decides
+            return std::nullopt;
+        return post_op{"clip", l, h};
     }
     return std::nullopt;
 }
@@ -192,6 +195,8 @@ void lower_dot(module& m, instruction_ref ins)
     auto a = ins->inputs()[0], b = ins->inputs()[1];
     if(not is_float(a) or not is_float(b) or a->get_shape().lens().size() < 2)
         return;
+    if(a->get_shape().elements() == 0 or b->get_shape().elements() == 0)
+        return; // oneDNN leaves the result unwritten when K is 0
     dnnl_matmul op;
     auto f = grow(ins, ins->get_shape().lens().size() - 1, true);
     set_post_ops(op, f);

@@ -1,4 +1,5 @@
 #include "targets/cpu/pointwise_kernel.hpp"
+#include "targets/cpu/fast_math.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
 #include <migraphx/register_op.hpp>
@@ -12,42 +13,6 @@ namespace cpu {
 namespace {
 
 constexpr std::size_t tile = 1024;
-
-// Vectorisable float math (the loops below compile to AVX2 where the CPU has it; std::exp and
-// friends would keep them scalar). exp: Cephes-style range reduction, ~1 ulp.
-inline float fast_exp(float x)
-{
-    x         = std::min(std::max(x, -87.3f), 88.7f);
-    float k   = std::nearbyint(x * 1.44269504f);
-    float r   = x - k * 0.693359375f + k * 2.12194440e-4f;
-    float p   = 1.9875691500e-4f;
-    p         = p * r + 1.3981999507e-3f;
-    p         = p * r + 8.3334519073e-3f;
-    p         = p * r + 4.1665795894e-2f;
-    p         = p * r + 1.6666665459e-1f;
-    p         = p * r + 5.0000001201e-1f;
-    p         = p * r * r + r + 1.0f;
-    auto bits = static_cast<std::int32_t>(k + 127.0f) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof(scale));
-    return p * scale;
-}
-
-// erf: a Taylor series near 0 (where A&S's absolute error would be a large relative one), else
-// Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7, relative below 3e-7 there).
-inline float fast_erf(float x)
-{
-    float a  = std::abs(x);
-    float x2 = x * x;
-    float taylor =
-        1.1283791671f * x *
-        (1.0f + x2 * (-1.0f / 3 + x2 * (1.0f / 10 + x2 * (-1.0f / 42 + x2 * (1.0f / 216 + x2 * (-1.0f / 1320))))));
-    float t = 1.0f / (1.0f + 0.3275911f * a);
-    float y = 1.0f - (((((1.061405429f * t - 1.453152027f) * t) + 1.421413741f) * t - 0.284496736f) * t +
-                      0.254829592f) *
-                         t * fast_exp(-a * a);
-    return a < 0.5f ? taylor : std::copysign(y, x);
-}
 
 enum class code
 {
@@ -84,7 +49,7 @@ run_step(code c, float alpha, const float* a, const float* b, const float* d, fl
         for(std::size_t i = 0; i < n; i++)
             r[i] = b[i] == 2.0f ? a[i] * a[i] : std::pow(a[i], b[i]);
         break;
-    case code::relu: for(std::size_t i = 0; i < n; i++) r[i] = a[i] > 0.0f ? a[i] : 0.0f; break;
+    case code::relu: for(std::size_t i = 0; i < n; i++) r[i] = a[i] < 0.0f ? 0.0f : a[i]; break; // NaN stays NaN
     case code::neg: for(std::size_t i = 0; i < n; i++) r[i] = -a[i]; break;
     case code::abs: for(std::size_t i = 0; i < n; i++) r[i] = std::abs(a[i]); break;
     case code::exp: for(std::size_t i = 0; i < n; i++) r[i] = fast_exp(a[i]); break;
@@ -94,14 +59,11 @@ run_step(code c, float alpha, const float* a, const float* b, const float* d, fl
     case code::recip: for(std::size_t i = 0; i < n; i++) r[i] = 1.0f / a[i]; break;
     case code::tanh:
         for(std::size_t i = 0; i < n; i++)
-        {
-            float e = fast_exp(-2.0f * std::abs(a[i]));
-            r[i]    = std::copysign((1.0f - e) / (1.0f + e), a[i]);
-        }
+            r[i] = fast_tanh(a[i]);
         break;
     case code::sigmoid: for(std::size_t i = 0; i < n; i++) r[i] = 1.0f / (1.0f + fast_exp(-a[i])); break;
     case code::erf: for(std::size_t i = 0; i < n; i++) r[i] = fast_erf(a[i]); break;
-    case code::leaky_relu: for(std::size_t i = 0; i < n; i++) r[i] = a[i] > 0.0f ? a[i] : alpha * a[i]; break;
+    case code::leaky_relu: for(std::size_t i = 0; i < n; i++) r[i] = a[i] < 0.0f ? alpha * a[i] : a[i]; break;
     case code::clip:
         for(std::size_t i = 0; i < n; i++)
             r[i] = std::min(std::max(a[i], b[i]), d[i]);
@@ -110,56 +72,51 @@ run_step(code c, float alpha, const float* a, const float* b, const float* d, fl
     }
 }
 
-/// Copies elements [first, first+n) of a (in the standard order of its lens) into dst.
-void gather(const argument& a, std::size_t first, std::size_t n, float* dst)
+/// The iteration space after merging adjacent dims that every input walks contiguously across
+/// (a per-channel bias {1, C, H, W} with strides {0, 1, 0, 0} becomes {C, H*W} with {1, 0}), so
+/// that the innermost dim, which the kernel walks in rows, is as long as possible.
+struct iteration_space
 {
-    const auto& s    = a.get_shape();
-    const auto* data = reinterpret_cast<const float*>(a.data());
-    const auto& lens = s.lens();
-    const auto& str  = s.strides();
-    std::vector<std::size_t> idx(lens.size());
-    std::size_t rem = first;
-    for(std::size_t d = lens.size(); d-- > 0;)
+    std::vector<std::size_t> lens;
+    std::vector<std::vector<std::size_t>> strides; // per input
+
+    iteration_space(const std::vector<std::size_t>& l, const std::vector<argument>& in)
     {
-        idx[d] = rem % lens[d];
-        rem /= lens[d];
-    }
-    std::size_t off = 0;
-    for(std::size_t d = 0; d < lens.size(); d++)
-        off += idx[d] * str[d];
-    std::size_t last = lens.empty() ? 0 : lens.size() - 1;
-    for(std::size_t i = 0; i < n; i++)
-    {
-        dst[i] = data[off];
-        // advance the multi-index by one, carrying
-        for(std::size_t d = last + 1; d-- > 0;)
+        for(const auto& a : in)
+            strides.push_back(a.get_shape().strides());
+        lens = l;
+        if(lens.empty())
         {
-            idx[d]++;
-            off += str[d];
-            if(idx[d] < lens[d] or d == 0)
-                break;
-            off -= idx[d] * str[d];
-            idx[d] = 0;
+            lens = {1};
+            for(auto& st : strides)
+                st = {0};
+        }
+        for(std::size_t d = lens.size() - 1; d-- > 0;)
+        {
+            bool mergeable = std::all_of(strides.begin(), strides.end(), [&](const auto& st) {
+                return st[d] == st[d + 1] * lens[d + 1] or lens[d] == 1;
+            });
+            if(not mergeable)
+                continue;
+            lens[d + 1] *= lens[d];
+            lens.erase(lens.begin() + static_cast<std::ptrdiff_t>(d));
+            for(auto& st : strides)
+                st.erase(st.begin() + static_cast<std::ptrdiff_t>(d));
         }
     }
-}
-
-enum class access
-{
-    direct,   // standard layout: read in place
-    constant, // every stride 0: one value
-    strided   // anything else: gathered per tile
+    std::size_t row_length() const { return lens.back(); }
+    /// Offset of the start of row r for input i.
+    std::size_t row_offset(std::size_t i, std::size_t r) const
+    {
+        std::size_t off = 0;
+        for(std::size_t d = lens.size() - 1; d-- > 0;)
+        {
+            off += (r % lens[d]) * strides[i][d];
+            r /= lens[d];
+        }
+        return off;
+    }
 };
-
-access access_of(const shape& s)
-{
-    if(s.standard())
-        return access::direct;
-    const auto& st = s.strides();
-    if(std::all_of(st.begin(), st.end(), [](auto x) { return x == 0; }))
-        return access::constant;
-    return access::strided;
-}
 
 } // namespace
 
@@ -184,23 +141,28 @@ shape pointwise_kernel::compute_shape(const std::vector<shape>& in) const
 argument pointwise_kernel::compute(const shape& out, const std::vector<argument>& in) const
 {
     argument result = uninitialized(out);
-    auto* dst          = reinterpret_cast<float*>(result.data());
-    std::size_t n      = out.elements();
+    auto* dst       = reinterpret_cast<float*>(result.data());
+    iteration_space space(out.lens(), in);
+    // Work items are chunks of rows of the innermost (merged) dim: inputs that are contiguous
+    // along it are read in place, broadcast ones are filled once per chunk, others gathered.
+    std::size_t row    = space.row_length();
+    std::size_t rows   = out.elements() / std::max<std::size_t>(row, 1);
+    std::size_t chunk  = std::min(tile, std::max<std::size_t>(row, 1));
+    std::size_t per    = (row + chunk - 1) / chunk;
+    std::size_t items  = rows * per;
     std::size_t slots  = inputs + constants.size() + ops.size();
-    std::size_t ntiles = (n + tile - 1) / tile;
-    std::vector<access> acc;
-    for(const auto& a : in)
-        acc.push_back(access_of(a.get_shape()));
     std::vector<std::size_t> first_arg(ops.size());
     for(std::size_t i = 1; i < ops.size(); i++)
         first_arg[i] = first_arg[i - 1] + static_cast<std::size_t>(arity[i - 1]);
     std::vector<code> codes;
     for(const auto& o : ops)
         codes.push_back(table().at(o).first);
+    std::vector<const float*> data;
+    for(const auto& a : in)
+        data.push_back(reinterpret_cast<const float*>(a.data()));
 
-#pragma omp parallel if(ntiles > 4)
+#pragma omp parallel if(out.elements() > 4 * tile)
     {
-        // Per thread: one tile of every slot.
         std::vector<float> buf(slots * tile);
         std::vector<const float*> ptr(slots);
         for(std::size_t c = 0; c < constants.size(); c++)
@@ -208,39 +170,42 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
             std::fill_n(buf.data() + (inputs + c) * tile, tile, constants[c]);
             ptr[inputs + c] = buf.data() + (inputs + c) * tile;
         }
-        for(std::size_t i = 0; i < inputs; i++)
-        {
-            if(acc[i] == access::constant)
-            {
-                std::fill_n(buf.data() + i * tile, tile, *reinterpret_cast<const float*>(in[i].data()));
-                ptr[i] = buf.data() + i * tile;
-            }
-        }
 #pragma omp for schedule(static)
-        for(std::size_t t = 0; t < ntiles; t++)
+        for(std::size_t item = 0; item < items; item++)
         {
-            std::size_t first = t * tile;
-            std::size_t len   = std::min(tile, n - first);
+            std::size_t r   = item / per;
+            std::size_t c0  = (item % per) * chunk;
+            std::size_t len = std::min(chunk, row - c0);
             for(std::size_t i = 0; i < inputs; i++)
             {
-                if(acc[i] == access::direct)
-                    ptr[i] = reinterpret_cast<const float*>(in[i].data()) + first;
-                else if(acc[i] == access::strided)
+                auto inner = space.strides[i].back();
+                auto base  = data[i] + space.row_offset(i, r);
+                float* b   = buf.data() + i * tile;
+                if(inner == 1)
+                    ptr[i] = base + c0;
+                else if(inner == 0)
                 {
-                    gather(in[i], first, len, buf.data() + i * tile);
-                    ptr[i] = buf.data() + i * tile;
+                    std::fill_n(b, len, *base);
+                    ptr[i] = b;
+                }
+                else
+                {
+                    for(std::size_t j = 0; j < len; j++)
+                        b[j] = base[(c0 + j) * inner];
+                    ptr[i] = b;
                 }
             }
+            float* out_row = dst + r * row + c0;
             for(std::size_t s = 0; s < ops.size(); s++)
             {
                 std::size_t slot = inputs + constants.size() + s;
                 // the last step writes straight into the result
-                float* r = s + 1 == ops.size() ? dst + first : buf.data() + slot * tile;
-                auto arg = [&](std::size_t k) {
+                float* res = s + 1 == ops.size() ? out_row : buf.data() + slot * tile;
+                auto arg   = [&](std::size_t k) {
                     return k < static_cast<std::size_t>(arity[s]) ? ptr[args[first_arg[s] + k]] : nullptr;
                 };
-                run_step(codes[s], s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), r, len);
-                ptr[slot] = r;
+                run_step(codes[s], s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), res, len);
+                ptr[slot] = res;
             }
         }
     }

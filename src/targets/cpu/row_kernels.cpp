@@ -1,4 +1,5 @@
 #include "targets/cpu/row_kernels.hpp"
+#include "targets/cpu/fast_math.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
 #include <migraphx/make_op.hpp>
@@ -27,6 +28,29 @@ void for_rows(const shape& s, F f)
         f(r, cols);
 }
 
+__attribute__((target_clones("avx2", "default"))) void
+softmax_row(const float* x, float* y, std::int64_t cols, bool log)
+{
+    float mx = -std::numeric_limits<float>::infinity();
+    for(std::int64_t i = 0; i < cols; i++)
+        mx = std::max(mx, x[i]);
+    for(std::int64_t i = 0; i < cols; i++) // vectorises; the sum below would stop that
+        y[i] = fast_exp(x[i] - mx);
+    float sum = 0;
+    for(std::int64_t i = 0; i < cols; i++)
+        sum += y[i];
+    if(log)
+    {
+        float ls = std::log(sum);
+        for(std::int64_t i = 0; i < cols; i++)
+            y[i] = x[i] - mx - ls;
+        return;
+    }
+    float inv = 1.0f / sum;
+    for(std::int64_t i = 0; i < cols; i++)
+        y[i] *= inv;
+}
+
 } // namespace
 
 shape row_softmax::compute_shape(const std::vector<shape>& in) const
@@ -40,31 +64,7 @@ argument row_softmax::compute(const shape& out, const std::vector<argument>& arg
     argument result = uninitialized(out);
     const auto* x = reinterpret_cast<const float*>(args[0].data());
     auto* y       = reinterpret_cast<float*>(result.data());
-    for_rows(out, [&](std::int64_t r, std::int64_t cols) {
-        const float* xr = x + r * cols;
-        float* yr       = y + r * cols;
-        float mx        = -std::numeric_limits<float>::infinity();
-        for(std::int64_t i = 0; i < cols; i++)
-            mx = std::max(mx, xr[i]);
-        double sum = 0;
-        for(std::int64_t i = 0; i < cols; i++)
-        {
-            yr[i] = std::exp(xr[i] - mx);
-            sum += yr[i];
-        }
-        if(log)
-        {
-            auto ls = static_cast<float>(std::log(sum));
-            for(std::int64_t i = 0; i < cols; i++)
-                yr[i] = xr[i] - mx - ls;
-        }
-        else
-        {
-            auto inv = static_cast<float>(1.0 / sum);
-            for(std::int64_t i = 0; i < cols; i++)
-                yr[i] *= inv;
-        }
-    });
+    for_rows(out, [&](std::int64_t r, std::int64_t cols) { softmax_row(x + r * cols, y + r * cols, cols, log); });
     return result;
 }
 
@@ -128,8 +128,9 @@ void lower_row_ops::apply(module& m) const
         if(ins->inputs().size() != 1)
             continue;
         auto x = ins->inputs().front();
-        if(x->get_shape().type() != shape::float_type or x->get_shape().dynamic() or x->get_shape().lens().empty())
-            continue;
+        if(x->get_shape().type() != shape::float_type or x->get_shape().dynamic() or x->get_shape().lens().empty() or
+           x->get_shape().elements() == 0)
+            continue; // empty rows: the reference ops define the result
         auto n = ins->name();
         bool softmax = n == "softmax" or n == "logsoftmax";
         bool reduce  = n == "reduce_sum" or n == "reduce_mean" or n == "reduce_max" or n == "reduce_min";

@@ -5,6 +5,7 @@
 #include "passes/simplify_pipeline.hpp"
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/dnnl_context.hpp"
+#include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
@@ -18,6 +19,7 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
     auto passes = simplify_passes();
     passes.insert(passes.end(),
                   {lower_row_ops{},
+                   lower_gather{},
                    lower_dnnl{},
                    dead_code_elimination{},
                    blocked_layout{&ctx},

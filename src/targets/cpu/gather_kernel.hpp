@@ -1,0 +1,38 @@
+#ifndef MIGRAPHX_CPU_GATHER_KERNEL_HPP
+#define MIGRAPHX_CPU_GATHER_KERNEL_HPP
+
+#include <migraphx/argument.hpp>
+#include <migraphx/module.hpp>
+#include <migraphx/shape.hpp>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace cpu {
+
+/// gather on standard data: copies whole inner blocks (e.g. embedding rows) instead of walking
+/// element by element. Out-of-range indices are an error, as in the reference op.
+struct gather_kernel
+{
+    std::int64_t axis = 0;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.axis, "axis");
+    }
+    std::string name() const { return "cpu::gather"; }
+    shape compute_shape(const std::vector<shape>& in) const;
+    argument compute(const shape& out, const std::vector<argument>& args) const;
+};
+
+/// gather with standard data and a non-negative axis becomes cpu::gather.
+struct lower_gather
+{
+    std::string name() const { return "cpu::lower_gather"; }
+    void apply(module& m) const;
+};
+
+} // namespace cpu
+} // namespace migraphx
+
+#endif
