@@ -51,6 +51,7 @@ compiled_model load_and_compile(const model_options& mo, const target_options& t
 
 int read_command(const model_options& mo, const output_options& out)
 {
+    check_output_options(out);
     write_program(load_model(mo), out);
     return 0;
 }
@@ -73,6 +74,7 @@ int params_command(const model_options& mo)
 
 int compile_command(const model_options& mo, const target_options& to, const output_options& out)
 {
+    check_output_options(out); // before a compile that would be wasted
     auto m = load_and_compile(mo, to, param_options{});
     write_program(m.prog, out);
     return 0;
@@ -121,7 +123,8 @@ int version_command(const std::string& mxr)
     }
     std::cout << "MIGraphX version: " << migraphx_version << "\n";
     std::cout << "ONNX Opset version: " << onnx_opset_version << "\n";
-    std::cout << "MXR version: " << mxr_version << std::endl;
+    std::cout << "MXR version: " << mxr_version << "\n";
+    std::cout << "Targets: " << join(get_targets()) << std::endl;
     return 0;
 }
 

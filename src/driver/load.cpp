@@ -182,6 +182,17 @@ program compile_model(program p, const target& t, const target_options& o, const
     return p;
 }
 
+void check_output_options(const output_options& o)
+{
+    if(not o.binary)
+        return;
+    if(o.output.empty())
+        throw error("--binary needs --output FILE");
+#ifndef MIGRAPHX_DRIVER_HAS_LOAD_SAVE
+    throw error("writing .mxr files (" + o.output + ") is not supported yet in this build");
+#endif
+}
+
 void write_program(const program& p, const output_options& o)
 {
     if(o.binary)

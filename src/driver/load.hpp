@@ -28,6 +28,8 @@ program load_mxr(const std::string& path);
 void save_mxr(const program& p, const std::string& path);
 /// Makes the main module return the named outputs (model outputs or instruction names).
 void apply_output_names(program& p, const std::vector<std::string>& names);
+/// Throws error for --binary without --output, or where this build cannot write .mxr files.
+void check_output_options(const output_options& o);
 void write_program(const program& p, const output_options& o);
 
 } // namespace driver

@@ -4,8 +4,8 @@
 namespace migraphx {
 namespace driver {
 
-// The library's version lives in CMake's project(VERSION); the driver target does not get it
-// as a compile definition yet, so this falls back to a constant kept in step by hand.
+// The version is CMake's project(VERSION), which src/CMakeLists.txt passes to the driver as
+// MIGRAPHX_VERSION_STRING; the constant is only a fallback for a build outside CMake.
 #ifdef MIGRAPHX_VERSION_STRING
 constexpr const char* migraphx_version = MIGRAPHX_VERSION_STRING;
 #else
@@ -13,7 +13,8 @@ constexpr const char* migraphx_version = "0.1.0";
 #endif
 /// Highest ONNX opset the parser implements.
 constexpr int onnx_opset_version = 17;
-/// Version of the .mxr format this build writes and reads.
+/// Version of the .mxr format this build writes and reads. There is no .mxr support yet
+/// (src/serialize/); when it comes, this should be the serializer's own constant.
 constexpr int mxr_version = 1;
 
 } // namespace driver

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <set>
+#include <type_traits>
 #include <sstream>
 #include <unordered_map>
 #include "ir/builtin.hpp"
@@ -59,57 +61,114 @@ argument check_param(const std::string& name, const shape& want, const argument&
     return given;
 }
 
+// MIGRAPHX_TRACE_EVAL, as MIGraphX prints it (docs/env-vars.md): 1 names each instruction and
+// its time, 2 adds a summary of its output, 3 the whole output.
 struct tracer
 {
-    long level = 0;
+    long level      = 0;
     const target* t = nullptr;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
-    static void summary(std::ostream& os, const argument& a, bool whole)
+    // One element as MIGraphX prints it: 8-bit integers as numbers, not characters.
+    template <class T>
+    static void print_element(std::ostream& os, const T& x)
     {
-        if(a.get_shape().type() == shape::tuple_type or a.empty())
-            return;
-        bool has_nan = false, has_inf = false, has_zero = false, has_normal = false, has_subnormal = false;
-        std::vector<double> xs = a.to_vector<double>();
-        for(double x : xs)
+        if constexpr(sizeof(T) == 1 and std::is_integral<T>{})
+            os << static_cast<int>(x);
+        else
+            os << x;
+    }
+
+    static void classify(const argument& a, std::set<std::string>& kinds)
+    {
+        if(a.get_shape().type() == shape::tuple_type)
         {
-            switch(std::fpclassify(x))
+            for(const auto& sub : a.get_sub_objects())
+                classify(sub, kinds);
+            return;
+        }
+        if(a.empty())
+            return;
+        a.visit([&](auto v) {
+            for(std::size_t i = 0; i < v.size(); i++)
             {
-            case FP_NAN: has_nan = true; break;
-            case FP_INFINITE: has_inf = true; break;
-            case FP_ZERO: has_zero = true; break;
-            case FP_SUBNORMAL: has_subnormal = true; break;
-            default: has_normal = true;
+                switch(std::fpclassify(type_cast<double>(v[i])))
+                {
+                case FP_NAN: kinds.insert("nan"); break;
+                case FP_INFINITE: kinds.insert("inf"); break;
+                case FP_ZERO: kinds.insert("zero"); break;
+                case FP_SUBNORMAL: kinds.insert("subnormal"); break;
+                default: kinds.insert("normal");
+                }
+            }
+        });
+    }
+
+    // The first and last five values (all of them up to ten); a tuple as {..}{..}.
+    static void preview(std::ostream& os, const argument& a)
+    {
+        if(a.get_shape().type() == shape::tuple_type)
+        {
+            for(const auto& sub : a.get_sub_objects())
+            {
+                os << "{";
+                preview(os, sub);
+                os << "}";
+            }
+            return;
+        }
+        if(a.empty())
+            return;
+        a.visit([&](auto v) {
+            auto range = [&](std::size_t b, std::size_t e) {
+                for(std::size_t i = b; i < e; i++)
+                {
+                    if(i != b)
+                        os << ", ";
+                    print_element(os, v[i]);
+                }
+            };
+            if(v.size() <= 10)
+                range(0, v.size());
+            else
+            {
+                range(0, 5);
+                os << ", ..., ";
+                range(v.size() - 5, v.size());
+            }
+        });
+    }
+
+    void output(std::ostream& os, const argument& result) const
+    {
+        argument a = result;
+        if(t != nullptr and a.get_shape().type() != shape::tuple_type)
+        {
+            try
+            {
+                a = t->copy_from(result);
+            }
+            catch(const exception&)
+            {
+                a = result; // computed on the host: nothing to copy
             }
         }
-        std::vector<std::string> kinds;
-        if(has_normal)
-            kinds.emplace_back("normal");
-        if(has_subnormal)
-            kinds.emplace_back("subnormal");
-        if(has_zero)
-            kinds.emplace_back("zero");
-        if(has_inf)
-            kinds.emplace_back("inf");
-        if(has_nan)
-            kinds.emplace_back("nan");
+        std::set<std::string> kinds;
+        classify(a, kinds);
         os << "Output has ";
-        for(std::size_t i = 0; i < kinds.size(); i++)
-            os << (i ? ", " : "") << kinds[i];
+        bool first = true;
+        // A fixed order, so that traces diff cleanly.
+        for(const char* k : {"normal", "subnormal", "zero", "inf", "nan"})
+            if(kinds.count(k) != 0)
+            {
+                os << (first ? "" : ", ") << k;
+                first = false;
+            }
         os << "\n";
         os << "Output: ";
-        auto print_range = [&](std::size_t b, std::size_t e) {
-            for(std::size_t i = b; i < e; i++)
-                os << (i == b ? "" : ", ") << static_cast<float>(xs[i]);
-        };
-        if(whole or xs.size() <= 10)
-            print_range(0, xs.size());
+        if(level > 2)
+            os << a;
         else
-        {
-            print_range(0, 5);
-            os << ", ..., ";
-            print_range(xs.size() - 5, xs.size());
-        }
+            preview(os, a);
         os << "\n";
     }
 };
@@ -143,14 +202,16 @@ struct evaluator
         };
         for(auto ins = m.begin(); ins != m.end(); ++ins)
         {
-            auto t0 = std::chrono::steady_clock::now();
-            if(trace.level > 0)
+            const auto& n = ins->name();
+            bool traced   = trace.level > 0 and n != "@return";
+            if(traced)
             {
+                ctx.finish(); // the time below is this instruction's alone
                 std::cout << "Run instruction: ";
                 m.print_instruction(std::cout, ins, names);
-                std::cout << "\n";
+                std::cout << std::endl;
             }
-            const auto& n = ins->name();
+            auto t0 = std::chrono::steady_clock::now();
             argument out;
             if(n == "@literal")
                 out = ins->get_literal().get_argument();
@@ -185,14 +246,17 @@ struct evaluator
                 else
                     out = ins->get_operator().compute(ctx, ins->get_shape(), args);
             }
-            if(trace.level > 0)
+            if(traced)
             {
-                ctx.finish();
+                // As MIGraphX: the time until compute returned, then until the target finished.
                 auto t1 = std::chrono::steady_clock::now();
+                ctx.finish();
+                auto t2 = std::chrono::steady_clock::now();
                 std::cout << "Time: " << std::chrono::duration<double, std::milli>(t1 - t0).count() << "ms, "
-                          << std::chrono::duration<double, std::milli>(t1 - trace.start).count() << "ms\n";
-                if(trace.level > 1 and n != "@param" and n != "@literal")
-                    tracer::summary(std::cout, trace.t != nullptr ? trace.t->copy_from(out) : out, trace.level > 2);
+                          << std::chrono::duration<double, std::milli>(t2 - t0).count() << "ms" << std::endl;
+                if(trace.level > 1 and n.front() != '@' and n != "load" and not out.empty())
+                    trace.output(std::cout, out);
+                std::cout << std::flush;
             }
             results[&*ins] = std::move(out);
         }

@@ -1,44 +1,23 @@
 #!/usr/bin/python3
 """End-to-end tests of migraphx-driver: runs the built binary on the models gen_models.py wrote
 and checks the output format and numbers. Usage: test_driver.py DRIVER MODELS SOURCE_DIR TEST"""
-import math
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+import driver_testlib as lib
+from driver_testlib import (INSTRUCTION, SHAPE, check, check_error, close, lines, outputs_of, parse_perf,
+                            parse_trace, check_trace, check_perf_figures, project_version, run)
+
 DRIVER, MODELS, SOURCE = sys.argv[1], sys.argv[2], sys.argv[3]
+lib.DRIVER = DRIVER
 ADD = os.path.join(MODELS, "add_relu.onnx")
 CONV = os.path.join(MODELS, "conv_relu.onnx")
-SHAPE = r"\w+_type, \{[\d, ]*\}, \{[\d, ]*\}"
-INSTRUCTION = re.compile(r"^(\S+) = (\S.*?)(?: -> (" + SHAPE + "))?$")
-NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?)"
-
-
-def run(*args, rc=0):
-    p = subprocess.run([DRIVER, *args], capture_output=True, text=True, timeout=240)
-    if rc is not None and p.returncode != rc:
-        sys.exit(f"FAIL: {' '.join(args)} exited {p.returncode}, expected {rc}\n"
-                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
-
-
-def check(cond, what):
-    if not cond:
-        sys.exit("FAIL: " + what)
-
-
-def close(a, b, rel=1e-4, abs_=1e-6):
-    return abs(a - b) <= abs_ + rel * max(abs(a), abs(b))
 
 
 def has_header(name):
     return os.path.exists(os.path.join(SOURCE, "include", "migraphx", name))
-
-
-def lines(p):
-    return p.stdout.splitlines()
 
 
 def test_read():
@@ -86,7 +65,9 @@ def test_compile():
     check(any("relu(" in l for l in out), "compiled program printed")
     check(p.stderr == "", "--quiet: nothing on stderr")
     p = run("compile", "--ref", ADD, "--binary", rc=1)
-    check(p.stderr.startswith("migraphx-driver: error: --binary needs --output"), "--binary without --output")
+    check(check_error("--binary", p).startswith("migraphx-driver: error: --binary needs --output"),
+          "--binary without --output")
+    check(p.stdout == "", "--binary without --output: stopped before compiling")
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "add.mxr")
         if has_header("load_save.hpp"):
@@ -98,18 +79,8 @@ def test_compile():
             check("2, 2, 2, 2, 2, ..., 2, 2, 2, 2, 2" in out, "the .mxr runs")
         else:
             p = run("compile", "--ref", "--binary", "--output", f, ADD, rc=1)
-            check("not supported yet" in p.stderr, "--binary without load_save: " + p.stderr)
-
-
-def outputs_of(out):
-    """{name: (shape, [values])} from run's output."""
-    r, i = {}, out.index("Running ...") + 1
-    while i + 1 < len(out):
-        m = re.match(r"^(\S+): (" + SHAPE + ")$", out[i])
-        check(m, "run output line: " + out[i])
-        r[m.group(1)] = (m.group(2), [float(v) if v != "..." else None for v in out[i + 1].split(", ")])
-        i += 2
-    return r
+            check("not supported yet" in check_error("--binary", p), "--binary without load_save: " + p.stderr)
+            check(p.stdout == "" and not os.path.exists(f), "stopped before compiling, nothing written")
 
 
 def test_run():
@@ -135,66 +106,16 @@ def test_run():
     check(res[relu][1][0] == 2.0 and res["sum"][1][0] == 2.0, "picked outputs computed")
 
 
-def parse_perf(out):
-    i = out.index("Running performance report ...")
-    check(out[:2] == ["Compiling ...", "Reading: " + out[1][9:]], "perf header")
-    check(out[2] == 'module: "main"', "perf prints the compiled program")
-    check(out[i - 1] == "Allocating params ...", "Allocating params ... before the report")
-    ins, i = [], i + 1
-    while out[i]:
-        m = re.match(r"^(.*): " + NUMBER + r"ms, " + NUMBER + r"%$", out[i])
-        if m:
-            check(INSTRUCTION.match(m.group(1)), "timed line is an instruction: " + out[i])
-            ins.append((m.group(1), float(m.group(2)), float(m.group(3))))
-        else:
-            check(out[i].startswith("main:@") and "@return" in out[i], "untimed line is @return: " + out[i])
-        i += 1
-    check(out[i + 1] == "Summary:", "Summary: follows a blank line")
-    groups, i = [], i + 2
-    while out[i]:
-        m = re.match(r"^(\S+): " + NUMBER + r"ms / (\d+) = " + NUMBER + r"ms, " + NUMBER + r"%$", out[i])
-        check(m, "summary line: " + out[i])
-        groups.append((m.group(1), float(m.group(2)), int(m.group(3)), float(m.group(4)), float(m.group(5))))
-        i += 1
-    tail = out[i + 1:]
-    pats = [r"Batch size: (\d+)", r"Rate: " + NUMBER + "/sec",
-            r"Total time: {0}ms \(Min: {0}ms, Median: {0}ms, Max: {0}ms\)".format(NUMBER),
-            r"Total instructions time: " + NUMBER + "ms", r"Overhead time: {0}ms, {0}ms".format(NUMBER),
-            r"Overhead: (-?\d+)%, (-?\d+)%"]
-    check(len(tail) == len(pats), "report tail:\n" + "\n".join(tail))
-    nums = []
-    for l, p in zip(tail, pats):
-        m = re.match("^" + p + "$", l)
-        check(m, "tail line: " + l)
-        nums.append([float(g) for g in m.groups()])
-    return ins, groups, nums
-
-
 def test_perf():
     p = run("perf", "--ref", "-n", "20", "--quiet", ADD)
     ins, groups, nums = parse_perf(lines(p))
-    (batch,), (rate,), (total, tmin, tmed, tmax), (total_ins,), (ov1, ov2), (pc1, pc2) = nums
-    check(batch == 1, "batch of a {1, ...} input is 1")
-    check(close(rate, 1000.0 / total * batch), f"Rate {rate} = 1000 / {total} * {batch}")
-    check(tmin <= tmed <= tmax and tmed == total, "Total time is the median, between min and max")
-    check(abs(sum(x[2] for x in ins) - 100) < 0.01, "instruction percentages sum to 100")
-    check(close(sum(x[1] for x in ins), total_ins, 1e-3), "instruction times sum to Total instructions time")
-    for _, t, pct in ins:
-        check(close(pct, 100 * t / total_ins, 1e-3, 1e-3), "instruction % of Total instructions time")
-    check(abs(sum(g[4] for g in groups) - 100) < 0.01, "summary percentages sum to 100")
-    check(sum(g[2] for g in groups) == len(ins), "summary counts every instruction once")
-    check([g[1] for g in groups] == sorted((g[1] for g in groups), reverse=True), "summary sorted by time")
-    for name, t, n, each, _ in groups:
-        check(close(each, t / n, 1e-4), f"{name}: each = total / count")
+    check_perf_figures(ins, groups, nums, batch=1)
     names = {g[0] for g in groups}
     check({"add", "relu", "@param"} <= names, "summary groups by op: " + str(names))
-    check(close(ov2, total - total_ins, 1e-3, 1e-4), "second overhead = total - instructions")
-    check(abs(pc1 - round(100 * ov1 / total)) <= 1 and abs(pc2 - round(100 * ov2 / total)) <= 1, "Overhead %")
     check(p.stderr == "", "nothing on stderr")
     ins, groups, nums = parse_perf(lines(run("perf", "--ref", "-n", "3", "--input-dim", "@x", "4", "3", "8", "8",
                                              "--batch", "4", CONV)))
-    check(nums[0][0] == 4, "Batch size: --batch")
-    check(close(nums[1][0], 1000.0 / nums[2][0] * 4), "Rate = 1000 / total * batch")
+    check_perf_figures(ins, groups, nums, batch=4)
     check(any("convolution" in g[0] for g in groups), "convolution in the summary")
 
 
@@ -217,9 +138,12 @@ def test_verify():
 
 
 def test_version():
-    want = ["MIGraphX version: 0.1.0", "ONNX Opset version: 17", "MXR version: 1"]
-    check(lines(run("version")) == want, "version output")
-    check(lines(run("--version")) == want, "--version output")
+    out = lines(run("version"))
+    check(out[:3] == ["MIGraphX version: " + project_version(SOURCE), "ONNX Opset version: 17", "MXR version: 1"],
+          "version output:\n" + "\n".join(out))
+    check(len(out) == 4 and re.match(r"^Targets: \w+(, \w+)*$", out[3]) and "ref" in out[3][9:].split(", "),
+          "Targets: line lists the registered targets")
+    check(lines(run("--version")) == out, "--version output")
 
 
 def test_onnx_list():
@@ -252,11 +176,43 @@ def test_errors():
     if not has_header("quantization.hpp"):
         bad += [["compile", "--ref", "--fp16", ADD], ["compile", "--ref", "--int8", ADD]]
     for args in bad:
-        p = run(*args, rc=None)
-        err = p.stderr.splitlines()
-        check(p.returncode in (1, 2), f"{args}: exit {p.returncode}")
-        check(len(err) == 1 and err[0].startswith("migraphx-driver: error: "), f"{args}: one-line error: {err}")
-        check("terminate" not in p.stderr and "Traceback" not in p.stdout, f"{args}: no crash")
+        check_error(args, run(*args, rc=None))
+
+
+def test_trace():
+    """MIGRAPHX_TRACE_EVAL=1/2/3 while run evaluates add_relu on ones: sum = 2, z = relu(2) = 2."""
+    base = ["run", "--ref", ADD, "--fill1", "x", "y"]
+    plain = lines(run(*base))
+    for level in (1, 2, 3):
+        out = lines(run(*base, env={"MIGRAPHX_TRACE_EVAL": str(level)}))
+        blocks = parse_trace(out)
+        check_trace(blocks, level)
+        ops = [re.split(r"[(\[ ]", b[0].split(" = ", 1)[1])[0] for b in blocks]
+        check(ops == ["@param:x", "@param:y", "add", "relu"] or ops == ["@param:y", "@param:x", "add", "relu"],
+              "every instruction but @return traced, in order: " + str(ops))
+        check(not any("@return" in l for l in out if l.startswith("Run instruction")), "@return not traced")
+        trace_lines = [l for l in out if l.startswith(("Run instruction: ", "Time: ", "Output"))]
+        check([l for l in out if l not in trace_lines] == plain, "the trace only adds lines")
+        if level == 2:
+            check(blocks[2][3] == ["normal"] and blocks[2][4] == "2, 2, 2, 2, 2, ..., 2, 2, 2, 2, 2", "add's output")
+        if level == 3:
+            check(blocks[3][4] == ", ".join(["2"] * 48), "level 3 prints the whole buffer")
+    out = lines(run("run", "--ref", ADD, "--fill0", "x", "y", env={"MIGRAPHX_TRACE_EVAL": "2"}))
+    check(parse_trace(out)[3][3] == ["zero"], "Output has zero")
+
+
+def test_progress():
+    """Compile progress on stderr (shown at once with MIGRAPHX_DRIVER_PROGRESS_DELAY_MS=0), --quiet silences."""
+    p = run("compile", "--ref", CONV, env={"MIGRAPHX_DRIVER_PROGRESS_DELAY_MS": "0"})
+    err = p.stderr.splitlines()
+    check(len(err) >= 2 and err[0] == "Compiling ... 0s" and re.match(r"^Compiling \.\.\. done in [\d.e-]+s$", err[-1]),
+          "progress lines: " + str(err))
+    p = run("compile", "--ref", "--quiet", CONV, env={"MIGRAPHX_DRIVER_PROGRESS_DELAY_MS": "0"})
+    check(p.stderr == "", "--quiet: nothing on stderr")
+    p = run("compile", "--ref", CONV)
+    check(p.stderr == "", "a compile under a second shows no progress")
+
+
 
 
 if __name__ == "__main__":

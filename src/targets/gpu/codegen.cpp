@@ -1,0 +1,378 @@
+#include "targets/gpu/codegen.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+
+namespace migraphx {
+namespace gpu {
+namespace {
+
+const char* prelude = R"(
+typedef unsigned short migx_half;
+__device__ __forceinline__ float h2f(migx_half h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ migx_half f2h(float f) { migx_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float rh(float f) { return h2f(f2h(f)); }
+__device__ __forceinline__ float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? b : a); }
+__device__ __forceinline__ float migx_min(float a, float b) { return isnan(b) ? b : (b < a ? b : a); }
+__device__ __forceinline__ float migx_sign(float x) { return isnan(x) ? x : (x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f)); }
+__device__ __forceinline__ float migx_mod(float a, float b) { float r = fmodf(a, b); if(r != 0.f && ((r < 0.f) != (b < 0.f))) r += b; return r; }
+__device__ __forceinline__ float migx_clamp01(float y) { return y < 0.f ? 0.f : (y > 1.f ? 1.f : y); }
+)";
+
+std::string float_const(float f)
+{
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &f, 4);
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "__int_as_float(0x%08x)", bits);
+    return buf;
+}
+
+float attr_float(const value& v, const char* name, float dflt)
+{
+    return v.is_object() and v.contains(name) ? static_cast<float>(v.at(name).get_float()) : dflt;
+}
+
+/// The float expression of one op over its arguments' expressions, if the generator knows it.
+std::optional<std::string> expression(const std::string& op, const std::vector<std::string>& a, const value& v)
+{
+    auto un = [&](const char* f) -> std::optional<std::string> {
+        if(a.size() != 1)
+            return std::nullopt;
+        return std::string(f) + "(" + a[0] + ")";
+    };
+    if(a.size() == 2)
+    {
+        const auto &x = a[0], &y = a[1];
+        if(op == "add")
+            return "(" + x + " + " + y + ")";
+        if(op == "sub")
+            return "(" + x + " - " + y + ")";
+        if(op == "mul")
+            return "(" + x + " * " + y + ")";
+        if(op == "div")
+            return "(" + x + " / " + y + ")";
+        if(op == "pow")
+            return "powf(" + x + ", " + y + ")";
+        if(op == "max")
+            return "migx_max(" + x + ", " + y + ")";
+        if(op == "min")
+            return "migx_min(" + x + ", " + y + ")";
+        if(op == "mod")
+            return "migx_mod(" + x + ", " + y + ")";
+        if(op == "fmod")
+            return "fmodf(" + x + ", " + y + ")";
+        if(op == "sqdiff")
+            return "((" + x + " - " + y + ") * (" + x + " - " + y + "))";
+        if(op == "prelu")
+            return "(" + x + " < 0.f ? " + x + " * " + y + " : " + x + ")";
+        return std::nullopt;
+    }
+    if(a.size() == 3)
+    {
+        if(op == "clip")
+            return "fminf_clip(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+        return std::nullopt;
+    }
+    if(a.size() != 1)
+        return std::nullopt;
+    const auto& x = a[0];
+    static const std::unordered_map<std::string, std::string> funcs = {
+        {"abs", "fabsf"},   {"ceil", "ceilf"},   {"floor", "floorf"}, {"round", "rintf"},  {"exp", "expf"},
+        {"log", "logf"},    {"sqrt", "sqrtf"},   {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},   {"sin", "sinf"},
+        {"cos", "cosf"},    {"tan", "tanf"},     {"asin", "asinf"},   {"acos", "acosf"},   {"atan", "atanf"},
+        {"sinh", "sinhf"},  {"cosh", "coshf"},   {"asinh", "asinhf"}, {"acosh", "acoshf"}, {"atanh", "atanhf"},
+        {"erf", "erff"},    {"sign", "migx_sign"}, {"identity", ""}};
+    auto it = funcs.find(op);
+    if(it != funcs.end())
+        return un(it->second.c_str());
+    if(op == "neg")
+        return "(-" + x + ")";
+    if(op == "relu")
+        return "(" + x + " < 0.f ? 0.f : " + x + ")";
+    if(op == "recip")
+        return "(1.f / " + x + ")";
+    if(op == "sigmoid")
+        return "(1.f / (1.f + expf(-" + x + ")))";
+    if(op == "leaky_relu")
+        return "(" + x + " > 0.f ? " + x + " : " + x + " * " + float_const(attr_float(v, "alpha", 0.01f)) + ")";
+    if(op == "elu")
+        return "(" + x + " < 0.f ? " + float_const(attr_float(v, "alpha", 1.f)) + " * expm1f(" + x + ") : " + x + ")";
+    if(op == "celu")
+    {
+        auto al = float_const(attr_float(v, "alpha", 1.f));
+        return "(" + x + " > 0.f ? " + x + " : " + al + " * expm1f(" + x + " / " + al + "))";
+    }
+    if(op == "hardsigmoid")
+        return "migx_clamp01(" + float_const(attr_float(v, "alpha", 0.2f)) + " * " + x + " + " +
+               float_const(attr_float(v, "beta", 0.5f)) + ")";
+    if(op == "selu")
+        return "(" + float_const(attr_float(v, "gamma", 1.05070102214813232421875f)) + " * (" + x + " > 0.f ? " + x +
+               " : " + float_const(attr_float(v, "alpha", 1.67326319217681884765625f)) + " * expm1f(" + x + ")))";
+    if(op == "thresholdedrelu")
+        return "(" + x + " > " + float_const(attr_float(v, "alpha", 1.f)) + " ? " + x + " : 0.f)";
+    if(op == "softplus")
+        return "((" + x + " > 0.f ? " + x + " : 0.f) + log1pf(expf(-fabsf(" + x + "))))";
+    if(op == "softsign")
+        return "(" + x + " / (1.f + fabsf(" + x + ")))";
+    if(op == "hardswish")
+        return "(" + x + " * migx_clamp01(" + x + " / 6.f + 0.5f))";
+    if(op == "convert")
+        return x;
+    return std::nullopt;
+}
+
+bool float_or_half(shape::type_t t) { return t == shape::float_type or t == shape::half_type; }
+
+/// Dims after merging neighbours that every tensor walks as one (strides chain), output last.
+struct walk
+{
+    std::vector<std::size_t> lens;
+    std::vector<std::vector<std::size_t>> strides; // one list per tensor
+};
+
+walk merge_dims(const std::vector<std::size_t>& lens, const std::vector<std::vector<std::size_t>>& strides)
+{
+    walk w;
+    // Drop dims of length 1: they add nothing to any offset.
+    std::vector<std::size_t> keep;
+    for(std::size_t d = 0; d < lens.size(); d++)
+        if(lens[d] != 1)
+            keep.push_back(d);
+    w.strides.resize(strides.size());
+    for(auto d : keep)
+    {
+        bool merge = not w.lens.empty();
+        for(std::size_t t = 0; merge and t < strides.size(); t++)
+            merge = w.strides[t].back() == strides[t][d] * lens[d];
+        if(merge)
+        {
+            w.lens.back() *= lens[d];
+            for(std::size_t t = 0; t < strides.size(); t++)
+                w.strides[t].back() = strides[t][d];
+        }
+        else
+        {
+            w.lens.push_back(lens[d]);
+            for(std::size_t t = 0; t < strides.size(); t++)
+                w.strides[t].push_back(strides[t][d]);
+        }
+    }
+    return w;
+}
+
+/// The loop and the offset of each tensor in it; body uses off0.., and i for the output.
+std::string loop_code(const std::string& name,
+                      const std::vector<std::string>& input_types,
+                      const std::string& out_type,
+                      const std::vector<shape>& inputs,
+                      const shape& out,
+                      const std::string& body)
+{
+    std::vector<std::vector<std::size_t>> strides;
+    for(const auto& s : inputs)
+        strides.push_back(s.strides());
+    std::size_t n = out.elements();
+    bool big      = n >= (1ull << 31);
+    for(const auto& s : inputs)
+        big = big or s.element_space() >= (1ull << 31);
+    std::string idx = big ? "unsigned long long" : "unsigned int";
+    auto w          = merge_dims(out.lens(), strides);
+
+    std::ostringstream ss;
+    ss << prelude;
+    ss << "__device__ __forceinline__ float fminf_clip(float x, float lo, float hi) { float y = x < lo ? lo : x; "
+          "return hi < y ? hi : y; }\n";
+    ss << "extern \"C\" __global__ void " << name << "(";
+    for(std::size_t k = 0; k < inputs.size(); k++)
+        ss << "const " << input_types[k] << "* __restrict__ x" << k << ", ";
+    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << "    typedef " << idx << " idx_t;\n";
+    ss << "    const idx_t n = " << n << ";\n";
+    ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
+          "    {\n";
+    // The output is standard: its merged strides are the suffix products of the merged lens.
+    bool need_digits = false;
+    std::vector<bool> linear(inputs.size());
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        // Linear when the input walks like the standard output.
+        bool lin     = true;
+        std::size_t e = 1;
+        for(std::size_t d = w.lens.size(); d-- > 0;)
+        {
+            lin = lin and w.strides[k][d] == e;
+            e *= w.lens[d];
+        }
+        linear[k]   = lin;
+        need_digits = need_digits or not lin;
+    }
+    if(need_digits)
+    {
+        ss << "        idx_t r = i;\n";
+        for(std::size_t d = w.lens.size(); d-- > 0;)
+        {
+            if(d == 0)
+                ss << "        idx_t d0 = r;\n";
+            else
+                ss << "        idx_t d" << d << " = r % " << w.lens[d] << "u; r /= " << w.lens[d] << "u;\n";
+        }
+    }
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        ss << "        idx_t off" << k << " = ";
+        if(linear[k])
+            ss << "i";
+        else
+        {
+            std::string terms;
+            for(std::size_t d = 0; d < w.lens.size(); d++)
+                if(w.strides[k][d] != 0)
+                    terms += (terms.empty() ? "" : " + ") + std::string("d") + std::to_string(d) + " * " +
+                             std::to_string(w.strides[k][d]) + "u";
+            ss << (terms.empty() ? "0" : terms);
+        }
+        ss << ";\n";
+    }
+    ss << body;
+    ss << "    }\n}\n";
+    return ss.str();
+}
+
+std::string storage_type(shape::type_t t)
+{
+    return t == shape::half_type ? "migx_half" : "float";
+}
+
+std::string load(shape::type_t t, const std::string& e) { return t == shape::half_type ? "h2f(" + e + ")" : e; }
+
+std::size_t param_number(instruction_ref p)
+{
+    auto n = p->get_operator().to_value().at("parameter").get_string();
+    return n.size() > 1 ? static_cast<std::size_t>(std::stoull(n.substr(1))) : 0;
+}
+
+/// The single value of a one-element constant (maybe broadcast), if x is one.
+std::optional<float> scalar_constant(instruction_ref x)
+{
+    while(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    if(x->name() != "@literal" or x->get_shape().elements() != 1 or not float_or_half(x->get_shape().type()))
+        return std::nullopt;
+    return x->get_literal().to_vector<float>().front();
+}
+
+} // namespace
+
+std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
+{
+    if(not float_or_half(out.type()) or not out.standard())
+        return std::nullopt;
+    for(const auto& s : inputs)
+        if(not float_or_half(s.type()) or s.lens() != out.lens())
+            return std::nullopt;
+    std::vector<instruction_ref> params;
+    for(auto it = sub.begin(); it != sub.end(); ++it)
+        if(it->name() == "@param")
+            params.push_back(it);
+    if(params.size() != inputs.size())
+        return std::nullopt;
+    std::sort(params.begin(), params.end(), [](auto a, auto b) { return param_number(a) < param_number(b); });
+
+    std::unordered_map<const instruction*, std::string> var;
+    std::ostringstream body;
+    std::vector<std::string> itypes;
+    for(std::size_t k = 0; k < params.size(); k++)
+    {
+        if(params[k]->get_shape().type() != inputs[k].type())
+            return std::nullopt;
+        itypes.push_back(storage_type(inputs[k].type()));
+        body << "        const float v" << k << " = " << load(inputs[k].type(), "x" + std::to_string(k) + "[off" +
+                                                                std::to_string(k) + "]")
+             << ";\n";
+        var[&*params[k]] = "v" + std::to_string(k);
+    }
+    std::vector<std::string> names;
+    std::string result;
+    std::size_t t = 0;
+    for(auto it = sub.begin(); it != sub.end(); ++it)
+    {
+        const auto& n = it->name();
+        if(n == "@param")
+            continue;
+        if(n == "@return")
+        {
+            if(it->inputs().size() != 1 or var.count(&*it->inputs().front()) == 0)
+                return std::nullopt;
+            result = var.at(&*it->inputs().front());
+            continue;
+        }
+        if(n == "@literal" or n == "broadcast" or n == "multibroadcast")
+        {
+            auto c = scalar_constant(it);
+            if(not c)
+                return std::nullopt;
+            var[&*it] = float_const(*c);
+            continue;
+        }
+        if(not float_or_half(it->get_shape().type()))
+            return std::nullopt;
+        std::vector<std::string> args;
+        for(auto x : it->inputs())
+        {
+            if(var.count(&*x) == 0 or not float_or_half(x->get_shape().type()))
+                return std::nullopt;
+            args.push_back(var.at(&*x));
+        }
+        auto e = expression(n, args, it->get_operator().to_value());
+        if(not e)
+            return std::nullopt;
+        auto tn = "t" + std::to_string(t++);
+        // A half result is rounded to half, as the reference stores it.
+        if(it->get_shape().type() == shape::half_type)
+            *e = "rh(" + *e + ")";
+        body << "        const float " << tn << " = " << *e << ";\n";
+        var[&*it] = tn;
+        if(n != "identity" and n != "convert" and names.size() < 6)
+            names.push_back(n);
+    }
+    if(result.empty())
+        return std::nullopt;
+    body << "        y[i] = " << (out.type() == shape::half_type ? "f2h(" + result + ")" : result) << ";\n";
+    std::string name;
+    for(const auto& n : names)
+        name += n + "_";
+    if(name.empty())
+        name = "copy_";
+    name += "kernel";
+    kernel_source k;
+    k.name     = name;
+    k.elements = out.elements();
+    k.source   = loop_code(name, itypes, storage_type(out.type()), inputs, out, body.str());
+    return k;
+}
+
+kernel_source generate_copy(const shape& in, const shape& out)
+{
+    std::string t;
+    switch(in.type_size())
+    {
+    case 1: t = "unsigned char"; break;
+    case 2: t = "unsigned short"; break;
+    case 4: t = "unsigned int"; break;
+    case 8: t = "unsigned long long"; break;
+    default: MIGRAPHX_THROW("gpu: no copy kernel for elements of " + std::to_string(in.type_size()) + " bytes");
+    }
+    kernel_source k;
+    k.name     = "contiguous_kernel";
+    k.elements = out.elements();
+    k.source   = loop_code(k.name, {t}, t, {in}, out, "        y[i] = x0[off0];\n");
+    return k;
+}
+
+} // namespace gpu
+} // namespace migraphx

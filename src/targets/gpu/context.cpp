@@ -1,0 +1,191 @@
+#include "targets/gpu/context.hpp"
+#include <migraphx/gpu/hip.hpp>
+#include <algorithm>
+#include <mutex>
+
+namespace migraphx {
+namespace gpu {
+
+gpu_state::gpu_state(int device_id) : device(device_id)
+{
+    int count = 0;
+    if(cudaGetDeviceCount(&count) != cudaSuccess or count == 0)
+        MIGRAPHX_THROW("gpu: no CUDA device is available");
+    if(device_id < 0 or device_id >= count)
+        MIGRAPHX_THROW("gpu: device_id " + std::to_string(device_id) + " is out of range; " +
+                       std::to_string(count) + " CUDA device(s) present");
+    MIGX_CUDA_CHECK(cudaSetDevice(device));
+    MIGX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    MIGX_CUDA_CHECK(cublasLtCreate(&lt));
+    MIGX_CUDA_CHECK(cudnnCreate(&dnn));
+    MIGX_CUDA_CHECK(cudnnSetStream(dnn, stream));
+    cudaDeviceProp prop{};
+    MIGX_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    sm_major = prop.major;
+    sm_minor = prop.minor;
+    sm_count = prop.multiProcessorCount;
+}
+
+gpu_state::~gpu_state()
+{
+    // No throwing from a destructor: failures here leave nothing to recover.
+    cudaSetDevice(device);
+    if(stream != nullptr)
+        cudaStreamSynchronize(stream);
+    if(workspace != nullptr)
+        cudaFree(workspace);
+    if(dnn != nullptr)
+        cudnnDestroy(dnn);
+    if(lt != nullptr)
+        cublasLtDestroy(lt);
+    if(stream != nullptr)
+        cudaStreamDestroy(stream);
+}
+
+void gpu_context::set_device(std::size_t id)
+{
+    if(m_state and id != device_id)
+        m_state.reset();
+    device_id = id;
+}
+
+gpu_state& gpu_context::get() const
+{
+    if(not m_state)
+        m_state = std::make_shared<gpu_state>(static_cast<int>(device_id));
+    return *m_state;
+}
+
+void gpu_context::make_current() const
+{
+    int cur = -1;
+    cudaGetDevice(&cur);
+    if(cur != get().device)
+        MIGX_CUDA_CHECK(cudaSetDevice(get().device));
+}
+
+void gpu_context::reserve_workspace(std::size_t n) const
+{
+    auto& s = get();
+    if(n <= s.workspace_len)
+        return;
+    make_current();
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    if(s.workspace != nullptr)
+        MIGX_CUDA_CHECK(cudaFree(s.workspace));
+    s.workspace     = nullptr;
+    s.workspace_len = 0;
+    MIGX_CUDA_CHECK(cudaMalloc(&s.workspace, n));
+    s.workspace_len = n;
+}
+
+void gpu_context::finish() const
+{
+    if(m_state)
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(m_state->stream));
+}
+
+gpu_context& get_gpu_context(context& ctx)
+{
+    if(auto* g = ctx.get_if<gpu_context>())
+        return *g;
+    static gpu_context fallback;
+    return fallback;
+}
+
+std::shared_ptr<char> device_alloc(std::size_t n)
+{
+    void* p = nullptr;
+    MIGX_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1)));
+    return {static_cast<char*>(p), [](char* q) { cudaFree(q); }};
+}
+
+bool is_device_pointer(const void* p)
+{
+    if(p == nullptr)
+        return false;
+    cudaPointerAttributes attr{};
+    if(cudaPointerGetAttributes(&attr, p) != cudaSuccess)
+    {
+        cudaGetLastError(); // clear the sticky-free error of an unknown pointer
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice or attr.type == cudaMemoryTypeManaged;
+}
+
+// ---- <migraphx/gpu/hip.hpp> ---------------------------------------------------------------
+
+std::size_t get_device_count()
+{
+    static const std::size_t n = [] {
+        int count = 0;
+        if(cudaGetDeviceCount(&count) != cudaSuccess)
+        {
+            cudaGetLastError();
+            return std::size_t{0};
+        }
+        return static_cast<std::size_t>(count);
+    }();
+    return n;
+}
+
+void gpu_sync() { MIGX_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+argument allocate_gpu(const shape& s, bool host)
+{
+    if(s.type() == shape::tuple_type or s.dynamic())
+        MIGRAPHX_THROW("allocate_gpu: cannot allocate a tuple or dynamic shape");
+    if(host)
+    {
+        void* p = nullptr;
+        MIGX_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(s.bytes(), 1)));
+        return {s, std::shared_ptr<char>(static_cast<char*>(p), [](char* q) { cudaFreeHost(q); })};
+    }
+    return {s, device_alloc(s.bytes())};
+}
+
+argument to_gpu(const argument& arg, bool host)
+{
+    const auto& s = arg.get_shape();
+    if(s.type() == shape::tuple_type)
+    {
+        std::vector<argument> subs;
+        for(const auto& a : arg.get_sub_objects())
+            subs.push_back(to_gpu(a, host));
+        return argument{subs};
+    }
+    auto r = allocate_gpu(s, host);
+    if(s.bytes() > 0)
+    {
+        if(arg.data() == nullptr)
+            MIGRAPHX_THROW("to_gpu: the argument has no data");
+        MIGX_CUDA_CHECK(cudaMemcpy(r.data(), arg.data(), s.bytes(), cudaMemcpyDefault));
+    }
+    return r;
+}
+
+argument from_gpu(const argument& arg)
+{
+    const auto& s = arg.get_shape();
+    if(s.type() == shape::tuple_type)
+    {
+        std::vector<argument> subs;
+        for(const auto& a : arg.get_sub_objects())
+            subs.push_back(from_gpu(a));
+        return argument{subs};
+    }
+    std::shared_ptr<char> mem(new char[std::max<std::size_t>(s.bytes(), 1)], std::default_delete<char[]>());
+    argument r{s, mem};
+    if(s.bytes() > 0)
+    {
+        if(arg.data() == nullptr)
+            MIGRAPHX_THROW("from_gpu: the argument has no data");
+        // cudaMemcpyDefault works out the direction, so a host argument is copied too.
+        MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+        MIGX_CUDA_CHECK(cudaMemcpy(r.data(), arg.data(), s.bytes(), cudaMemcpyDefault));
+    }
+    return r;
+}
+
+} // namespace gpu
+} // namespace migraphx

@@ -1,0 +1,63 @@
+#ifndef MIGRAPHX_GPU_CONTEXT_HPP
+#define MIGRAPHX_GPU_CONTEXT_HPP
+
+// The gpu target's execution state: one device, one non-blocking stream, a cuBLASLt and a cuDNN
+// handle, and one workspace buffer shared by the library calls (sized at compile time by the ops'
+// finalize). Copies of a gpu_context share that state.
+
+#include "targets/gpu/cuda_check.hpp"
+#include <migraphx/context.hpp>
+#include <cstddef>
+#include <memory>
+
+namespace migraphx {
+namespace gpu {
+
+struct gpu_state
+{
+    int device                = 0;
+    cudaStream_t stream       = nullptr;
+    cublasLtHandle_t lt       = nullptr;
+    cudnnHandle_t dnn         = nullptr;
+    void* workspace           = nullptr;
+    std::size_t workspace_len = 0;
+    int sm_major = 0, sm_minor = 0, sm_count = 0;
+    explicit gpu_state(int device_id);
+    ~gpu_state();
+    gpu_state(const gpu_state&)            = delete;
+    gpu_state& operator=(const gpu_state&) = delete;
+};
+
+struct gpu_context
+{
+    std::size_t device_id = 0;
+
+    /// Switches to another device (before anything ran on this one).
+    void set_device(std::size_t id);
+    gpu_state& get() const;
+    cudaStream_t stream() const { return get().stream; }
+    /// Makes the context's device current on the calling thread.
+    void make_current() const;
+    /// A workspace of at least n bytes (grown at compile time; reused by every run).
+    void reserve_workspace(std::size_t n) const;
+    void* workspace() const { return get().workspace; }
+    std::size_t workspace_size() const { return get().workspace_len; }
+    void finish() const;
+
+    private:
+    mutable std::shared_ptr<gpu_state> m_state; // made on first use, on device_id
+};
+
+/// The gpu context inside ctx, or a process-wide one on device 0 where ctx holds none
+/// (an op run outside a compiled program, e.g. in a unit test).
+gpu_context& get_gpu_context(context& ctx);
+
+/// Device memory of n bytes (uninitialised), freed with the last copy of the pointer.
+std::shared_ptr<char> device_alloc(std::size_t n);
+/// Whether p points to device (or managed) memory.
+bool is_device_pointer(const void* p);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

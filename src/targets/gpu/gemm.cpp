@@ -1,0 +1,228 @@
+// gpu::gemm: dot through cuBLASLt. cuBLASLt is column-major, so the row-major product
+// C = A B is computed as C^T = B^T A^T: each operand is described as the column-major matrix its
+// memory already is, with a transpose where its strides say it is stored transposed; batches of
+// one stride (or broadcast, stride 0) go in one strided-batched call.
+#include "targets/gpu/context.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include "ir/env.hpp"
+#include <migraphx/register_op.hpp>
+#include <optional>
+
+namespace migraphx {
+namespace gpu {
+
+namespace {
+
+struct operand
+{
+    cublasOperation_t op = CUBLAS_OP_N;
+    std::int64_t rows = 0, cols = 0, ld = 0; // the stored column-major matrix
+    std::int64_t batch_stride = 0;
+};
+
+/// The logical row-major r x c matrix with strides (sr, sc), seen as the column-major c x r
+/// matrix cuBLASLt multiplies (its transpose).
+std::optional<operand> as_transposed(std::size_t r, std::size_t c, std::size_t sr, std::size_t sc)
+{
+    operand o;
+    auto R = static_cast<std::int64_t>(r), C = static_cast<std::int64_t>(c);
+    if(sc == 1 or c == 1)
+    {
+        o.op   = CUBLAS_OP_N;
+        o.rows = C;
+        o.cols = R;
+        o.ld   = r == 1 ? std::max<std::int64_t>(C, 1) : static_cast<std::int64_t>(sr);
+        if(o.ld >= std::max<std::int64_t>(C, 1))
+            return o;
+    }
+    if(sr == 1 or r == 1)
+    {
+        o.op   = CUBLAS_OP_T;
+        o.rows = R;
+        o.cols = C;
+        o.ld   = c == 1 ? std::max<std::int64_t>(R, 1) : static_cast<std::int64_t>(sc);
+        if(o.ld >= std::max<std::int64_t>(R, 1))
+            return o;
+    }
+    return std::nullopt;
+}
+
+/// One stride for all batch dims (0 when broadcast), if they chain.
+std::optional<std::int64_t> batch_stride(const shape& s)
+{
+    const auto& l  = s.lens();
+    const auto& st = s.strides();
+    std::vector<std::size_t> dims;
+    for(std::size_t d = 0; d + 2 < l.size(); d++)
+        if(l[d] != 1)
+            dims.push_back(d);
+    if(dims.empty())
+        return 0;
+    bool all_zero = std::all_of(dims.begin(), dims.end(), [&](auto d) { return st[d] == 0; });
+    if(all_zero)
+        return 0;
+    for(std::size_t i = 0; i + 1 < dims.size(); i++)
+        if(st[dims[i]] != st[dims[i + 1]] * l[dims[i + 1]])
+            return std::nullopt;
+    if(st[dims.back()] == 0)
+        return std::nullopt;
+    return static_cast<std::int64_t>(st[dims.back()]);
+}
+
+std::optional<operand> describe(const shape& s)
+{
+    const auto& l  = s.lens();
+    const auto& st = s.strides();
+    auto n         = l.size();
+    auto o         = as_transposed(l[n - 2], l[n - 1], st[n - 2], st[n - 1]);
+    auto b         = batch_stride(s);
+    if(not o or not b)
+        return std::nullopt;
+    o->batch_stride = *b;
+    return o;
+}
+
+cudaDataType_t cuda_type(shape::type_t t)
+{
+    if(t == shape::float_type)
+        return CUDA_R_32F;
+    if(t == shape::half_type)
+        return CUDA_R_16F;
+    MIGRAPHX_THROW("gpu::gemm: unsupported element type");
+}
+
+} // namespace
+
+struct gemm::plan
+{
+    cublasLtMatmulDesc_t desc       = nullptr;
+    cublasLtMatrixLayout_t la       = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulAlgo_t algo{};       // for 16-byte aligned pointers
+    cublasLtMatmulAlgo_t algo_small{}; // for any element-aligned pointers
+    std::size_t ws = 0, ws_small = 0;
+    ~plan()
+    {
+        if(la)
+            cublasLtMatrixLayoutDestroy(la);
+        if(lb)
+            cublasLtMatrixLayoutDestroy(lb);
+        if(lc)
+            cublasLtMatrixLayoutDestroy(lc);
+        if(desc)
+            cublasLtMatmulDescDestroy(desc);
+    }
+};
+
+bool gemm::supported_operand(const shape& s)
+{
+    return s.lens().size() >= 2 and (s.type() == shape::float_type or s.type() == shape::half_type) and
+           describe(s).has_value();
+}
+
+shape gemm::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != 3)
+        MIGRAPHX_THROW(name() + ": expects a, b and the output buffer");
+    const auto& a = inputs[0].lens();
+    const auto& b = inputs[1].lens();
+    if(a.size() < 2 or a.size() != b.size() or a[a.size() - 1] != b[b.size() - 2])
+        MIGRAPHX_THROW(name() + ": operands do not multiply");
+    auto out   = a;
+    out.back() = b.back();
+    if(inputs[2].lens() != out or not inputs[2].standard())
+        MIGRAPHX_THROW(name() + ": the output buffer has the wrong shape");
+    return inputs[2];
+}
+
+void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
+{
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    auto p          = std::make_shared<plan>();
+    const auto& al  = inputs[0].lens();
+    auto n          = al.size();
+    auto M = static_cast<std::int64_t>(al[n - 2]), K = static_cast<std::int64_t>(al[n - 1]);
+    auto N          = static_cast<std::int64_t>(inputs[1].lens()[n - 1]);
+    auto batches    = static_cast<std::int64_t>(out.elements() / std::max<std::size_t>(M * N, 1));
+    auto oa         = describe(inputs[1]); // cuBLASLt's A: our B
+    auto ob         = describe(inputs[0]); // cuBLASLt's B: our A
+    if(not oa or not ob)
+        MIGRAPHX_THROW(name() + ": operand layout not supported (lowering should have copied it)");
+    auto t = cuda_type(out.type());
+    cublasComputeType_t ct =
+        (out.type() == shape::float_type and env_enabled("MIGRAPHX_GPU_TF32")) ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                              : CUBLAS_COMPUTE_32F;
+    MIGX_CUDA_CHECK(cublasLtMatmulDescCreate(&p->desc, ct, CUDA_R_32F));
+    MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &oa->op, sizeof(oa->op)));
+    MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &ob->op, sizeof(ob->op)));
+    auto layout = [&](cublasLtMatrixLayout_t& l, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t stride) {
+        MIGX_CUDA_CHECK(cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
+        std::int32_t count = static_cast<std::int32_t>(batches);
+        MIGX_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+        MIGX_CUDA_CHECK(
+            cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+    };
+    layout(p->la, oa->rows, oa->cols, oa->ld, oa->batch_stride);
+    layout(p->lb, ob->rows, ob->cols, ob->ld, ob->batch_stride);
+    layout(p->lc, N, M, std::max<std::int64_t>(N, 1), M * N);
+    (void)K;
+
+    auto choose = [&](std::uint32_t align, cublasLtMatmulAlgo_t& algo, std::size_t& ws) {
+        cublasLtMatmulPreference_t pref = nullptr;
+        MIGX_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+        std::size_t max_ws = 64u << 20;
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws));
+        for(auto a : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+            cublasLtMatmulPreferenceSetAttribute(pref, a, &align, sizeof(align));
+        cublasLtMatmulHeuristicResult_t res{};
+        int found = 0;
+        auto st   = cublasLtMatmulAlgoGetHeuristic(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &found);
+        cublasLtMatmulPreferenceDestroy(pref);
+        if(st != CUBLAS_STATUS_SUCCESS or found == 0)
+            MIGRAPHX_THROW(name() + ": cuBLASLt has no algorithm for this product (status " +
+                           std::to_string(static_cast<int>(st)) + ")");
+        algo = res.algo;
+        ws   = res.workspaceSize;
+    };
+    choose(16, p->algo, p->ws);
+    choose(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
+    g.reserve_workspace(std::max(p->ws, p->ws_small));
+    cache = p;
+}
+
+argument gemm::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    if(not cache)
+        MIGRAPHX_THROW(name() + ": run before finalize");
+    auto& g = get_gpu_context(ctx);
+    if(out.elements() == 0)
+        return args[2];
+    auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    bool big     = aligned(args[0].data()) and aligned(args[1].data()) and aligned(args[2].data());
+    const auto& algo = big ? cache->algo : cache->algo_small;
+    float a = alpha, b = beta;
+    MIGX_CUDA_CHECK(cublasLtMatmul(g.get().lt,
+                                   cache->desc,
+                                   &a,
+                                   args[1].data(),
+                                   cache->la,
+                                   args[0].data(),
+                                   cache->lb,
+                                   &b,
+                                   args[2].data(),
+                                   cache->lc,
+                                   args[2].data(),
+                                   cache->lc,
+                                   &algo,
+                                   g.workspace(),
+                                   g.workspace_size(),
+                                   g.stream()));
+    return args[2];
+}
+MIGRAPHX_REGISTER_OP(gemm)
+
+} // namespace gpu
+} // namespace migraphx

@@ -1,0 +1,219 @@
+#ifndef MIGRAPHX_GPU_GPU_OPS_HPP
+#define MIGRAPHX_GPU_GPU_OPS_HPP
+
+// The gpu target's operations. An op that writes a result takes its output buffer as its last
+// input (a hip::hip_allocate_memory, a load of the scratch buffer after memory_coloring, or an
+// output parameter) and returns it (output_alias = last input). Names follow the spec's printing.
+// Library state (cuBLASLt descriptors, cuDNN algorithm, loaded kernels, device copies of
+// literals) is built once in finalize at the end of compile and shared by copies of the op.
+
+#include <migraphx/argument.hpp>
+#include <migraphx/context.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/operation.hpp>
+#include <migraphx/shape.hpp>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace gpu {
+
+inline std::ptrdiff_t last_input(const std::vector<shape>& inputs)
+{
+    return static_cast<std::ptrdiff_t>(inputs.size()) - 1;
+}
+
+/// Device memory of `shape`. The scratch buffer (scratch=1, made by memory_coloring) is
+/// allocated once, at finalize; any other allocation is fresh memory each run.
+struct hip_allocate
+{
+    shape s{};
+    bool scratch = false;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.s, "shape");
+        f(self.scratch, "scratch");
+    }
+    std::string name() const { return "hip::hip_allocate_memory"; }
+    value attributes() const;
+    void print_attributes(std::ostream& os) const;
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::shared_ptr<char> buffer;
+};
+
+/// A literal copied to the device once, at finalize.
+struct hip_copy_literal
+{
+    std::string id;
+    literal value_;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.id, "id");
+    }
+    std::string name() const { return "hip::hip_copy_literal"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::shared_ptr<char> buffer;
+};
+
+/// (host x, device buffer) -> the buffer holding x.
+struct hip_copy_to_gpu
+{
+    std::string name() const { return "hip::copy_to_gpu"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+};
+
+/// (device x) -> a fresh host copy of x (its shape and strides).
+struct hip_copy_from_gpu
+{
+    shape s{};
+    std::string id;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.s, "shape");
+        f(self.id, "id");
+    }
+    std::string name() const { return "hip::copy_from_gpu"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+};
+
+/// Waits for the stream; returns its first input.
+struct hip_sync_stream
+{
+    std::string name() const { return "hip::sync_stream"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>&) const { return 0; }
+};
+
+/// (device x, device buffer of x's shape) -> the buffer holding x (standard x: one memcpy).
+struct hip_copy
+{
+    std::string name() const { return "hip::copy"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+};
+
+struct loaded_kernel;
+
+/// A kernel generated as CUDA C++ and compiled with NVRTC at finalize (cached on disk).
+struct code_object
+{
+    std::string symbol_name;
+    std::size_t global = 0;
+    std::size_t local  = 256;
+    std::string source;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.symbol_name, "symbol_name");
+        f(self.global, "global");
+        f(self.local, "local");
+        f(self.source, "source");
+    }
+    std::string name() const { return "gpu::code_object"; }
+    void print_attributes(std::ostream& os) const;
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    std::shared_ptr<loaded_kernel> kernel;
+    std::size_t binary_size = 0;
+};
+
+/// (a {batch..., M, K}, b {batch..., K, N}, out) through cuBLASLt: layouts and transposes are
+/// read from the inputs' strides; the algorithm is chosen at finalize.
+struct gemm
+{
+    float alpha = 1;
+    float beta  = 0;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.alpha, "alpha");
+        f(self.beta, "beta");
+    }
+    std::string name() const { return "gpu::gemm"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    /// Whether cuBLASLt can read this operand's matrices as they lie (else copy it first).
+    static bool supported_operand(const shape& s);
+    struct plan;
+    std::shared_ptr<plan> cache;
+};
+
+/// (x, w, out) through cuDNN; padding is begin..., end... (symmetric only).
+struct convolution
+{
+    std::vector<std::size_t> padding;
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> dilation;
+    std::int64_t group        = 1;
+    std::int64_t padding_mode = 0;
+    std::int64_t solution_id  = -1;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.group, "group");
+        f(self.padding_mode, "padding_mode");
+        f(self.solution_id, "solution_id");
+    }
+    std::string name() const { return "gpu::convolution"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    struct plan;
+    std::shared_ptr<plan> cache;
+};
+
+/// Any other op: its inputs are copied to the host, its reference compute runs there, and the
+/// result is copied into the output buffer (or, for a tuple result, into fresh device memory).
+/// Correct for every op, fast for none.
+struct ref_fallback
+{
+    operation op;
+    module_ref mod  = nullptr; // the op's sub-module (a `pointwise` body), run on the host too
+    bool has_output = true;    // false for tuple results (no output buffer input)
+    std::string name() const { return "gpu::ref::" + op.name(); }
+    void print_attributes(std::ostream& os) const { os << op.attribute_string(); }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return has_output ? last_input(inputs) : -1;
+    }
+};
+
+/// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).
+struct hip_to_host
+{
+    std::string name() const { return "hip::to_host"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+};
+
+/// Host copy of a device argument (any shape, tuples included), after the stream finished.
+argument copy_to_host(context& ctx, const argument& a);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,270 @@
+// Memory, copy and synchronisation ops of the gpu target.
+#include "targets/gpu/context.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include <migraphx/gpu/hip.hpp>
+#include <migraphx/instruction.hpp>
+#include <migraphx/module.hpp>
+#include <migraphx/register_op.hpp>
+#include <unordered_map>
+
+namespace migraphx {
+namespace gpu {
+
+namespace {
+void check_inputs(const std::string& name, const std::vector<shape>& inputs, std::size_t n)
+{
+    if(inputs.size() != n)
+        MIGRAPHX_THROW(name + ": expects " + std::to_string(n) + " inputs, got " + std::to_string(inputs.size()));
+}
+} // namespace
+
+argument copy_to_host(context& ctx, const argument& a)
+{
+    if(a.get_shape().type() == shape::tuple_type)
+    {
+        std::vector<argument> subs;
+        for(const auto& x : a.get_sub_objects())
+            subs.push_back(copy_to_host(ctx, x));
+        return argument{subs};
+    }
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    const auto& s = a.get_shape();
+    std::shared_ptr<char> mem(new char[std::max<std::size_t>(s.bytes(), 1)], std::default_delete<char[]>());
+    if(s.bytes() > 0)
+    {
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(mem.get(), a.data(), s.bytes(), cudaMemcpyDefault, g.stream()));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+    }
+    return {s, mem};
+}
+
+// ---- hip::hip_allocate_memory ---------------------------------------------------------------
+
+value hip_allocate::attributes() const
+{
+    if(scratch)
+        return {{"scratch", true}};
+    return value::make_object();
+}
+
+void hip_allocate::print_attributes(std::ostream& os) const
+{
+    os << "shape=" << s;
+    if(scratch)
+        os << ",id=main:scratch";
+}
+
+shape hip_allocate::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 0);
+    if(s.type() == shape::tuple_type or s.dynamic())
+        MIGRAPHX_THROW(name() + ": cannot allocate a tuple or dynamic shape");
+    return s;
+}
+
+void hip_allocate::finalize(context& ctx, const shape&, const std::vector<shape>&)
+{
+    if(not scratch)
+        return;
+    get_gpu_context(ctx).make_current();
+    buffer = device_alloc(s.bytes());
+}
+
+argument hip_allocate::compute(context& ctx, const shape& out, const std::vector<argument>&) const
+{
+    if(buffer)
+        return {out, buffer};
+    get_gpu_context(ctx).make_current();
+    return {out, device_alloc(out.bytes())};
+}
+MIGRAPHX_REGISTER_OP(hip_allocate)
+
+// ---- hip::hip_copy_literal ------------------------------------------------------------------
+
+shape hip_copy_literal::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 0);
+    return value_.get_shape();
+}
+
+void hip_copy_literal::finalize(context& ctx, const shape&, const std::vector<shape>&)
+{
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    const auto& s = value_.get_shape();
+    buffer        = device_alloc(s.bytes());
+    if(s.bytes() > 0)
+        MIGX_CUDA_CHECK(cudaMemcpy(buffer.get(), value_.get_argument().data(), s.bytes(), cudaMemcpyHostToDevice));
+}
+
+argument hip_copy_literal::compute(context&, const shape& out, const std::vector<argument>&) const
+{
+    if(not buffer)
+        MIGRAPHX_THROW(name() + "[id=" + id + "]: run before finalize");
+    return {out, buffer};
+}
+
+// ---- hip::copy_to_gpu / hip::copy_from_gpu / hip::sync_stream / hip::copy / hip::to_host ----
+
+shape hip_copy_to_gpu::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 2);
+    if(inputs[0].bytes() != inputs[1].bytes() or inputs[0].type() != inputs[1].type())
+        MIGRAPHX_THROW(name() + ": source and destination differ in type or size");
+    return inputs[1];
+}
+
+argument hip_copy_to_gpu::compute(context& ctx, const shape&, const std::vector<argument>& args) const
+{
+    auto& g     = get_gpu_context(ctx);
+    auto nbytes = args[0].get_shape().bytes();
+    if(nbytes > 0)
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(args[1].data(), args[0].data(), nbytes, cudaMemcpyDefault, g.stream()));
+    return args[1];
+}
+MIGRAPHX_REGISTER_OP(hip_copy_to_gpu)
+
+shape hip_copy_from_gpu::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 1);
+    return inputs[0];
+}
+
+argument hip_copy_from_gpu::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& g = get_gpu_context(ctx);
+    std::shared_ptr<char> mem(new char[std::max<std::size_t>(out.bytes(), 1)], std::default_delete<char[]>());
+    if(out.bytes() > 0)
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(mem.get(), args[0].data(), out.bytes(), cudaMemcpyDefault, g.stream()));
+    return {out, mem};
+}
+MIGRAPHX_REGISTER_OP(hip_copy_from_gpu)
+
+shape hip_sync_stream::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.empty())
+        MIGRAPHX_THROW(name() + ": expects at least one input");
+    return inputs[0];
+}
+
+argument hip_sync_stream::compute(context& ctx, const shape&, const std::vector<argument>& args) const
+{
+    get_gpu_context(ctx).finish();
+    return args[0];
+}
+MIGRAPHX_REGISTER_OP(hip_sync_stream)
+
+shape hip_copy::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 2);
+    if(inputs[0] != inputs[1])
+        MIGRAPHX_THROW(name() + ": source and destination shapes differ");
+    return inputs[1];
+}
+
+argument hip_copy::compute(context& ctx, const shape&, const std::vector<argument>& args) const
+{
+    auto& g     = get_gpu_context(ctx);
+    auto nbytes = args[0].get_shape().bytes();
+    if(nbytes > 0 and args[0].data() != args[1].data())
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(args[1].data(), args[0].data(), nbytes, cudaMemcpyDefault, g.stream()));
+    return args[1];
+}
+MIGRAPHX_REGISTER_OP(hip_copy)
+
+shape hip_to_host::compute_shape(const std::vector<shape>& inputs) const
+{
+    check_inputs(name(), inputs, 1);
+    return inputs[0];
+}
+
+argument hip_to_host::compute(context& ctx, const shape&, const std::vector<argument>& args) const
+{
+    return copy_to_host(ctx, args[0]);
+}
+MIGRAPHX_REGISTER_OP(hip_to_host)
+
+// ---- gpu::ref::<op> -------------------------------------------------------------------------
+
+namespace {
+
+/// Runs a module of host-computable ops on host arguments.
+std::vector<argument> run_on_host(module_ref m, const std::unordered_map<std::string, argument>& params)
+{
+    std::unordered_map<const instruction*, argument> res;
+    run_module_fn self = run_on_host;
+    for(auto it = m->begin(); it != m->end(); ++it)
+    {
+        const auto& n = it->name();
+        if(n == "@param")
+            res[&*it] = params.at(it->get_operator().to_value().at("parameter").get_string());
+        else if(n == "@literal")
+            res[&*it] = it->get_literal().get_argument();
+        else
+        {
+            std::vector<argument> args;
+            for(auto x : it->inputs())
+                args.push_back(res.at(&*x));
+            if(n == "@return")
+                return args;
+            if(it->module_inputs().empty())
+                res[&*it] = it->get_operator().compute(it->get_shape(), args);
+            else
+                res[&*it] = it->get_operator().compute(it->get_shape(), args, it->module_inputs(), self);
+        }
+    }
+    if(m->begin() == m->end())
+        return {};
+    return {res.at(&*std::prev(m->end()))};
+}
+
+} // namespace
+
+shape ref_fallback::compute_shape(const std::vector<shape>& inputs) const
+{
+    std::vector<module_ref> mods;
+    if(mod != nullptr)
+        mods.push_back(mod);
+    if(not has_output)
+        return op.compute_shape(inputs, mods);
+    if(inputs.empty())
+        MIGRAPHX_THROW(name() + ": missing the output buffer");
+    std::vector<shape> in(inputs.begin(), inputs.end() - 1);
+    auto s = op.compute_shape(in, mods);
+    if(s != inputs.back())
+        MIGRAPHX_THROW(name() + ": output buffer does not match the op's shape");
+    return s;
+}
+
+argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    std::size_t n = has_output ? args.size() - 1 : args.size();
+    std::vector<argument> host;
+    for(std::size_t i = 0; i < n; i++)
+        host.push_back(copy_to_host(ctx, args[i])); // waits for the stream
+    auto r = mod == nullptr ? op.compute(out, host) : op.compute(out, host, {mod}, run_on_host);
+    if(r.get_shape().type() == shape::tuple_type or not has_output or r.get_shape().lens() != out.lens())
+    {
+        // Tuples and results whose size depends on the data get fresh device memory.
+        auto d = to_gpu(r.get_shape().standard() or r.get_shape().type() == shape::tuple_type ? r : r.contiguous());
+        return d;
+    }
+    if(r.get_shape() != out)
+    {
+        if(not out.standard())
+            MIGRAPHX_THROW(name() + ": the reference result has another layout than the instruction");
+        r = r.contiguous();
+    }
+    if(out.bytes() > 0)
+    {
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(args.back().data(), r.data(), out.bytes(), cudaMemcpyHostToDevice, g.stream()));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // r is freed on return
+    }
+    return args.back();
+}
+
+} // namespace gpu
+} // namespace migraphx

@@ -1,0 +1,43 @@
+#ifndef MIGRAPHX_GPU_KERNEL_COMPILER_HPP
+#define MIGRAPHX_GPU_KERNEL_COMPILER_HPP
+
+// Run-time compilation of generated CUDA C++ with NVRTC into a cubin for the device's
+// architecture, cached on disk by a hash of source, options and NVRTC version:
+//   MIGRAPHX_GPU_CACHE_DIR  cache folder (default $XDG_CACHE_HOME/migx/kernels, else
+//                           $HOME/.cache/migx/kernels, else /tmp/migx-kernels); "off" disables it
+//   MIGRAPHX_GPU_DUMP_SRC   1: write each kernel's source beside the cache (or into the folder the
+//                           variable names) and say where on stderr
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace gpu {
+
+/// A cubin for sm_<major><minor>; throws with NVRTC's log when the source does not compile.
+std::string compile_cuda(const std::string& source, const std::string& kernel_name, int major, int minor);
+
+/// A loaded cubin and one of its kernels, launchable on a stream.
+struct loaded_kernel
+{
+    loaded_kernel(const std::string& cubin, const std::string& kernel_name);
+    ~loaded_kernel();
+    loaded_kernel(const loaded_kernel&)            = delete;
+    loaded_kernel& operator=(const loaded_kernel&) = delete;
+    /// Launches grid x block threads with these kernel parameters (pointers to each argument).
+    void launch(void* stream, std::size_t grid, std::size_t block, void** params) const;
+
+    private:
+    void* lib    = nullptr;
+    void* kernel = nullptr;
+};
+
+/// 64-bit FNV-1a, stable across runs and machines (the cache key).
+std::uint64_t stable_hash(const std::string& s);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,318 @@
+#include "targets/gpu/lowering.hpp"
+#include "targets/gpu/codegen.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include "ir/program_impl.hpp"
+#include "passes/pass_manager.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <set>
+
+namespace migraphx {
+namespace gpu {
+namespace {
+
+bool float_or_half(const shape& s)
+{
+    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
+}
+
+/// View ops whose compute only re-describes the input's memory (never reads it).
+bool device_view(instruction_ref ins)
+{
+    static const std::set<std::string> views = {"broadcast", "multibroadcast", "flatten", "reshape", "slice",
+                                                "squeeze",   "unsqueeze",      "step",    "transpose", "get_tuple_elem",
+                                                "load"};
+    if(views.count(ins->name()) == 0)
+        return false;
+    std::vector<shape> in;
+    for(auto x : ins->inputs())
+        in.push_back(x->get_shape());
+    return ins->get_operator().output_alias(in) == 0;
+}
+
+operation make_kernel(const kernel_source& k)
+{
+    code_object c;
+    c.symbol_name = k.name;
+    c.global      = k.elements;
+    c.source      = k.source;
+    return c;
+}
+
+bool runs_on_host(const module& m)
+{
+    for(auto it = m.begin(); it != m.end(); ++it)
+    {
+        if(not it->module_inputs().empty() and it->name() != "pointwise")
+            return true;
+        if(it->get_shape().dynamic())
+            return true;
+    }
+    return false;
+}
+
+struct lowerer
+{
+    module& m;
+
+    instruction_ref alloc(instruction_ref pos, const shape& s)
+    {
+        return m.insert_instruction(pos, make_op("hip::hip_allocate_memory", {{"shape", shape_to_value(s)}}), {});
+    }
+
+    instruction_ref copy_kernel(instruction_ref pos, instruction_ref x)
+    {
+        auto s  = shape{x->get_shape().type(), x->get_shape().lens()};
+        auto k  = generate_copy(x->get_shape(), s);
+        auto a  = alloc(pos, s);
+        return m.insert_instruction(pos, make_kernel(k), {x, a});
+    }
+
+    void replace(instruction_ref ins, const operation& op, std::vector<instruction_ref> args)
+    {
+        args.push_back(alloc(ins, ins->get_shape()));
+        m.replace_instruction(ins, op, args, {});
+    }
+
+    void fallback(instruction_ref ins)
+    {
+        ref_fallback f;
+        f.op = ins->get_operator();
+        if(not ins->module_inputs().empty())
+            f.mod = ins->module_inputs().front();
+        if(ins->get_shape().type() == shape::tuple_type)
+        {
+            f.has_output = false;
+            m.replace_instruction(ins, operation{f}, ins->inputs(), {});
+        }
+        else
+            replace(ins, operation{f}, ins->inputs());
+    }
+
+    bool lower_pointwise(instruction_ref ins)
+    {
+        if(ins->module_inputs().size() != 1)
+            return false;
+        std::vector<shape> in;
+        for(auto x : ins->inputs())
+            in.push_back(x->get_shape());
+        auto k = generate_pointwise(*ins->module_inputs().front(), in, ins->get_shape());
+        if(not k)
+            return false;
+        replace(ins, make_kernel(*k), ins->inputs());
+        return true;
+    }
+
+    bool lower_dot(instruction_ref ins)
+    {
+        auto a = ins->inputs()[0], b = ins->inputs()[1];
+        if(not float_or_half(a->get_shape()) or a->get_shape().type() != b->get_shape().type() or
+           ins->get_shape().elements() == 0 or a->get_shape().lens().back() == 0)
+            return false;
+        if(not gemm::supported_operand(a->get_shape()))
+            a = copy_kernel(ins, a);
+        if(not gemm::supported_operand(b->get_shape()))
+            b = copy_kernel(ins, b);
+        replace(ins, operation{gemm{}}, {a, b});
+        return true;
+    }
+
+    bool lower_convolution(instruction_ref ins)
+    {
+        auto v = ins->get_operator().to_value();
+        auto x = ins->inputs()[0], w = ins->inputs()[1];
+        const auto& xs = x->get_shape();
+        const auto& ws = w->get_shape();
+        if(not float_or_half(xs) or xs.type() != ws.type() or v.at("use_dynamic_same_auto_pad").get_bool())
+            return false;
+        const auto& xl = xs.lens();
+        const auto& wl = ws.lens();
+        if(xl.size() < 3 or xl.size() > 5 or ins->get_shape().elements() == 0 or xs.elements() == 0 or
+           ws.elements() == 0)
+            return false;
+        auto kd = xl.size() - 2;
+        convolution op;
+        op.stride       = v.at("stride").to_vector<std::size_t>();
+        op.dilation     = v.at("dilation").to_vector<std::size_t>();
+        op.group        = v.at("group").get_int64();
+        op.padding_mode = v.at("padding_mode").get_int64();
+        auto pad        = v.at("padding").to_vector<std::size_t>();
+        if(op.padding_mode != 0)
+        {
+            pad.assign(2 * kd, 0);
+            for(std::size_t i = 0; i < kd; i++)
+            {
+                std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
+                std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
+                std::size_t need  = (out - 1) * op.stride[i] + dk;
+                std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
+                std::size_t small = total / 2;
+                pad[i]            = op.padding_mode == 2 ? small : total - small;
+                pad[i + kd]       = total - pad[i];
+            }
+        }
+        else if(pad.size() == kd)
+            pad.insert(pad.end(), pad.begin(), pad.end());
+        if(pad.size() != 2 * kd or op.stride.size() != kd or op.dilation.size() != kd)
+            return false;
+        for(std::size_t i = 0; i < kd; i++)
+            if(pad[i] != pad[i + kd])
+                return false; // cuDNN pads symmetrically
+        op.padding = pad;
+        bool zero_stride = false;
+        for(std::size_t i = 0; i < xl.size(); i++)
+            zero_stride = zero_stride or (xs.strides()[i] == 0 and xl[i] > 1);
+        if(zero_stride)
+            x = copy_kernel(ins, x);
+        if(not ws.standard())
+            w = copy_kernel(ins, w);
+        replace(ins, operation{op}, {x, w});
+        return true;
+    }
+
+    void lower(instruction_ref ins)
+    {
+        const auto& n = ins->name();
+        if(n.front() == '@' or n.rfind("hip::", 0) == 0 or n.rfind("gpu::", 0) == 0 or device_view(ins))
+            return;
+        if(n == "pointwise" and lower_pointwise(ins))
+            return;
+        if(n == "contiguous" and not ins->get_shape().dynamic() and ins->get_shape().type() != shape::tuple_type)
+        {
+            auto k = generate_copy(ins->inputs().front()->get_shape(), ins->get_shape());
+            replace(ins, make_kernel(k), ins->inputs());
+            return;
+        }
+        if(n == "dot" and lower_dot(ins))
+            return;
+        if(n == "convolution" and lower_convolution(ins))
+            return;
+        fallback(ins);
+    }
+};
+
+std::vector<std::string> output_names(const module& m)
+{
+    auto* p = current_program();
+    auto n  = m.get_output_shapes().size();
+    if(p != nullptr and p->get_main_module() == &m)
+    {
+        auto names = p->get_output_names();
+        if(names.size() == n)
+            return names;
+    }
+    std::vector<std::string> r;
+    for(std::size_t i = 0; i < n; i++)
+        r.push_back("main:#output_" + std::to_string(i));
+    return r;
+}
+
+/// offload_copy=false: outputs go into parameters named as the outputs.
+void write_outputs_to_params(module& m, bool host_values)
+{
+    auto ret = m.get_return();
+    if(ret == m.end())
+        return;
+    auto names = output_names(m);
+    auto outs  = ret->inputs();
+    std::vector<instruction_ref> results;
+    for(std::size_t i = 0; i < outs.size(); i++)
+    {
+        auto r = outs[i];
+        if(m.get_parameter(names[i]) != m.end())
+            MIGRAPHX_THROW("gpu: output '" + names[i] + "' has the name of an input; rename one of them");
+        auto p    = m.insert_parameter(m.begin(), names[i], r->get_shape());
+        auto root = get_alias_root(r);
+        if(not host_values and root->name() == "hip::hip_allocate_memory" and root->get_shape() == r->get_shape())
+        {
+            m.replace_instruction(root, p);
+            results.push_back(r);
+            continue;
+        }
+        if(host_values)
+            results.push_back(m.insert_instruction(ret, operation{hip_copy_to_gpu{}}, {r, p}));
+        else
+            results.push_back(m.insert_instruction(ret, operation{hip_copy{}}, {r, p}));
+    }
+    m.replace_return(results);
+    if(auto* prog = current_program(); prog != nullptr and prog->get_main_module() == &m)
+        prog->get_impl().output_param_names = names;
+}
+
+} // namespace
+
+void lowering::apply(module& m) const
+{
+    // Only main runs on the device: pointwise bodies are compiled whole by the instruction that
+    // owns them, and control-flow bodies run on the host (see runs_on_host).
+    if(m.name() != "main")
+        return;
+    if(runs_on_host(m))
+    {
+        if(offload_copy)
+            return;
+        for(auto it = m.begin(); it != m.end(); ++it)
+        {
+            if(it->name() != "@param")
+                continue;
+            auto h = m.insert_instruction(std::next(it), operation{hip_to_host{}}, {it});
+            m.replace_instruction(it, h);
+        }
+        write_outputs_to_params(m, true);
+        return;
+    }
+
+    lowerer l{m};
+    std::vector<instruction_ref> todo;
+    std::size_t lit = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        todo.push_back(it);
+    for(auto ins : todo)
+    {
+        if(ins->name() == "@literal")
+        {
+            hip_copy_literal c;
+            c.id     = "main:@literal:" + std::to_string(lit++);
+            c.value_ = ins->get_literal();
+            auto d   = m.insert_instruction(std::next(ins), operation{c}, {});
+            m.replace_instruction(ins, d);
+        }
+        else if(ins->name() == "@param" and offload_copy)
+        {
+            auto a = l.alloc(std::next(ins), ins->get_shape());
+            auto c = m.insert_instruction(std::next(a), operation{hip_copy_to_gpu{}}, {ins, a});
+            m.replace_instruction(ins, c);
+        }
+    }
+    for(auto ins : todo)
+        if(m.has_instruction(ins) and ins->name().front() != '@')
+            l.lower(ins);
+
+    if(offload_copy)
+    {
+        auto ret = m.get_return();
+        if(ret == m.end())
+            return;
+        std::vector<instruction_ref> copies;
+        std::size_t k = 0;
+        for(auto r : ret->inputs())
+        {
+            hip_copy_from_gpu c;
+            c.s  = r->get_shape();
+            c.id = "hip::copy_from_gpu" + std::to_string(k++);
+            copies.push_back(m.insert_instruction(ret, operation{c}, {r}));
+        }
+        if(not copies.empty())
+        {
+            auto sync = m.insert_instruction(ret, operation{hip_sync_stream{}}, copies);
+            copies[0] = sync;
+        }
+        m.replace_return(copies);
+    }
+    else
+        write_outputs_to_params(m, false);
+}
+
+} // namespace gpu
+} // namespace migraphx
