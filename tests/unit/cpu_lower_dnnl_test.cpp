@@ -98,3 +98,25 @@ TEST(cpu_lower_dnnl, results_match_ref)
     m->add_return({m->add_instruction(make_op("sigmoid"), c)});
     migx_test::expect_cpu_matches_ref(p);
 }
+
+TEST(cpu_lower_dnnl, gelu_after_gemm_is_a_post_op)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto a    = m->add_parameter("a", shape{shape::float_type, {16, 32}});
+    auto w    = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {32, 24}}, 3));
+    auto x    = m->add_instruction(make_op("dot"), a, w);
+    auto cst  = [&](float v) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", x->get_shape().lens()}}),
+                                  m->add_literal(migraphx::literal{v}));
+    };
+    auto d    = m->add_instruction(make_op("div"), x, cst(1.4142135f));
+    auto e    = m->add_instruction(make_op("erf"), d);
+    auto one  = m->add_instruction(make_op("add"), e, cst(1.0f));
+    auto prod = m->add_instruction(make_op("mul"), x, one);
+    m->add_return({m->add_instruction(make_op("mul"), prod, cst(0.5f))});
+    auto cpu   = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-5);
+    auto names = migx_test::op_names(*cpu.get_main_module());
+    EXPECT_EQ(names, (std::vector<std::string>{"dnnl::matmul", "@return"}));
+}

@@ -2,6 +2,7 @@
 #include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/operation.hpp>
+#include <cmath>
 #include <optional>
 
 namespace migraphx {
@@ -77,6 +78,52 @@ std::optional<post_op> eltwise_of(instruction_ref u)
     return std::nullopt;
 }
 
+bool is_scalar_constant(instruction_ref x, double value, double tol)
+{
+    auto c = constant_of(x);
+    return c and c->get_shape().elements() == 1 and std::abs(c->to_vector<double>()[0] - value) <= tol;
+}
+
+/// The erf form of GELU on x, x * 0.5 * (1 + erf(x / sqrt(2))) as torch exports it (in any order
+/// of the two multiplications): the instruction computing it, or nothing.
+std::optional<instruction_ref> match_gelu(instruction_ref x)
+{
+    if(x->outputs().size() != 2)
+        return std::nullopt;
+    instruction_ref scaled{}, outer{};
+    for(auto u : x->outputs())
+    {
+        if(u->name() == "div" and u->inputs()[0] == x and is_scalar_constant(u->inputs()[1], std::sqrt(2.0), 1e-4))
+            scaled = u;
+        else if(u->name() == "mul" and u->inputs()[0] == x and is_scalar_constant(u->inputs()[1], M_SQRT1_2, 1e-4))
+            scaled = u;
+        else if(u->name() == "mul")
+            outer = u;
+    }
+    if(scaled == instruction_ref{} or outer == instruction_ref{} or scaled->outputs().size() != 1)
+        return std::nullopt;
+    auto e = scaled->outputs().front();
+    if(e->name() != "erf" or e->outputs().size() != 1)
+        return std::nullopt;
+    auto one = e->outputs().front();
+    if(one->name() != "add" or one->outputs().size() != 1 or not is_scalar_constant(other_input(one, e), 1.0, 1e-6))
+        return std::nullopt;
+    // x * (1 + erf) * 0.5, or x * 0.5 first and then * (1 + erf)
+    if(other_input(outer, x) == one and outer->outputs().size() == 1)
+    {
+        auto half = outer->outputs().front();
+        if(half->name() == "mul" and is_scalar_constant(other_input(half, outer), 0.5, 1e-6))
+            return half;
+    }
+    if(is_scalar_constant(other_input(outer, x), 0.5, 1e-6) and outer->outputs().size() == 1)
+    {
+        auto prod = outer->outputs().front();
+        if(prod->name() == "mul" and other_input(prod, outer) == one)
+            return prod;
+    }
+    return std::nullopt;
+}
+
 /// Grows a fused op from `root` over its single-user chain: bias (axis), sum, eltwise.
 /// Returns the last instruction absorbed; fills bias, sum operand and post-ops.
 struct fusion
@@ -92,6 +139,12 @@ fusion grow(instruction_ref root, std::size_t bias_axis, bool allow_sum)
     fusion f{root};
     while(true)
     {
+        if(auto g = match_gelu(f.last))
+        {
+            f.ops.push_back({"gelu_erf"});
+            f.last = *g;
+            continue;
+        }
         auto u = only_user(f.last);
         if(u == instruction_ref{} or not is_float(u))
             break;

@@ -6,6 +6,7 @@
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include "targets/cpu/gather_kernel.hpp"
+#include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
@@ -18,7 +19,9 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
 {
     auto passes = simplify_passes();
     passes.insert(passes.end(),
-                  {lower_row_ops{},
+                  {fuse_layernorm{},
+                   dead_code_elimination{},
+                   lower_row_ops{},
                    lower_gather{},
                    lower_dnnl{},
                    dead_code_elimination{},
