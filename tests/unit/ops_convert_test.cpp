@@ -7,56 +7,10 @@
 #include <limits>
 #include <sstream>
 
-namespace {
-using migraphx::shape;
-using dvec = std::vector<double>;
+#include "ops_test_util.hpp"
 
-// An argument whose memory (element_space() slots, in memory order) holds mem.
-migraphx::argument raw(const shape& s, const dvec& mem)
-{
-    EXPECT_EQ(mem.size(), s.element_space());
-    migraphx::argument a{s};
-    a.visit([&](auto v) {
-        using T = typename decltype(v)::value_type;
-        for(std::size_t k = 0; k < mem.size() and k < s.element_space(); k++)
-            v.data()[k] = migraphx::type_cast<T>(mem[k]);
-    });
-    return a;
-}
-// A 1-d standard shape (shape{t, {n}} would be ambiguous with the dynamic constructor).
-shape vec_shape(shape::type_t t, std::size_t n) { return shape{t, std::vector<std::size_t>{n}}; }
-migraphx::argument run_op(const migraphx::operation& op, const std::vector<migraphx::argument>& args)
-{
-    std::vector<shape> shapes;
-    for(const auto& a : args)
-        shapes.push_back(a.get_shape());
-    auto out = op.compute_shape(shapes);
-    auto r   = op.compute(out, args);
-    EXPECT_EQ(r.get_shape(), out);
-    return r;
-}
-[[maybe_unused]] std::string str(const migraphx::operation& op)
-{
-    std::ostringstream ss;
-    ss << op;
-    return ss.str();
-}
-[[maybe_unused]] void expect_near(const dvec& got, const dvec& want, double tol = 1e-6)
-{
-    ASSERT_EQ(got.size(), want.size());
-    for(std::size_t i = 0; i < got.size(); i++)
-    {
-        if(std::isnan(want[i]))
-            EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ": got " << got[i];
-        else if(std::isinf(want[i]))
-            EXPECT_EQ(got[i], want[i]) << "at " << i;
-        else
-            EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "at " << i;
-    }
-}
-[[maybe_unused]] const double qnan = std::numeric_limits<double>::quiet_NaN();
-[[maybe_unused]] const double pinf = std::numeric_limits<double>::infinity();
-} // namespace
+using namespace migx_ops_test; // NOLINT: the shared test helpers
+using migraphx::shape;
 
 namespace {
 migraphx::operation convert_to(shape::type_t t)
