@@ -113,12 +113,14 @@ int version_command(const std::string& mxr)
 {
     if(not mxr.empty())
     {
-        // The .mxr format has no version query of its own yet: a file this build can load is
-        // of this build's MXR version.
-        std::cout << "Reading: " << mxr << std::endl;
-        auto p = load_mxr(mxr);
-        std::cout << "MXR file: " << mxr << " (compiled for " << p.target_name() << ")\n";
-        std::cout << "MXR version: " << mxr_version << std::endl;
+        // Only the file's header is read, so a file of another format version is described too.
+        auto h = read_mxr_header(mxr);
+        std::cout << "MIGraphX version: " << (h.migx_version.empty() ? "unknown" : h.migx_version) << "\n";
+        std::cout << "MXR version: " << h.mxr_version << "\n";
+        std::cout << "Target: " << (h.target.empty() ? "none (not compiled)" : h.target) << "\n";
+        if(h.mxr_version != mxr_version)
+            std::cout << "This build (MXR version " << mxr_version << ") cannot load this file\n";
+        std::cout << std::flush;
         return 0;
     }
     std::cout << "MIGraphX version: " << migraphx_version << "\n";

@@ -3,6 +3,7 @@
 #include "driver/progress.hpp"
 #include <migraphx/onnx.hpp>
 #include <algorithm>
+#include <iterator>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -71,10 +72,22 @@ program load_mxr(const std::string& path)
 #endif
 }
 
+serialize::mxr_header read_mxr_header(const std::string& path)
+{
+    check_readable(path);
+    std::ifstream f(path, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return serialize::read_mxr_header(bytes.data(), bytes.size());
+}
+
 void save_mxr(const program& p, const std::string& path)
 {
 #ifdef MIGRAPHX_DRIVER_HAS_LOAD_SAVE
-    migraphx::save(p, path);
+    // --binary --output x.json writes the same content as JSON, for reading by eye
+    file_options options;
+    if(path.size() >= 5 and path.compare(path.size() - 5, 5, ".json") == 0)
+        options.format = "json";
+    migraphx::save(p, path, options);
 #else
     (void)p;
     throw error("writing .mxr files (" + path + ") is not supported yet in this build");
@@ -169,7 +182,11 @@ program compile_model(program p, const target& t, const target_options& o, const
         if(o.fp16)
             quantize_fp16(p);
         else
+        {
+            std::cerr << "migraphx-driver: --int8: calibrating on generated input data (one run); "
+                         "real data gives better scales\n";
             quantize_int8(p, t, {make_host_params(p, calibration)});
+        }
 #else
         (void)calibration;
         throw error(std::string(o.fp16 ? "--fp16" : "--int8") + ": quantization is not supported yet in this build");

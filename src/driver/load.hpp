@@ -2,6 +2,7 @@
 #define MIGRAPHX_DRIVER_LOAD_HPP
 
 #include "driver/options.hpp"
+#include "serialize/mxr_format.hpp"
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ bool have_onnx_parser();
 /// The ONNX operators the parser supports (none in a build without the parser).
 std::vector<std::string> onnx_operators();
 program load_mxr(const std::string& path);
+/// The versions and target a .mxr file records (its header only: any format version).
+serialize::mxr_header read_mxr_header(const std::string& path);
+/// Writes a .mxr file, or with a .json name the same content as JSON.
 void save_mxr(const program& p, const std::string& path);
 /// Makes the main module return the named outputs (model outputs or instruction names).
 void apply_output_names(program& p, const std::vector<std::string>& names);

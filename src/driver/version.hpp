@@ -1,6 +1,8 @@
 #ifndef MIGRAPHX_DRIVER_VERSION_HPP
 #define MIGRAPHX_DRIVER_VERSION_HPP
 
+#include "serialize/mxr_format.hpp"
+
 namespace migraphx {
 namespace driver {
 
@@ -13,9 +15,8 @@ constexpr const char* migraphx_version = "0.1.0";
 #endif
 /// Highest ONNX opset the parser implements.
 constexpr int onnx_opset_version = 17;
-/// Version of the .mxr format this build writes and reads. There is no .mxr support yet
-/// (src/serialize/); when it comes, this should be the serializer's own constant.
-constexpr int mxr_version = 1;
+/// Version of the .mxr format this build writes and reads (the serializer's own constant).
+constexpr int mxr_version = serialize::mxr_version;
 
 } // namespace driver
 } // namespace migraphx

@@ -77,6 +77,32 @@ def test_compile():
             check("x: float_type, {1, 3, 4, 4}, {48, 16, 4, 1}" in out, "params of the .mxr")
             out = lines(run("run", f, "--fill1", "x", "y"))
             check("2, 2, 2, 2, 2, ..., 2, 2, 2, 2, 2" in out, "the .mxr runs")
+            with open(f, "rb") as fh:
+                check(fh.read(8) == b"MIGX-MXR", ".mxr magic")
+            out = lines(run("version", "--migraphx", f))
+            check(out == ["MIGraphX version: " + project_version(SOURCE), "MXR version: 1", "Target: ref"],
+                  "version --migraphx:\n" + "\n".join(out))
+            out = lines(run("read", "--migraphx", f))
+            check(out[:2] == ["Reading: " + f, 'module: "main"'] and any(" = relu(" in l for l in out),
+                  "read --migraphx prints the compiled program")
+            out = lines(run("perf", "--migraphx", f, "-n", "2"))
+            check(any(l.startswith("Total time: ") for l in out), "perf --migraphx")
+            # the same content as JSON, by the output's extension
+            j = os.path.join(d, "add.json")
+            run("compile", "--ref", "--binary", "--output", j, ADD)
+            with open(j) as fh:
+                check(fh.read(40).startswith('{"magic":"MIGX-MXR","mxr_version":1,'), "--binary --output x.json")
+            # an uncompiled program saved by read, then verified against ref
+            u = os.path.join(d, "add_uncompiled.mxr")
+            run("read", ADD, "--binary", "--output", u)
+            check(lines(run("version", "--migraphx", u))[2] == "Target: none (not compiled)", "uncompiled .mxr")
+            check(lines(run("verify", "--ref", "--migraphx", u))[-1] == "PASSED", "verify an uncompiled .mxr")
+            # a file that is not a .mxr: a clear error, no crash
+            bad = os.path.join(d, "bad.mxr")
+            with open(bad, "wb") as fh:
+                fh.write(b"MIGX-MXR\x00garbage")
+            p = run("read", bad, rc=1)
+            check("migraphx-driver: error:" in p.stderr and "load(" + bad + ")" in p.stderr, "bad .mxr: " + p.stderr)
         else:
             p = run("compile", "--ref", "--binary", "--output", f, ADD, rc=1)
             check("not supported yet" in check_error("--binary", p), "--binary without load_save: " + p.stderr)

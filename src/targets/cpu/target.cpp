@@ -8,6 +8,7 @@
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
+#include "targets/cpu/lower_dnnl_int8.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
 #include "targets/cpu/row_kernels.hpp"
@@ -23,6 +24,7 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    dead_code_elimination{},
                    lower_row_ops{},
                    lower_gather{},
+                   lower_dnnl_int8{},
                    lower_dnnl{},
                    dead_code_elimination{},
                    blocked_layout{&ctx},

@@ -1,0 +1,98 @@
+// quantize_fp16: float compute becomes half compute. Each converted op reads half versions of
+// its float inputs (float literals become half literals; other float values get one convert)
+// and its float result is converted back once, for users left in float; chains of converted ops
+// pass half values directly, so converts remain only at the edges of the half region.
+// Reductions and softmax keep their precision through the reference ops' double accumulation.
+#include <migraphx/quantization.hpp>
+#include <migraphx/make_op.hpp>
+#include "passes/dead_code_elimination.hpp"
+#include <algorithm>
+#include <unordered_map>
+
+namespace migraphx {
+namespace {
+
+struct fp16_rewriter
+{
+    module& m;
+    std::vector<std::string> names;
+    std::unordered_map<const instruction*, instruction_ref> half_of{};
+
+    bool selected(instruction_ref ins) const
+    {
+        auto n = ins->name();
+        if(n.empty() or n.front() == '@' or n == "convert" or not ins->module_inputs().empty())
+            return false;
+        if(ins->get_shape().type() == shape::tuple_type or ins->get_shape().dynamic())
+            return false;
+        return std::find(names.begin(), names.end(), "all") != names.end() or
+               std::find(names.begin(), names.end(), n) != names.end();
+    }
+
+    static bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type; }
+
+    instruction_ref to_half(instruction_ref x)
+    {
+        auto it = half_of.find(&*x);
+        if(it != half_of.end())
+            return it->second;
+        instruction_ref h;
+        if(x->name() == "@literal")
+        {
+            auto v = x->get_literal().to_vector<float>();
+            std::vector<half> hv(v.begin(), v.end());
+            h = m.insert_literal(std::next(x), literal{shape{shape::half_type, x->get_shape().lens()}, hv});
+        }
+        else
+            h = m.insert_instruction(std::next(x), make_op("convert", {{"target_type", shape::half_type}}), {x});
+        half_of[&*x] = h;
+        return h;
+    }
+
+    void rewrite(instruction_ref ins)
+    {
+        const auto& in = ins->inputs();
+        if(std::none_of(in.begin(), in.end(), is_float) or
+           std::any_of(in.begin(), in.end(), [](auto x) { return x->get_shape().type() == shape::double_type; }))
+            return;
+        // Ops that do not take half (the reference op says so) stay in float.
+        std::vector<shape> shapes;
+        for(auto x : in)
+            shapes.push_back(is_float(x) ? x->get_shape().with_type(shape::half_type) : x->get_shape());
+        try
+        {
+            ins->get_operator().compute_shape(shapes);
+        }
+        catch(const std::exception&)
+        {
+            return;
+        }
+        std::vector<instruction_ref> args;
+        for(auto x : in)
+            args.push_back(is_float(x) ? to_half(x) : x);
+        auto h = m.insert_instruction(ins, ins->get_operator(), args);
+        if(is_float(ins))
+        {
+            m.replace_instruction(ins, make_op("convert", {{"target_type", shape::float_type}}), {h});
+            half_of[&*ins] = h;
+        }
+        else
+            m.replace_instruction(ins, h);
+    }
+};
+
+} // namespace
+
+void quantize_fp16(program& prog, const std::vector<std::string>& ins_names)
+{
+    if(prog.is_compiled())
+        MIGRAPHX_THROW("quantize_fp16: the program is already compiled; quantize before compile");
+    auto* m = prog.get_main_module();
+    fp16_rewriter r{*m, ins_names};
+    for(auto ins = m->begin(); ins != m->end(); ++ins)
+        if(r.selected(ins))
+            r.rewrite(ins);
+    dead_code_elimination{}.apply(*m);
+}
+
+} // namespace migraphx

@@ -1,0 +1,49 @@
+#ifndef MIGRAPHX_SERIALIZE_MXR_FORMAT_HPP
+#define MIGRAPHX_SERIALIZE_MXR_FORMAT_HPP
+
+// The .mxr container (docs/mxr.md). msgpack: the 8-byte magic "MIGX-MXR", a header object
+// {mxr_version, migx_version, target}, the program object, then an 8-byte checksum of all that
+// precedes it. json: one object {magic: "MIGX-MXR", mxr_version, migx_version, target, program}.
+// The header keeps these fields in every format version, so any build can say what a file is.
+
+#include <migraphx/value.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace serialize {
+
+/// The .mxr format version this build writes and reads. Raise it whenever the content changes
+/// in a way an older or newer build would misread.
+constexpr int mxr_version = 1;
+constexpr const char* mxr_magic = "MIGX-MXR";
+constexpr std::size_t mxr_magic_size = 8;
+
+struct mxr_header
+{
+    std::string format; // "msgpack" or "json"
+    std::int64_t mxr_version = 0;
+    std::string migx_version;
+    std::string target; // "" for an uncompiled program
+};
+
+/// This build's migx version (CMake's project version).
+std::string migx_version();
+
+std::vector<char> write_mxr(const value& program, const std::string& target, const std::string& format);
+/// Reads the header only (no checksum check, any format version).
+mxr_header read_mxr_header(const char* data, std::size_t size);
+/// The program object, after checking the magic, format version and (msgpack) checksum.
+/// verify_checksum=false is for the fuzzer, to reach the decoder behind the checksum.
+value read_mxr(const char* data, std::size_t size, mxr_header& header, bool verify_checksum = true);
+
+/// 64-bit checksum of the bytes (four independent multiply-rotate lanes; any change of a single
+/// 8-byte word, hence of a single byte, changes the result).
+std::uint64_t mxr_checksum(const char* data, std::size_t size);
+
+} // namespace serialize
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,367 @@
+#include "serialize/program_value.hpp"
+#include <migraphx/errors.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/reflect.hpp>
+#include <migraphx/target.hpp>
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include "ir/builtin.hpp"
+#include "ir/program_impl.hpp"
+#include "serialize/json_value.hpp"
+
+namespace migraphx {
+namespace serialize {
+
+namespace {
+
+value shapes_to_value(const std::vector<shape>& shapes)
+{
+    value::array a;
+    for(const auto& s : shapes)
+        a.push_back(shape_to_value(s));
+    return value(std::move(a));
+}
+
+value strings_to_value(const std::vector<std::string>& xs)
+{
+    value::array a;
+    for(const auto& x : xs)
+        a.push_back(x);
+    return value(std::move(a));
+}
+
+value instruction_to_value(const instruction& ins,
+                           const std::unordered_map<const instruction*, std::size_t>& index,
+                           literal_encoding enc)
+{
+    value::object o;
+    o.emplace_back("op", ins.name());
+    if(ins.name() == "@literal")
+    {
+        const auto& l = ins.get_literal();
+        const auto& s = l.get_shape();
+        if(s.type() == shape::tuple_type or s.dynamic())
+            MIGRAPHX_THROW("save: cannot save a literal of tuple or dynamic shape");
+        auto n = l.empty() ? 0 : s.bytes();
+        if(enc == literal_encoding::raw)
+            o.emplace_back("data", std::string(l.data(), n));
+        else
+            o.emplace_back("base64", base64_encode(l.data(), n));
+    }
+    else if(ins.name() != "@return")
+        o.emplace_back("attrs", ins.get_operator().to_value());
+    value::array inputs;
+    for(auto in : ins.inputs())
+    {
+        auto it = index.find(&*in);
+        if(it == index.end())
+            MIGRAPHX_THROW("save: an instruction's input is in no module of the program");
+        inputs.push_back(it->second);
+    }
+    o.emplace_back("inputs", value(std::move(inputs)));
+    value::array mods;
+    for(const auto* m : ins.module_inputs())
+        mods.push_back(m->name());
+    o.emplace_back("modules", value(std::move(mods)));
+    o.emplace_back("shape", shape_to_value(ins.get_shape()));
+    return value(std::move(o));
+}
+
+// ---- reading: every access says where it failed, with short messages (no dumps of big values)
+
+struct reader
+{
+    std::string where;
+
+    [[noreturn]] void fail(const std::string& what) const { MIGRAPHX_THROW(where + ": " + what); }
+
+    const value& at(const value& obj, const char* key) const
+    {
+        if(not obj.is_object())
+            fail("expected an object");
+        const auto* f = obj.find(key);
+        if(f == nullptr)
+            fail(std::string("missing '") + key + "'");
+        return *f;
+    }
+    const value::array& array(const value& obj, const char* key) const
+    {
+        const auto& v = at(obj, key);
+        if(not v.is_array())
+            fail(std::string("'") + key + "' is not an array");
+        return v.get_array();
+    }
+    const std::string& string(const value& v, const char* what) const
+    {
+        if(not v.is_string())
+            fail(std::string(what) + " is not a string");
+        return v.get_string();
+    }
+    const std::string& string(const value& obj, const char* key, int) const { return string(at(obj, key), key); }
+    std::uint64_t unsigned_int(const value& v, const char* what) const
+    {
+        if(v.kind() == value::uint64_kind or (v.kind() == value::int64_kind and v.get_int64() >= 0))
+            return v.get_uint64();
+        fail(std::string(what) + " is not a non-negative integer");
+    }
+    bool boolean(const value& obj, const char* key) const
+    {
+        const auto& v = at(obj, key);
+        if(not v.is_bool())
+            fail(std::string("'") + key + "' is not a boolean");
+        return v.get_bool();
+    }
+    shape get_shape(const value& v) const
+    {
+        // shape_from_value's messages print the value; keep them short
+        if(not v.is_object() or v.to_json().size() > 65536)
+            fail("malformed shape");
+        try
+        {
+            return shape_from_value(v);
+        }
+        catch(const exception& e)
+        {
+            fail(e.what());
+        }
+    }
+    std::vector<shape> shapes(const value& obj, const char* key) const
+    {
+        std::vector<shape> r;
+        for(const auto& s : array(obj, key))
+            r.push_back(get_shape(s));
+        return r;
+    }
+    std::vector<std::string> strings(const value& obj, const char* key) const
+    {
+        std::vector<std::string> r;
+        for(const auto& s : array(obj, key))
+            r.push_back(string(s, key));
+        return r;
+    }
+};
+
+literal read_literal(const reader& r, const value& v, const shape& s)
+{
+    if(s.type() == shape::tuple_type or s.dynamic())
+        r.fail("a literal cannot have a tuple or dynamic shape");
+    std::string decoded;
+    const std::string* bytes = nullptr;
+    if(v.contains("data"))
+        bytes = &r.string(v, "data", 0);
+    else if(v.contains("base64"))
+    {
+        decoded = base64_decode(r.string(v, "base64", 0));
+        bytes   = &decoded;
+    }
+    else
+        r.fail("a literal has no 'data'");
+    if(bytes->size() != s.bytes())
+        r.fail("literal data is " + std::to_string(bytes->size()) + " bytes but its shape needs " +
+               std::to_string(s.bytes()));
+    if(s.elements() == 0)
+        return literal{argument{s, static_cast<const char*>(nullptr)}};
+    return literal{argument{s, bytes->data()}};
+}
+
+// A module may not call itself, directly or through others (eval would never end).
+void check_module_cycles(const program& p)
+{
+    std::unordered_map<const module*, int> state; // 1: on the path, 2: done
+    std::function<void(const module*)> visit = [&](const module* m) {
+        auto& st = state[m];
+        if(st == 2)
+            return;
+        if(st == 1)
+            MIGRAPHX_THROW("module " + m->name() + " calls itself through its sub-modules");
+        st = 1;
+        for(auto it = m->begin(); it != m->end(); ++it)
+            for(const auto* sm : it->module_inputs())
+                visit(sm);
+        state[m] = 2;
+    };
+    for(const auto* m : p.get_modules())
+        visit(m);
+}
+
+void restore_compiled_state(program& p, const value& v, std::size_t device_id)
+{
+    reader r{"program"};
+    auto name = r.string(v, "target", 0);
+    target t;
+    try
+    {
+        t = get_target(name);
+    }
+    catch(const exception&)
+    {
+        std::string known;
+        for(const auto& k : get_targets())
+            known += (known.empty() ? "" : ", ") + k;
+        MIGRAPHX_THROW("the program was compiled for target '" + name +
+                       "', which is not available here (available: " + known + ")");
+    }
+    auto& impl   = p.get_impl();
+    const auto& o = r.at(v, "compile_options");
+    impl.options.offload_copy    = r.boolean(o, "offload_copy");
+    impl.options.fast_math       = r.boolean(o, "fast_math");
+    impl.options.exhaustive_tune = r.boolean(o, "exhaustive_tune");
+    impl.options.device_id       = device_id;
+    impl.target_ref              = t;
+    impl.ctx                     = t.get_context();
+    // The passes are not run: asking for them only prepares the context as compile does (the
+    // gpu target picks the device here and fails clearly where there is none).
+    (void)t.get_passes(impl.ctx, impl.options);
+    impl.compiled = true;
+    p.finalize();
+}
+
+} // namespace
+
+value program_to_value(const program& p, literal_encoding enc)
+{
+    const auto& impl = p.get_impl();
+    std::unordered_map<const instruction*, std::size_t> index;
+    value::array modules;
+    for(const auto* m : p.get_modules())
+    {
+        value::array instructions;
+        for(auto it = m->begin(); it != m->end(); ++it)
+        {
+            instructions.push_back(instruction_to_value(*it, index, enc));
+            auto i = index.size();
+            index[&*it] = i;
+        }
+        modules.push_back(value::object{{"name", m->name()}, {"instructions", value(std::move(instructions))}});
+    }
+    value::object o;
+    o.emplace_back("modules", value(std::move(modules)));
+    o.emplace_back("output_names", strings_to_value(impl.output_names));
+    o.emplace_back("output_param_names", strings_to_value(impl.output_param_names));
+    o.emplace_back("output_shapes", shapes_to_value(impl.original_output_shapes));
+    o.emplace_back("compiled", impl.compiled);
+    o.emplace_back("target", p.target_name());
+    o.emplace_back("compile_options",
+                   value::object{{"offload_copy", impl.options.offload_copy},
+                                 {"fast_math", impl.options.fast_math},
+                                 {"exhaustive_tune", impl.options.exhaustive_tune}});
+    return value(std::move(o));
+}
+
+program program_from_value(const value& v, std::size_t device_id)
+{
+    reader top{"program"};
+    program p;
+    const auto& mods = top.array(v, "modules");
+    if(mods.empty())
+        top.fail("no modules");
+    std::vector<module*> made;
+    for(std::size_t i = 0; i < mods.size(); i++)
+    {
+        const auto& name = top.string(top.at(mods[i], "name"), "a module name");
+        if(i == 0)
+        {
+            if(name != "main")
+                top.fail("the first module is '" + name + "', not 'main'");
+            made.push_back(p.get_main_module());
+        }
+        else
+        {
+            if(name.empty())
+                top.fail("a module has an empty name");
+            made.push_back(p.create_module(name)); // throws for a repeated name
+        }
+    }
+    std::vector<instruction_ref> all;
+    for(std::size_t mi = 0; mi < mods.size(); mi++)
+    {
+        auto* m                  = made[mi];
+        const auto& instructions = reader{"module " + m->name()}.array(mods[mi], "instructions");
+        for(std::size_t ii = 0; ii < instructions.size(); ii++)
+        {
+            const auto& iv = instructions[ii];
+            reader r{"module " + m->name() + ", instruction " + std::to_string(ii)};
+            const auto& op_name = r.string(r.at(iv, "op"), "'op'");
+            r.where += " (" + (op_name.size() > 64 ? op_name.substr(0, 64) + "..." : op_name) + ")";
+            std::vector<instruction_ref> args;
+            for(const auto& a : r.array(iv, "inputs"))
+            {
+                auto k = r.unsigned_int(a, "an input");
+                if(k >= all.size())
+                    r.fail("input " + std::to_string(k) + " is not an instruction defined before it");
+                args.push_back(all[k]);
+            }
+            std::vector<module_ref> margs;
+            for(const auto& a : r.array(iv, "modules"))
+            {
+                const auto& n = r.string(a, "a module input");
+                if(n == "main" or n == m->name())
+                    r.fail("module input '" + n + "' would make the module call itself");
+                auto found = std::find_if(made.begin(), made.end(), [&](auto* x) { return x->name() == n; });
+                if(found == made.end())
+                    r.fail("no module named '" + n + "'");
+                margs.push_back(*found);
+            }
+            auto s = r.get_shape(r.at(iv, "shape"));
+            instruction_ref ins;
+            try
+            {
+                if(op_name == "@return")
+                {
+                    if(ii + 1 != instructions.size())
+                        r.fail("@return is not the last instruction");
+                    ins = m->add_return(args);
+                }
+                else if(op_name == "@literal" or op_name == "@param")
+                {
+                    if(not args.empty() or not margs.empty())
+                        r.fail("has inputs");
+                    if(op_name == "@literal")
+                        ins = m->insert_literal(m->end(), read_literal(r, iv, s));
+                    else
+                    {
+                        const auto& attrs = r.at(iv, "attrs");
+                        auto name         = r.string(attrs, "parameter", 0);
+                        auto order        = r.unsigned_int(r.at(attrs, "order"), "'order'");
+                        ins               = m->insert_parameter(m->end(), name, s);
+                        ins->set_operator(builtin::param{name, static_cast<std::uint32_t>(order)});
+                    }
+                }
+                else
+                {
+                    auto op = make_op(op_name, r.at(iv, "attrs"));
+                    ins     = m->insert_instruction_unchecked(m->end(), op, s, args, margs);
+                }
+            }
+            catch(const exception& e)
+            {
+                std::string msg = e.what();
+                if(msg.find(r.where) != std::string::npos) // already says where
+                    throw;
+                r.fail(msg);
+            }
+            all.push_back(ins);
+        }
+    }
+    check_module_cycles(p);
+    // Every stored shape must be the one its op computes: a corrupted attribute or shape shows
+    // here, before anything runs.
+    for(auto* m : made)
+        m->validate();
+
+    auto& impl                  = p.get_impl();
+    impl.output_names           = top.strings(v, "output_names");
+    impl.output_param_names     = top.strings(v, "output_param_names");
+    impl.original_output_shapes = top.shapes(v, "output_shapes");
+    for(const auto& n : impl.output_param_names)
+        if(p.get_main_module()->get_parameter(n) == p.get_main_module()->end())
+            top.fail("output parameter '" + n + "' is not a parameter of main");
+    if(top.boolean(v, "compiled"))
+        restore_compiled_state(p, v, device_id);
+    return p;
+}
+
+} // namespace serialize
+} // namespace migraphx

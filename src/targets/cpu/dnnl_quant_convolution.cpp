@@ -1,0 +1,144 @@
+// cpu::quant_convolution: oneDNN int8 convolution (u8 or s8 activations x s8 weights, int32
+// accumulation) with the dequantize (and, where the next op is int8, the requantize) folded in
+// as output scales, plus bias/sum/activation post-ops. Weights are reordered into the kernel's
+// format (with its s8-activation compensation) on the first run and kept.
+
+#include "targets/cpu/dnnl_quant_ops.hpp"
+#include <migraphx/register_op.hpp>
+#include <cstring>
+
+namespace migraphx {
+namespace cpu {
+
+shape channels_last(shape::type_t t, const std::vector<std::size_t>& lens)
+{
+    if(lens.size() != 4)
+        return {t, lens};
+    auto n = lens[0], c = lens[1], h = lens[2], w = lens[3];
+    (void)n;
+    return {t, lens, {h * w * c, 1, w * c, c}};
+}
+
+shape dnnl_quant_convolution::compute_shape(const std::vector<shape>& inputs) const
+{
+    std::size_t need = 2 + (bias ? 1 : 0) + (sum ? 1 : 0);
+    if(inputs.size() != need)
+        MIGRAPHX_THROW("cpu::quant_convolution: expected " + std::to_string(need) + " inputs, got " +
+                       std::to_string(inputs.size()));
+    auto xt = inputs[0].type();
+    if((xt != shape::int8_type and xt != shape::uint8_type) or inputs[1].type() != shape::int8_type)
+        MIGRAPHX_THROW("cpu::quant_convolution: needs int8/uint8 data and int8 weights");
+    const auto& x = inputs[0].lens();
+    const auto& w = inputs[1].lens();
+    if(x.size() != 4 or w.size() != 4 or padding.size() != 4 or stride.size() != 2 or dilation.size() != 2)
+        MIGRAPHX_THROW("cpu::quant_convolution: only 2-d convolutions");
+    std::vector<std::size_t> out = {x[0], w[0]};
+    for(std::size_t i = 0; i < 2; i++)
+    {
+        auto span = x[i + 2] + padding[i] + padding[i + 2];
+        auto k    = dilation[i] * (w[i + 2] - 1) + 1;
+        if(span < k)
+            MIGRAPHX_THROW("cpu::quant_convolution: kernel larger than the padded input");
+        out.push_back((span - k) / stride[i] + 1);
+    }
+    auto r = channels_last(out_type, out);
+    if(sum and not(inputs.back() == r))
+        MIGRAPHX_THROW("cpu::quant_convolution: the summed input must have the result's shape");
+    return r;
+}
+
+dnnl::convolution_forward::primitive_desc dnnl_quant_convolution::make_pd(const dnnl_context& c,
+                                                                          const std::vector<shape>& inputs) const
+{
+    auto out  = compute_shape(inputs);
+    auto src  = to_dnnl_md(inputs[0], "plain");
+    auto dst  = to_dnnl_md(out, "plain");
+    auto wdim = to_dnnl_dims(inputs[1].lens());
+    if(group > 1)
+    {
+        wdim[0] /= group;
+        wdim.insert(wdim.begin(), group);
+    }
+    dnnl::memory::desc wmd{wdim, dnnl::memory::data_type::s8, dnnl::memory::format_tag::any};
+    dnnl::memory::dims s(stride.begin(), stride.end()), d, pl, pr;
+    for(std::size_t i = 0; i < 2; i++)
+    {
+        d.push_back(static_cast<std::int64_t>(dilation[i]) - 1);
+        pl.push_back(static_cast<std::int64_t>(padding[i]));
+        pr.push_back(static_cast<std::int64_t>(padding[i + 2]));
+    }
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(scales.size() > 1 ? 2 : 0, scales);
+    attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
+    auto pk = dnnl::prop_kind::forward_inference;
+    auto al = dnnl::algorithm::convolution_direct;
+    if(bias)
+    {
+        dnnl::memory::desc bmd{{wdim[0] * (group > 1 ? wdim[1] : 1)}, dnnl::memory::data_type::f32,
+                               dnnl::memory::format_tag::a};
+        return {{pk, al, src, wmd, bmd, dst, s, d, pl, pr}, attr, *c.engine};
+    }
+    return {{pk, al, src, wmd, dst, s, d, pl, pr}, attr, *c.engine};
+}
+
+void dnnl_quant_convolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+{
+    cache       = std::make_shared<prim_cache>();
+    cache->pd   = make_pd(get_dnnl_context(ctx), inputs);
+    cache->prim = dnnl::convolution_forward{cache->pd};
+}
+
+argument dnnl_quant_convolution::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    if(not cache)
+    {
+        std::vector<shape> shapes;
+        for(const auto& a : args)
+            shapes.push_back(a.get_shape());
+        const_cast<dnnl_quant_convolution*>(this)->finalize(ctx, out, shapes); // NOLINT: lazy, same result
+    }
+    const auto& pd = cache->pd;
+    if(cache->packed_from != args[1].data())
+    {
+        // weights are constants: reorder once (with the kernel's compensation) and keep
+        const auto& w = args[1].get_shape();
+        auto dims     = to_dnnl_dims(w.lens());
+        auto strides  = to_dnnl_dims(w.strides());
+        if(group > 1)
+        {
+            dims[0] /= group;
+            dims.insert(dims.begin(), group);
+            strides.insert(strides.begin(), strides[0] * dims[1]);
+        }
+        dnnl::memory::desc from_md{dims, dnnl::memory::data_type::s8, strides};
+        cache->packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+        auto from     = make_memory(from_md, c, args[1].data());
+        auto to       = make_memory(pd.weights_desc(), c, cache->packed.data());
+        dnnl::reorder(from, to).execute(*c.stream, from, to);
+        c.stream->wait();
+        cache->packed_from = args[1].data();
+    }
+    argument result = uninitialized(out);
+    if(sum)
+        std::memcpy(result.data(), args.back().data(), out.bytes());
+    std::unordered_map<int, dnnl::memory> m = {
+        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
+        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, cache->packed.data())},
+        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
+    if(bias)
+        m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
+    cache->prim.execute(*c.stream, m);
+    c.stream->wait();
+    return result;
+}
+
+std::string dnnl_quant_convolution::impl(context& ctx, const std::vector<shape>& inputs) const
+{
+    return make_pd(get_dnnl_context(ctx), inputs).impl_info_str();
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_quant_convolution)
+
+} // namespace cpu
+} // namespace migraphx

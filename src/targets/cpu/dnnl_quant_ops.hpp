@@ -1,0 +1,99 @@
+#ifndef MIGRAPHX_CPU_DNNL_QUANT_OPS_HPP
+#define MIGRAPHX_CPU_DNNL_QUANT_OPS_HPP
+
+// The cpu target's int8 operations (see lower_dnnl_int8.hpp). int8/uint8 activations between
+// them are kept channels-last (NHWC strides on the logical NCHW shape): oneDNN's AVX2 int8
+// kernels read and write that layout.
+
+#include "targets/cpu/dnnl_context.hpp"
+#include <migraphx/argument.hpp>
+#include <migraphx/context.hpp>
+#include <migraphx/shape.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace cpu {
+
+/// NHWC strides for logical NCHW lens (standard strides for other ranks).
+shape channels_last(shape::type_t t, const std::vector<std::size_t>& lens);
+
+/// Inputs: x (int8/uint8), w (int8 {K, C/g, kh, kw}), [bias {K}, float, already divided by
+/// scales], [summed input, float, the result's shape].
+/// dst = post_ops(scales * (conv(x, w) + bias) [+ sum]) in out_type (float, int8 or uint8,
+/// saturated), channels-last. scales has one entry or one per output channel.
+struct dnnl_quant_convolution
+{
+    std::vector<std::size_t> padding; // begin..., end...
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> dilation;
+    std::int64_t group = 1;
+    bool bias          = false;
+    bool sum           = false;
+    std::vector<float> scales;
+    std::vector<std::string> post_ops;
+    std::vector<float> post_alpha;
+    std::vector<float> post_beta;
+    shape::type_t out_type = shape::float_type;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.group, "group");
+        f(self.bias, "bias");
+        f(self.sum, "sum");
+        f(self.scales, "scales");
+        f(self.post_ops, "post_ops");
+        f(self.post_alpha, "post_alpha");
+        f(self.post_beta, "post_beta");
+        f(self.out_type, "out_type");
+    }
+    std::string name() const { return "dnnl::quant_convolution"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    /// oneDNN's implementation name for these inputs.
+    std::string impl(context& ctx, const std::vector<shape>& inputs) const;
+
+    struct prim_cache
+    {
+        dnnl::convolution_forward::primitive_desc pd;
+        dnnl::convolution_forward prim;
+        argument packed; // the weights in the primitive's format, made on the first run
+        const char* packed_from = nullptr;
+    };
+    std::shared_ptr<prim_cache> cache;
+
+    private:
+    dnnl::convolution_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
+};
+
+/// float x -> int8/uint8 round(x / scale) saturated to [lo, hi], written channels-last.
+struct cpu_quantize
+{
+    float scale            = 1;
+    shape::type_t out_type = shape::int8_type;
+    float lo               = -128;
+    float hi               = 127;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.scale, "scale");
+        f(self.out_type, "out_type");
+        f(self.lo, "lo");
+        f(self.hi, "hi");
+    }
+    std::string name() const { return "cpu::quantize"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+};
+
+} // namespace cpu
+} // namespace migraphx
+
+#endif

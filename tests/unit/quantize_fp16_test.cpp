@@ -1,0 +1,111 @@
+#include <migraphx/quantization.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <sstream>
+
+namespace {
+
+using migraphx::make_op;
+using migraphx::shape;
+
+std::string text(const migraphx::module& m)
+{
+    std::ostringstream ss;
+    ss << m;
+    return ss.str();
+}
+
+std::size_t count(const migraphx::module& m, const std::string& name)
+{
+    std::size_t n = 0;
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        n += ins->name() == name ? 1 : 0;
+    return n;
+}
+
+// x -> add(x, c) -> relu -> softmax -> return: one convert in, one out, the chain in half.
+migraphx::program small_chain()
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {2, 3}});
+    auto c   = mm->add_literal(migraphx::literal{shape{shape::float_type, {2, 3}}, std::vector<float>{1, -2, 3, -4, 5, -6}});
+    auto a   = mm->add_instruction(make_op("add"), x, c);
+    auto r   = mm->add_instruction(make_op("relu"), a);
+    auto s   = mm->add_instruction(make_op("softmax", {{"axis", 1}}), r);
+    mm->add_return({s});
+    return p;
+}
+
+TEST(quantize_fp16, converts_only_at_the_edges)
+{
+    auto p = small_chain();
+    migraphx::quantize_fp16(p);
+    const auto& m = *p.get_main_module();
+    EXPECT_EQ(count(m, "convert"), 2u) << text(m);
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        if(ins->name() == "add" or ins->name() == "relu" or ins->name() == "softmax")
+            EXPECT_EQ(ins->get_shape().type(), shape::half_type) << text(m);
+        else if(ins->name() == "@literal")
+            EXPECT_EQ(ins->get_shape().type(), shape::half_type) << "float literals become half literals";
+    // parameters and outputs keep their declared types
+    EXPECT_EQ(p.get_parameter_shapes().at("x").type(), shape::float_type);
+    EXPECT_EQ(p.get_output_shapes().front().type(), shape::float_type);
+}
+
+TEST(quantize_fp16, results_agree_with_float)
+{
+    auto p = small_chain();
+    auto q = p;
+    migraphx::quantize_fp16(q);
+    p.compile(migraphx::ref::target{});
+    q.compile(migraphx::ref::target{});
+    std::vector<float> xv = {0.5f, 0.25f, -1.0f, 2.0f, 0.125f, 7.0f};
+    migraphx::parameter_map params{{"x", migraphx::argument{shape{shape::float_type, {2, 3}}, xv.data()}}};
+    auto a = p.eval(params).back().to_vector<float>();
+    auto b = q.eval(params).back();
+    EXPECT_EQ(b.get_shape().type(), shape::float_type);
+    auto bv = b.to_vector<float>();
+    ASSERT_EQ(a.size(), bv.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+        EXPECT_NEAR(a[i], bv[i], 2e-3) << i;
+}
+
+TEST(quantize_fp16, only_named_ops)
+{
+    auto p = small_chain();
+    migraphx::quantize_fp16(p, {"relu"});
+    const auto& m = *p.get_main_module();
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(ins->name() == "relu")
+            EXPECT_EQ(ins->get_shape().type(), shape::half_type);
+        if(ins->name() == "add" or ins->name() == "softmax")
+            EXPECT_EQ(ins->get_shape().type(), shape::float_type);
+    }
+    EXPECT_EQ(count(m, "convert"), 2u) << text(m);
+}
+
+TEST(quantize_fp16, leaves_integer_ops_alone)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::int32_type, {4}});
+    auto y   = mm->add_instruction(make_op("add"), x, x);
+    mm->add_return({y});
+    auto before = text(*mm);
+    migraphx::quantize_fp16(p);
+    EXPECT_EQ(text(*p.get_main_module()), before);
+}
+
+TEST(quantize_fp16, compiled_program_throws)
+{
+    auto p = small_chain();
+    p.compile(migraphx::ref::target{});
+    EXPECT_THROW(migraphx::quantize_fp16(p), migraphx::exception);
+}
+
+} // namespace

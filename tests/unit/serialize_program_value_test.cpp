@@ -1,0 +1,207 @@
+// program <-> value (src/serialize/program_value.cpp): the tree's layout, every registered op
+// rebuilt from its attributes, and content errors named with their module and instruction.
+#include <migraphx/ref/target.hpp>
+#include <set>
+#include "serialize/program_value.hpp"
+#include "serialize_test_util.hpp"
+
+using migraphx::serialize::literal_encoding;
+using migraphx::serialize::program_from_value;
+using migraphx::serialize::program_to_value;
+
+namespace {
+
+std::string load_error(const migraphx::value& v)
+{
+    try
+    {
+        program_from_value(v, 0);
+    }
+    catch(const migraphx::exception& e)
+    {
+        return e.what();
+    }
+    return "(no exception)";
+}
+
+migraphx::value::array& main_instructions(migraphx::value& v)
+{
+    return v["modules"].get_array().at(0)["instructions"].get_array();
+}
+
+migraphx::value* find_op(migraphx::value& v, const std::string& name)
+{
+    for(auto& i : main_instructions(v))
+        if(i.at("op").get_string() == name)
+            return &i;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(serialize_program_value, layout)
+{
+    auto v = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    ASSERT_TRUE(v.is_object());
+    EXPECT_EQ(v.at("compiled"), migraphx::value(false));
+    EXPECT_EQ(v.at("target"), migraphx::value(""));
+    EXPECT_EQ(v.at("output_names"), (migraphx::value{"prob", "logits"}));
+    const auto& mods = v.at("modules").get_array();
+    ASSERT_EQ(mods.size(), 1);
+    EXPECT_EQ(mods[0].at("name"), migraphx::value("main"));
+    auto* conv = find_op(v, "convolution");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->at("attrs").at("padding"), (migraphx::value{1, 1}));
+    EXPECT_EQ(conv->at("inputs").size(), 2);
+    auto* lit = find_op(v, "@literal");
+    ASSERT_NE(lit, nullptr);
+    EXPECT_EQ(lit->at("data").get_string().size(), 64 * 10 * sizeof(float)); // the last added comes first: fc
+    auto* param = find_op(v, "@param");
+    ASSERT_NE(param, nullptr);
+    EXPECT_EQ(param->at("attrs").at("parameter"), migraphx::value("x"));
+    auto b64 = program_to_value(migx_test::small_cnn(), literal_encoding::base64);
+    EXPECT_TRUE(find_op(b64, "@literal")->contains("base64"));
+}
+
+TEST(serialize_program_value, submodules_by_name_and_inputs_across_modules)
+{
+    auto p = migx_test::with_submodules();
+    auto v = program_to_value(p, literal_encoding::raw);
+    ASSERT_EQ(v.at("modules").size(), 3);
+    auto* iff = find_op(v, "if");
+    ASSERT_NE(iff, nullptr);
+    EXPECT_EQ(iff->at("modules"), (migraphx::value{"then_mod", "else_mod"}));
+    // then_mod's exp reads main's x: global index 0 (add_parameter puts x before cond)
+    EXPECT_EQ(v.at("modules").at(1).at("instructions").at(0).at("inputs"), (migraphx::value{0}));
+    EXPECT_EQ(migx_test::to_string(program_from_value(v, 0)), migx_test::to_string(p));
+}
+
+// Every registered operator, with default attributes, is rebuilt equal from to_value(): the
+// reflect list is all the state a saved op needs (the cpu target's ops included).
+TEST(serialize_program_value, every_registered_op_round_trips)
+{
+    std::size_t n = 0;
+    for(const auto& name : migraphx::get_operators())
+    {
+        auto op   = migraphx::make_op(name);
+        auto back = migraphx::make_op(name, op.to_value());
+        EXPECT_EQ(back, op) << name;
+        EXPECT_EQ(back.attribute_string(), op.attribute_string()) << name;
+        n++;
+    }
+    EXPECT_GT(n, 50);
+}
+
+// The ops a cpu compile emits, with the attributes it gives them.
+TEST(serialize_program_value, compiled_cpu_ops_round_trip)
+{
+    if(not migx_test::have_target("cpu"))
+        GTEST_SKIP() << "no cpu target in this build";
+    auto p = migx_test::small_cnn();
+    p.compile(migraphx::get_target("cpu"));
+    std::set<std::string> names;
+    for(const auto* m : p.get_modules())
+        for(auto it = m->begin(); it != m->end(); ++it)
+        {
+            if(it->name().front() == '@')
+                continue;
+            names.insert(it->name());
+            auto back = migraphx::make_op(it->name(), it->get_operator().to_value());
+            EXPECT_EQ(back, it->get_operator()) << it->name();
+        }
+    EXPECT_TRUE(names.count("dnnl::convolution")) << "cpu lowering changed? ops: " << names.size();
+}
+
+TEST(serialize_program_value, compiled_program_is_finalized_not_compiled)
+{
+    auto p = migx_test::small_cnn();
+    p.compile(migraphx::ref::target{});
+    auto v = program_to_value(p, literal_encoding::raw);
+    EXPECT_EQ(v.at("compiled"), migraphx::value(true));
+    EXPECT_EQ(v.at("target"), migraphx::value("ref"));
+    auto q = program_from_value(v, 0);
+    EXPECT_TRUE(q.is_compiled());
+    EXPECT_EQ(q.target_name(), "ref");
+    EXPECT_EQ(migx_test::to_string(q), migx_test::to_string(p));
+}
+
+TEST(serialize_program_value, input_defined_later_throws)
+{
+    auto v   = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* c  = find_op(v, "convolution");
+    (*c)["inputs"] = migraphx::value{0, 100};
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("(convolution): input 100 is not an instruction defined before it"), std::string::npos) << msg;
+}
+
+TEST(serialize_program_value, wrong_shape_throws)
+{
+    auto v  = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* r = find_op(v, "relu");
+    (*r)["shape"]["lens"] = migraphx::value{1, 4, 8, 9};
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("shape that its operation no longer computes"), std::string::npos) << msg;
+}
+
+TEST(serialize_program_value, bad_attribute_throws)
+{
+    auto v  = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* c = find_op(v, "convolution");
+    (*c)["attrs"]["no_such_attr"] = 1;
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("unknown attribute 'no_such_attr'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(convolution)"), std::string::npos) << msg;
+}
+
+TEST(serialize_program_value, literal_size_mismatch_throws)
+{
+    auto v  = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* l = find_op(v, "@literal");
+    (*l)["data"] = std::string(5, 'x');
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("literal data is 5 bytes but its shape needs 2560"), std::string::npos) << msg;
+    (*l)["data"] = 7;
+    msg = load_error(v);
+    EXPECT_NE(msg.find("data is not a string"), std::string::npos) << msg;
+}
+
+TEST(serialize_program_value, missing_fields_throw)
+{
+    auto v = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    v.get_object().erase(v.get_object().begin()); // "modules"
+    EXPECT_NE(load_error(v).find("missing 'modules'"), std::string::npos);
+    EXPECT_NE(load_error(migraphx::value{1, 2}).find("expected an object"), std::string::npos);
+    auto w = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    w["modules"].get_array().at(0)["name"] = "other";
+    EXPECT_NE(load_error(w).find("the first module is 'other', not 'main'"), std::string::npos);
+}
+
+TEST(serialize_program_value, module_cycles_and_unknown_modules_throw)
+{
+    auto v = program_to_value(migx_test::with_submodules(), literal_encoding::raw);
+    auto& then_ins = v["modules"].get_array().at(1)["instructions"].get_array();
+    auto& els_ins  = v["modules"].get_array().at(2)["instructions"].get_array();
+    // then_mod's first instruction becomes an `if` over (then_mod, else_mod): a cycle
+    auto iff = *find_op(v, "if");
+    iff["inputs"] = migraphx::value{0};
+    then_ins.insert(then_ins.begin(), iff);
+    (void)els_ins;
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("would make the module call itself"), std::string::npos) << msg;
+    // then_mod -> else_mod -> then_mod
+    auto u    = program_to_value(migx_test::with_submodules(), literal_encoding::raw);
+    auto call = *find_op(u, "if");
+    call["inputs"]  = migraphx::value{0};
+    call["modules"] = migraphx::value{"else_mod", "else_mod"};
+    auto& t2        = u["modules"].get_array().at(1)["instructions"].get_array();
+    t2.insert(t2.begin(), call);
+    call["modules"] = migraphx::value{"then_mod", "then_mod"};
+    auto& e2        = u["modules"].get_array().at(2)["instructions"].get_array();
+    e2.insert(e2.begin(), call);
+    msg = load_error(u);
+    EXPECT_NE(msg.find("calls itself through its sub-modules"), std::string::npos) << msg;
+    auto w  = program_to_value(migx_test::with_submodules(), literal_encoding::raw);
+    (*find_op(w, "if"))["modules"] = migraphx::value{"then_mod", "nowhere"};
+    msg = load_error(w);
+    EXPECT_NE(msg.find("no module named 'nowhere'"), std::string::npos) << msg;
+}
