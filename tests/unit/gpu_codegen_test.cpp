@@ -43,6 +43,29 @@ TEST(gpu_codegen, unknown_op_or_type_gives_nothing)
     EXPECT_FALSE(migraphx::gpu::generate_pointwise(isub, {si}, si).has_value());
 }
 
+TEST(gpu_codegen, integer_input_only_through_convert)
+{
+    shape si{shape::int64_type, {8}};
+    shape sf{shape::float_type, {8}};
+    migraphx::module sub("main:pointwise4");
+    auto x0 = sub.add_parameter("x0", si);
+    auto x1 = sub.add_parameter("x1", sf);
+    auto c  = sub.add_instruction(make_op("convert", {{"target_type", shape::float_type}}), x0);
+    sub.add_return({sub.add_instruction(make_op("sub"), x1, c)});
+    auto k = migraphx::gpu::generate_pointwise(sub, {si, sf}, sf);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("const long long* __restrict__ x0"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("(float)x0[off0]"), std::string::npos) << k->source;
+
+    migraphx::module bad("main:pointwise5"); // an integer add is not a float expression
+    auto y0 = bad.add_parameter("x0", si);
+    auto y1 = bad.add_parameter("x1", sf);
+    auto a  = bad.add_instruction(make_op("add"), y0, y0);
+    auto cv = bad.add_instruction(make_op("convert", {{"target_type", shape::float_type}}), a);
+    bad.add_return({bad.add_instruction(make_op("sub"), y1, cv)});
+    EXPECT_FALSE(migraphx::gpu::generate_pointwise(bad, {si, sf}, sf).has_value());
+}
+
 TEST(gpu_codegen, half_values_are_rounded_like_ref)
 {
     migraphx::module sub("main:pointwise3");

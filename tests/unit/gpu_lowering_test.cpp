@@ -95,6 +95,46 @@ TEST(gpu_lowering, conv_asymmetric_padding_falls_back)
     EXPECT_NE(text(g).find("gpu::ref::convolution"), std::string::npos) << g;
 }
 
+TEST(gpu_lowering, transposed_convolution_through_cudnn)
+{
+    MIGX_REQUIRE_GPU();
+    {
+        // UNet's upsampling: kernel 2, stride 2.
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {2, 8, 5, 5}});
+        auto w  = lit(m, shape{shape::float_type, {8, 4, 2, 2}}, 8);
+        m->add_return({m->add_instruction(
+            make_op("convolution_backwards", {{"padding", {0, 0}}, {"stride", {2, 2}}, {"dilation", {1, 1}}}), x, w)});
+        auto g = migx_test::expect_gpu_matches_ref(p);
+        EXPECT_NE(text(g).find("gpu::convolution_backwards[padding={0, 0, 0, 0},stride={2, 2}"), std::string::npos) << g;
+    }
+    {
+        // grouped, padded, dilated, 1-d and 3-d
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {1, 4, 6, 7}});
+        auto w  = lit(m, shape{shape::float_type, {4, 3, 3, 3}}, 9);
+        auto a  = m->add_instruction(
+            make_op("convolution_backwards", {{"padding", {1, 1}}, {"stride", {2, 3}}, {"dilation", {2, 1}}, {"group", 2}}),
+            x,
+            w);
+        auto x1 = m->add_parameter("x1", shape{shape::float_type, {2, 3, 9}});
+        auto w1 = lit(m, shape{shape::float_type, {3, 2, 4}}, 10);
+        auto b  = m->add_instruction(
+            make_op("convolution_backwards", {{"padding", {1}}, {"stride", {2}}, {"dilation", {1}}}), x1, w1);
+        auto x3 = m->add_parameter("x3", shape{shape::float_type, {1, 2, 3, 4, 3}});
+        auto w3 = lit(m, shape{shape::float_type, {2, 2, 2, 2, 2}}, 11);
+        auto c  = m->add_instruction(
+            make_op("convolution_backwards", {{"padding", {0, 0, 0}}, {"stride", {2, 2, 2}}, {"dilation", {1, 1, 1}}}),
+            x3,
+            w3);
+        m->add_return({a, b, c});
+        auto g = migx_test::expect_gpu_matches_ref(p);
+        EXPECT_EQ(text(g).find("gpu::ref::"), std::string::npos) << g;
+    }
+}
+
 TEST(gpu_lowering, gemm_plain_batched_transposed_broadcast)
 {
     MIGX_REQUIRE_GPU();
@@ -188,9 +228,34 @@ TEST(gpu_lowering, host_fallback_ops)
     auto wh = m->add_instruction(make_op("where"), gt, x, sm);
     auto idx = m->add_literal(migraphx::literal{shape{shape::int32_type, {3}}, std::vector<int>{2, 0, 1}});
     auto ga = m->add_instruction(make_op("gather", {{"axis", 1}}), x, idx);
-    m->add_return({sm, rs, pl, cc, wh, ga});
+    auto am = m->add_instruction(make_op("argmax", {{"axis", 1}}), x);
+    m->add_return({sm, rs, pl, cc, wh, ga, am});
     auto g = migx_test::expect_gpu_matches_ref(p, 1e-5, 1e-6);
-    EXPECT_NE(text(g).find("gpu::ref::softmax[axis=1]"), std::string::npos) << g;
+    // softmax, reduce, pooling, concat and gather run as generated kernels (gpu_kernels_test);
+    // argmax and a pointwise chain with a bool value (greater, where) still run on the host.
+    EXPECT_NE(text(g).find("gpu::ref::argmax[axis=1"), std::string::npos) << g;
+    EXPECT_NE(text(g).find("gpu::ref::pointwise"), std::string::npos) << g;
+    EXPECT_NE(text(g).find("softmax_kernel"), std::string::npos) << g;
+    EXPECT_EQ(text(g).find("gpu::ref::softmax"), std::string::npos) << g;
+}
+
+TEST(gpu_lowering, pointwise_reads_integer_and_bool_inputs_through_convert)
+{
+    MIGX_REQUIRE_GPU();
+    // BERT's mask: 1 - float(int64 mask), times a float.
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto k   = m->add_parameter("mask", shape{shape::int64_type, {2, 16}});
+    auto b   = m->add_parameter("flag", shape{shape::bool_type, {2, 16}});
+    auto x   = m->add_parameter("x", shape{shape::float_type, {2, 16}});
+    auto one = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 16}}}),
+                                  m->add_literal(migraphx::literal{shape{shape::float_type}, std::vector<float>{1}}));
+    auto kf  = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), k);
+    auto bf  = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), b);
+    auto r   = m->add_instruction(make_op("mul"), m->add_instruction(make_op("sub"), one, kf), x);
+    m->add_return({m->add_instruction(make_op("add"), r, bf)});
+    auto g = migx_test::expect_gpu_matches_ref(p, 1e-6, 1e-6);
+    EXPECT_EQ(text(g).find("gpu::ref::"), std::string::npos) << g;
 }
 
 TEST(gpu_lowering, returned_param_and_literal)

@@ -243,12 +243,30 @@ std::string loop_code(const std::string& name,
     return ss.str();
 }
 
+/// The C type of an element a pointwise kernel reads or writes, or "" for types it cannot.
 std::string storage_type(shape::type_t t)
 {
-    return t == shape::half_type ? "migx_half" : "float";
+    switch(t)
+    {
+    case shape::half_type: return "migx_half";
+    case shape::float_type: return "float";
+    case shape::bool_type: return "bool";
+    case shape::int8_type: return "signed char";
+    case shape::uint8_type: return "unsigned char";
+    case shape::int32_type: return "int";
+    case shape::uint32_type: return "unsigned int";
+    case shape::int64_type: return "long long";
+    case shape::uint64_type: return "unsigned long long";
+    default: return "";
+    }
 }
 
-std::string load(shape::type_t t, const std::string& e) { return t == shape::half_type ? "h2f(" + e + ")" : e; }
+std::string load(shape::type_t t, const std::string& e)
+{
+    if(t == shape::half_type)
+        return "h2f(" + e + ")";
+    return t == shape::float_type ? e : "(float)" + e;
+}
 
 std::size_t param_number(instruction_ref p)
 {
@@ -272,8 +290,9 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
 {
     if(not float_or_half(out.type()) or not out.standard())
         return std::nullopt;
+    // Integer and bool inputs are read as float; only a convert may use them (see below).
     for(const auto& s : inputs)
-        if(not float_or_half(s.type()) or s.lens() != out.lens())
+        if(s.dynamic() or storage_type(s.type()).empty() or s.lens() != out.lens())
             return std::nullopt;
     std::vector<instruction_ref> params;
     for(auto it = sub.begin(); it != sub.end(); ++it)
@@ -324,7 +343,8 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
         std::vector<std::string> args;
         for(auto x : it->inputs())
         {
-            if(var.count(&*x) == 0 or not float_or_half(x->get_shape().type()))
+            if(var.count(&*x) == 0 or (not float_or_half(x->get_shape().type()) and
+                                       not(n == "convert" and x->name() == "@param")))
                 return std::nullopt;
             args.push_back(var.at(&*x));
         }
@@ -356,17 +376,52 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     return k;
 }
 
+namespace detail {
+
+std::string prelude() { return ::migraphx::gpu::prelude; }
+
+std::string raw_type(std::size_t bytes)
+{
+    switch(bytes)
+    {
+    case 1: return "unsigned char";
+    case 2: return "unsigned short";
+    case 4: return "unsigned int";
+    case 8: return "unsigned long long";
+    default: MIGRAPHX_THROW("gpu: no kernel for elements of " + std::to_string(bytes) + " bytes");
+    }
+}
+
+std::string index_type(const std::vector<shape>& shapes)
+{
+    bool big = false;
+    for(const auto& s : shapes)
+        big = big or s.element_space() >= (1ull << 31) or s.elements() >= (1ull << 31);
+    return big ? "unsigned long long" : "unsigned int";
+}
+
+std::string digits(const std::string& var, const std::vector<std::size_t>& lens, const std::string& prefix)
+{
+    std::ostringstream ss;
+    if(lens.empty())
+        return "";
+    ss << "        idx_t " << prefix << "_r = " << var << ";\n";
+    for(std::size_t d = lens.size(); d-- > 0;)
+    {
+        if(d == 0)
+            ss << "        idx_t " << prefix << "0 = " << prefix << "_r;\n";
+        else
+            ss << "        idx_t " << prefix << d << " = " << prefix << "_r % " << lens[d] << "u; " << prefix
+               << "_r /= " << lens[d] << "u;\n";
+    }
+    return ss.str();
+}
+
+} // namespace detail
+
 kernel_source generate_copy(const shape& in, const shape& out)
 {
-    std::string t;
-    switch(in.type_size())
-    {
-    case 1: t = "unsigned char"; break;
-    case 2: t = "unsigned short"; break;
-    case 4: t = "unsigned int"; break;
-    case 8: t = "unsigned long long"; break;
-    default: MIGRAPHX_THROW("gpu: no copy kernel for elements of " + std::to_string(in.type_size()) + " bytes");
-    }
+    std::string t = detail::raw_type(in.type_size());
     kernel_source k;
     k.name     = "contiguous_kernel";
     k.elements = out.elements();

@@ -184,6 +184,33 @@ struct convolution
     std::shared_ptr<plan> cache;
 };
 
+/// (x, w, out) transposed convolution (ONNX ConvTranspose) as cuDNN's backward-data of the
+/// convolution from out to x: x {N, C, in...}, w {C, K/group, kernel...}; symmetric padding.
+struct convolution_backwards
+{
+    std::vector<std::size_t> padding;
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> dilation;
+    std::int64_t group       = 1;
+    std::int64_t solution_id = -1;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.group, "group");
+        f(self.solution_id, "solution_id");
+    }
+    std::string name() const { return "gpu::convolution_backwards"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    struct plan;
+    std::shared_ptr<plan> cache;
+};
+
 /// Any other op: its inputs are copied to the host, its reference compute runs there, and the
 /// result is copied into the output buffer (or, for a tuple result, into fresh device memory).
 /// Correct for every op, fast for none.

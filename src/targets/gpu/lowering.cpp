@@ -6,6 +6,8 @@
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
+#include <cstring>
+#include <optional>
 #include <set>
 
 namespace migraphx {
@@ -36,6 +38,7 @@ operation make_kernel(const kernel_source& k)
     code_object c;
     c.symbol_name = k.name;
     c.global      = k.elements;
+    c.local       = k.local;
     c.source      = k.source;
     return c;
 }
@@ -171,6 +174,40 @@ struct lowerer
         return true;
     }
 
+    bool lower_convolution_backwards(instruction_ref ins)
+    {
+        auto v = ins->get_operator().to_value();
+        auto x = ins->inputs()[0], w = ins->inputs()[1];
+        const auto& xs = x->get_shape();
+        const auto& ws = w->get_shape();
+        if(not float_or_half(xs) or xs.type() != ws.type() or v.at("padding_mode").get_int64() != 0 or
+           xs.lens().size() < 3 or xs.lens().size() > 5 or ins->get_shape().elements() == 0 or xs.elements() == 0)
+            return false;
+        auto kd = xs.lens().size() - 2;
+        convolution_backwards op;
+        op.stride   = v.at("stride").to_vector<std::size_t>();
+        op.dilation = v.at("dilation").to_vector<std::size_t>();
+        op.group    = v.at("group").get_int64();
+        auto pad    = v.at("padding").to_vector<std::size_t>();
+        if(pad.size() == kd)
+            pad.insert(pad.end(), pad.begin(), pad.end());
+        if(pad.size() != 2 * kd or op.stride.size() != kd or op.dilation.size() != kd)
+            return false;
+        for(std::size_t i = 0; i < kd; i++)
+            if(pad[i] != pad[i + kd])
+                return false; // cuDNN pads symmetrically
+        op.padding = pad;
+        bool zero_stride = false;
+        for(std::size_t i = 0; i < xs.lens().size(); i++)
+            zero_stride = zero_stride or (xs.strides()[i] == 0 and xs.lens()[i] > 1);
+        if(zero_stride)
+            x = copy_kernel(ins, x);
+        if(not ws.standard())
+            w = copy_kernel(ins, w);
+        replace(ins, operation{op}, {x, w});
+        return true;
+    }
+
     void lower(instruction_ref ins)
     {
         const auto& n = ins->name();
@@ -186,7 +223,14 @@ struct lowerer
         }
         if(n == "dot" and lower_dot(ins))
             return;
+        if(auto k = generate_for(ins))
+        {
+            replace(ins, make_kernel(*k), ins->inputs());
+            return;
+        }
         if(n == "convolution" and lower_convolution(ins))
+            return;
+        if(n == "convolution_backwards" and lower_convolution_backwards(ins))
             return;
         fallback(ins);
     }

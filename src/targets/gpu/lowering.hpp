@@ -1,15 +1,18 @@
 #ifndef MIGRAPHX_GPU_LOWERING_HPP
 #define MIGRAPHX_GPU_LOWERING_HPP
 
+#include "targets/gpu/codegen.hpp"
 #include <migraphx/module.hpp>
+#include <optional>
 #include <string>
 
 namespace migraphx {
 namespace gpu {
 
 /// Rewrites the main module into gpu ops (see gpu_ops.hpp): literals become device copies made
-/// at finalize; dot -> gpu::gemm, convolution -> gpu::convolution, fused `pointwise` (float,
-/// half) and contiguous -> gpu::code_object; view ops stay (they only move pointers); every other
+/// at finalize; dot -> gpu::gemm, convolution(_backwards) -> gpu::convolution(_backwards), fused
+/// `pointwise` (float/half math), contiguous, reductions, softmax, pooling, concat, gather, pad
+/// -> gpu::code_object; view ops stay (they only move pointers); every other
 /// op -> gpu::ref::<op> (host fallback). Each result gets a hip::hip_allocate_memory output
 /// buffer, which memory_coloring then plans into one scratch buffer.
 /// offload_copy=true: parameters are copied in (hip::copy_to_gpu) and results out
@@ -24,6 +27,10 @@ struct lowering
     std::string name() const { return "gpu::lowering"; }
     void apply(module& m) const;
 };
+
+/// The generated kernel for a reduction, softmax, pooling, concat, gather or pad, if one fits
+/// (lower_generated.cpp); nothing for other ops, types the generators lack, or empty results.
+std::optional<kernel_source> generate_for(instruction_ref ins);
 
 } // namespace gpu
 } // namespace migraphx

@@ -1,0 +1,158 @@
+// Generated kernels that only move elements: concat, gather, pad. One thread per output element
+// (grid-stride), the output standard, inputs at any strides; elements are copied as raw bits, so
+// every element type works.
+#include "targets/gpu/codegen.hpp"
+#include <sstream>
+
+namespace migraphx {
+namespace gpu {
+namespace {
+
+std::string head(const std::string& name,
+                 const std::vector<std::string>& in_types,
+                 const std::string& out_type,
+                 const std::vector<shape>& shapes,
+                 std::size_t n)
+{
+    std::ostringstream ss;
+    ss << detail::prelude();
+    ss << "extern \"C\" __global__ void " << name << "(";
+    for(std::size_t k = 0; k < in_types.size(); k++)
+        ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
+    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << "    typedef " << detail::index_type(shapes) << " idx_t;\n";
+    ss << "    const idx_t n = " << n << ";\n";
+    ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
+          "    {\n";
+    return ss.str();
+}
+
+kernel_source finish(const std::string& name, const std::string& source, std::size_t n)
+{
+    kernel_source k;
+    k.name     = name;
+    k.source   = source + "    }\n}\n";
+    k.elements = n;
+    return k;
+}
+
+/// sum of d<j> * strides[j], with digit `axis` replaced by `axis_digit`.
+std::string offset(const std::vector<std::size_t>& strides, std::size_t axis, const std::string& axis_digit)
+{
+    std::ostringstream t;
+    bool first = true;
+    for(std::size_t d = 0; d < strides.size(); d++)
+    {
+        if(strides[d] == 0)
+            continue;
+        t << (first ? "" : " + ");
+        if(d == axis)
+            t << axis_digit;
+        else
+            t << "d" << d;
+        t << " * " << strides[d] << "u";
+        first = false;
+    }
+    return first ? "0" : t.str();
+}
+
+} // namespace
+
+kernel_source generate_concat(std::size_t axis, const std::vector<shape>& inputs, const shape& out)
+{
+    auto t = detail::raw_type(out.type_size());
+    std::vector<shape> all = inputs;
+    all.push_back(out);
+    std::ostringstream ss;
+    ss << head("concat_kernel", std::vector<std::string>(inputs.size(), t), t, all, out.elements());
+    ss << detail::digits("i", out.lens(), "d");
+    std::size_t start = 0;
+    bool first        = true;
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        auto len = inputs[k].lens()[axis];
+        if(len == 0)
+            continue;
+        auto a = "(d" + std::to_string(axis) + " - " + std::to_string(start) + "u)";
+        ss << "        " << (first ? "" : "else ") << "if(d" << axis << " < " << start + len << "u)\n";
+        ss << "            y[i] = x" << k << "[" << offset(inputs[k].strides(), axis, a) << "];\n";
+        start += len;
+        first = false;
+    }
+    return finish("concat_kernel", ss.str(), out.elements());
+}
+
+std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data, const shape& indices, const shape& out)
+{
+    if(indices.type() != shape::int32_type and indices.type() != shape::int64_type)
+        return std::nullopt;
+    if(data.dynamic() or indices.dynamic() or axis >= data.lens().size() or data.lens()[axis] == 0)
+        return std::nullopt;
+    auto t      = detail::raw_type(data.type_size());
+    auto it     = indices.type() == shape::int32_type ? "int" : "long long";
+    auto nind   = indices.lens().size();
+    auto alen   = data.lens()[axis];
+    std::ostringstream ss;
+    ss << head("gather_kernel", {t, it}, t, {data, indices, out}, out.elements());
+    ss << detail::digits("i", out.lens(), "d");
+    // The index's position in `indices`: output digits axis .. axis+nind-1.
+    std::string ioff;
+    for(std::size_t j = 0; j < nind; j++)
+        if(indices.strides()[j] != 0)
+            ioff += (ioff.empty() ? "" : " + ") + std::string("d") + std::to_string(axis + j) + " * " +
+                    std::to_string(indices.strides()[j]) + "u";
+    ss << "        long long k = x1[" << (ioff.empty() ? "0" : ioff) << "];\n";
+    ss << "        if(k < 0) k += " << alen << "ll;\n";
+    ss << "        if(k < 0) k = 0; else if(k >= " << alen << "ll) k = " << alen - 1 << "ll;\n";
+    std::string off;
+    for(std::size_t j = 0; j < data.lens().size(); j++)
+    {
+        auto st = data.strides()[j];
+        if(st == 0)
+            continue;
+        std::string dig = "(idx_t)k";
+        if(j != axis)
+            dig = "d" + std::to_string(j < axis ? j : j + nind - 1);
+        off += (off.empty() ? "" : " + ") + dig + " * " + std::to_string(st) + "u";
+    }
+    ss << "        y[i] = x0[" << (off.empty() ? "0" : off) << "];\n";
+    return finish("gather_kernel", ss.str(), out.elements());
+}
+
+kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,
+                           const shape& in, const shape& out)
+{
+    auto t = detail::raw_type(out.type_size());
+    auto n = in.lens().size();
+    std::ostringstream ss;
+    ss << head("pad_kernel", {t}, t, {in, out}, out.elements());
+    ss << detail::digits("i", out.lens(), "d");
+    ss << "        bool inside = true;\n";
+    std::string off;
+    for(std::size_t j = 0; j < n; j++)
+    {
+        auto s   = std::to_string(j);
+        auto len = static_cast<std::int64_t>(in.lens()[j]);
+        ss << "        long long s" << s << " = (long long)d" << s << " - (" << pads[j] << "ll);\n";
+        if(mode == 0)
+            ss << "        inside = inside && s" << s << " >= 0 && s" << s << " < " << len << "ll;\n";
+        else if(mode == 2 or len == 1)
+            ss << "        s" << s << " = s" << s << " < 0 ? 0 : (s" << s << " >= " << len << "ll ? " << len - 1
+               << "ll : s" << s << ");\n";
+        else
+        {
+            auto period = 2 * (len - 1);
+            ss << "        if(s" << s << " < 0 || s" << s << " >= " << len << "ll) { s" << s << " = ((s" << s << " % "
+               << period << "ll) + " << period << "ll) % " << period << "ll; if(s" << s << " >= " << len << "ll) s"
+               << s << " = " << period << "ll - s" << s << "; }\n";
+        }
+        if(in.strides()[j] != 0)
+            off += (off.empty() ? "" : " + ") + std::string("(idx_t)s") + s + " * " + std::to_string(in.strides()[j]) +
+                   "u";
+    }
+    ss << "        y[i] = inside ? x0[" << (off.empty() ? "0" : off) << "] : (" << t << ")" << value_bits << "ull;\n";
+    return finish("pad_kernel", ss.str(), out.elements());
+}
+
+} // namespace gpu
+} // namespace migraphx

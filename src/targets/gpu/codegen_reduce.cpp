@@ -1,0 +1,322 @@
+// Generated kernels that reduce: reduce_*, softmax/logsoftmax, pooling. Each output (a row of
+// the reduction) is handled by a group of G threads (1, a warp or a block of 256, chosen by the
+// row's length); the group strides over the row and combines through warp shuffles and, for a
+// block, shared memory. Values are read as float (half converted), accumulated in float.
+#include "targets/gpu/codegen.hpp"
+#include <sstream>
+
+namespace migraphx {
+namespace gpu {
+namespace {
+
+bool float_or_half(const shape& s)
+{
+    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
+}
+
+std::string storage(const shape& s) { return s.type() == shape::half_type ? "migx_half" : "float"; }
+std::string load(const shape& s, const std::string& e) { return s.type() == shape::half_type ? "h2f(" + e + ")" : e; }
+std::string store(const shape& s, const std::string& e) { return s.type() == shape::half_type ? "f2h(" + e + ")" : e; }
+
+unsigned group_size(std::size_t row_len)
+{
+    if(row_len <= 16)
+        return 1;
+    if(row_len <= 1024)
+        return 32;
+    return 256;
+}
+
+// Group reduction helpers. Every thread of a group must call them (rows are uniform per group).
+const char* group_code = R"(
+#define MIGX_NEG_INF __int_as_float(0xff800000)
+#define MIGX_POS_INF __int_as_float(0x7f800000)
+struct op_sum { __device__ float operator()(float a, float b) const { return a + b; } };
+struct op_prod { __device__ float operator()(float a, float b) const { return a * b; } };
+struct op_max { __device__ float operator()(float a, float b) const { return a < b ? b : a; } };
+struct op_min { __device__ float operator()(float a, float b) const { return b < a ? b : a; } };
+template <unsigned G, class Op>
+__device__ __forceinline__ float group_reduce(float v, Op op)
+{
+    if constexpr(G == 1)
+        return v;
+    for(unsigned o = 16; o > 0; o >>= 1)
+        v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if constexpr(G > 32)
+    {
+        __shared__ float part[32];
+        const unsigned w = threadIdx.x / 32, l = threadIdx.x % 32;
+        __syncthreads();
+        if(l == 0)
+            part[w] = v;
+        __syncthreads();
+        v = part[0];
+        for(unsigned k = 1; k < G / 32; k++)
+            v = op(v, part[k]);
+    }
+    return v;
+}
+)";
+
+/// Dims of lens with the length-1 dims dropped and neighbours merged where every tensor's
+/// strides chain (one stride list per tensor).
+void merge(std::vector<std::size_t>& lens, std::vector<std::vector<std::size_t>*> strides)
+{
+    std::vector<std::size_t> l;
+    std::vector<std::vector<std::size_t>> s(strides.size());
+    for(std::size_t d = 0; d < lens.size(); d++)
+    {
+        if(lens[d] == 1)
+            continue;
+        bool chain = not l.empty();
+        for(std::size_t t = 0; chain and t < strides.size(); t++)
+            chain = s[t].back() == (*strides[t])[d] * lens[d];
+        if(chain)
+            l.back() *= lens[d];
+        else
+            l.push_back(lens[d]);
+        for(std::size_t t = 0; t < strides.size(); t++)
+        {
+            if(chain)
+                s[t].back() = (*strides[t])[d];
+            else
+                s[t].push_back((*strides[t])[d]);
+        }
+    }
+    lens = l;
+    for(std::size_t t = 0; t < strides.size(); t++)
+        *strides[t] = s[t];
+}
+
+/// An offset expression over digits prefix0.. with the given strides.
+std::string offset(const std::string& prefix, const std::vector<std::size_t>& strides)
+{
+    std::string t;
+    for(std::size_t d = 0; d < strides.size(); d++)
+        if(strides[d] != 0)
+            t += (t.empty() ? "" : " + ") + prefix + std::to_string(d) + " * " + std::to_string(strides[d]) + "u";
+    return t.empty() ? "0" : "(" + t + ")";
+}
+
+/// The kernel head: signature and the loop over rows, a group of G threads each.
+std::string head(const std::string& name,
+                 const std::vector<std::string>& in_types,
+                 const std::string& out_type,
+                 const std::vector<shape>& shapes,
+                 unsigned g,
+                 std::size_t rows)
+{
+    std::ostringstream ss;
+    ss << detail::prelude() << group_code;
+    ss << "extern \"C\" __global__ void " << name << "(";
+    for(std::size_t k = 0; k < in_types.size(); k++)
+        ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
+    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << "    typedef " << detail::index_type(shapes) << " idx_t;\n";
+    ss << "    constexpr unsigned G = " << g << ";\n";
+    ss << "    const idx_t rows = " << rows << ";\n";
+    ss << "    const unsigned lane = threadIdx.x % G;\n";
+    ss << "    const idx_t first = (blockIdx.x * (idx_t)blockDim.x + threadIdx.x) / G;\n";
+    ss << "    const idx_t step = (gridDim.x * (idx_t)blockDim.x) / G;\n";
+    ss << "    for(idx_t row = first; row < rows; row += step)\n    {\n";
+    return ss.str();
+}
+
+kernel_source finish(const std::string& name, std::string source, std::size_t rows, unsigned g)
+{
+    kernel_source k;
+    k.name     = name;
+    k.source   = std::move(source);
+    k.local    = 256; // a block is one group when G is 256
+    k.elements = rows * g;
+    return k;
+}
+
+/// Splits the dims into the row dims (kept) and the reduced dims, each merged where possible;
+/// row strides of `in` and, where given, of `out` (merged together, so one row digit set fits both).
+struct row_split
+{
+    std::vector<std::size_t> row_lens, row_strides, out_row_strides, red_lens, red_strides;
+};
+
+row_split split(const shape& in, const std::vector<bool>& reduced, const shape* out = nullptr)
+{
+    row_split r;
+    for(std::size_t d = 0; d < in.lens().size(); d++)
+    {
+        if(reduced[d])
+        {
+            r.red_lens.push_back(in.lens()[d]);
+            r.red_strides.push_back(in.strides()[d]);
+            continue;
+        }
+        r.row_lens.push_back(in.lens()[d]);
+        r.row_strides.push_back(in.strides()[d]);
+        r.out_row_strides.push_back(out == nullptr ? 0 : out->strides()[d]);
+    }
+    merge(r.row_lens, {&r.row_strides, &r.out_row_strides});
+    merge(r.red_lens, {&r.red_strides});
+    return r;
+}
+
+} // namespace
+
+std::optional<kernel_source> generate_reduce(const std::string& kind, const shape& in, const shape& out)
+{
+    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or in.elements() == 0 or
+       out.lens().size() != in.lens().size())
+        return std::nullopt;
+    std::vector<bool> reduced(in.lens().size());
+    for(std::size_t d = 0; d < reduced.size(); d++)
+    {
+        reduced[d] = out.lens()[d] == 1 and in.lens()[d] != 1;
+        if(not reduced[d] and out.lens()[d] != in.lens()[d])
+            return std::nullopt;
+    }
+    std::string op, init;
+    if(kind == "sum" or kind == "mean")
+        op = "op_sum", init = "0.f";
+    else if(kind == "prod")
+        op = "op_prod", init = "1.f";
+    else if(kind == "max")
+        op = "op_max", init = "MIGX_NEG_INF";
+    else if(kind == "min")
+        op = "op_min", init = "MIGX_POS_INF";
+    else
+        return std::nullopt;
+    auto sp          = split(in, reduced);
+    std::size_t rows = out.elements();
+    std::size_t len  = in.elements() / rows;
+    auto g           = group_size(len);
+    auto name        = "reduce_" + kind + "_kernel";
+    std::ostringstream ss;
+    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
+    ss << detail::digits("row", sp.row_lens, "o");
+    ss << "        const idx_t base = " << offset("o", sp.row_strides) << ";\n";
+    ss << "        float acc = " << init << ";\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n        {\n";
+    ss << detail::digits("e", sp.red_lens, "r");
+    ss << "            acc = " << op << "{}(acc, " << load(in, "x0[base + " + offset("r", sp.red_strides) + "]")
+       << ");\n        }\n";
+    ss << "        acc = group_reduce<G>(acc, " << op << "{});\n";
+    if(kind == "mean")
+        ss << "        acc = acc / " << len << ".f;\n";
+    ss << "        if(lane == 0)\n            y[row] = " << store(out, "acc") << ";\n";
+    ss << "    }\n}\n";
+    return finish(name, ss.str(), rows, g);
+}
+
+std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out)
+{
+    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
+       axis >= in.lens().size() or in.elements() == 0)
+        return std::nullopt;
+    std::vector<bool> reduced(in.lens().size(), false);
+    reduced[axis]    = true;
+    auto si          = split(in, reduced, &out);
+    std::size_t len  = in.lens()[axis];
+    std::size_t rows = in.elements() / len;
+    auto g           = group_size(len);
+    std::string name = log ? "logsoftmax_kernel" : "softmax_kernel";
+    std::size_t sa   = in.strides()[axis];
+    std::size_t oa   = out.strides()[axis];
+    std::ostringstream ss;
+    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
+    ss << detail::digits("row", si.row_lens, "o");
+    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
+    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
+    auto x = load(in, "x0[base + e * " + std::to_string(sa) + "u]");
+    ss << "        float m = MIGX_NEG_INF;\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n            m = op_max{}(m, " << x << ");\n";
+    ss << "        m = group_reduce<G>(m, op_max{});\n";
+    ss << "        float s = 0.f;\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n            s += expf(" << x << " - m);\n";
+    ss << "        s = group_reduce<G>(s, op_sum{});\n";
+    if(log)
+        ss << "        const float ls = logf(s);\n";
+    else
+        ss << "        const float rs = 1.f / s;\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
+    ss << "            y[obase + e * " << oa << "u] = "
+       << store(out, log ? "(" + x + " - m) - ls" : "expf(" + x + " - m) * rs") << ";\n";
+    ss << "    }\n}\n";
+    return finish(name, ss.str(), rows, g);
+}
+
+std::optional<kernel_source> generate_pooling(const pooling_window& w, const shape& in, const shape& out)
+{
+    const auto& il = in.lens();
+    const auto& ol = out.lens();
+    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or il.size() < 3 or
+       ol.size() != il.size() or w.len.size() != il.size() - 2 or w.stride.size() != w.len.size() or
+       w.pad_begin.size() != w.len.size() or out.elements() == 0)
+        return std::nullopt;
+    if(w.mode != "average" and w.mode != "max" and w.mode != "lpnorm")
+        return std::nullopt;
+    if(w.mode == "lpnorm" and w.lp_order <= 0)
+        return std::nullopt;
+    std::size_t kd = il.size() - 2;
+    std::size_t window = 1;
+    for(auto l : w.len)
+        window *= l;
+    auto g           = group_size(window);
+    std::size_t rows = out.elements();
+    std::string name = (w.mode == "lpnorm" ? std::string("lppool") : w.mode + "_pooling") + "_kernel";
+    const auto& is   = in.strides();
+    std::ostringstream ss;
+    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
+    ss << detail::digits("row", ol, "o");
+    ss << "        idx_t base = o0 * " << is[0] << "u + o1 * " << is[1] << "u;\n";
+    ss << "        idx_t count = 1;\n";
+    for(std::size_t d = 0; d < kd; d++)
+    {
+        auto o = "o" + std::to_string(d + 2);
+        auto s = std::to_string(d);
+        ss << "        long long st" << s << " = (long long)" << o << " * " << w.stride[d] << " - " << w.pad_begin[d]
+           << ";\n";
+        ss << "        long long en" << s << " = st" << s << " + " << w.len[d] << "; if(en" << s << " > " << il[d + 2]
+           << ") en" << s << " = " << il[d + 2] << ";\n";
+        ss << "        if(st" << s << " < 0) st" << s << " = 0;\n";
+        ss << "        const idx_t n" << s << " = en" << s << " > st" << s << " ? (idx_t)(en" << s << " - st" << s
+           << ") : 0;\n";
+        ss << "        count *= n" << s << ";\n";
+    }
+    bool mx = w.mode == "max";
+    ss << "        float acc = " << (mx ? "MIGX_NEG_INF" : "0.f") << ";\n";
+    ss << "        for(idx_t e = lane; e < count; e += G)\n        {\n";
+    ss << "            idx_t r = e;\n";
+    std::string off = "base";
+    for(std::size_t d = kd; d-- > 0;)
+    {
+        auto s = std::to_string(d);
+        ss << "            const idx_t i" << s << " = (idx_t)st" << s << " + r % n" << s << "; r /= n" << s << ";\n";
+        off += " + i" + s + " * " + std::to_string(is[d + 2]) + "u";
+    }
+    ss << "            const float v = " << load(in, "x0[" + off + "]") << ";\n";
+    if(mx)
+        ss << "            acc = op_max{}(acc, v);\n";
+    else if(w.mode == "average")
+        ss << "            acc += v;\n";
+    else if(w.lp_order == 1)
+        ss << "            acc += fabsf(v);\n";
+    else if(w.lp_order == 2)
+        ss << "            acc += v * v;\n";
+    else
+        ss << "            acc += powf(fabsf(v), " << w.lp_order << ".f);\n";
+    ss << "        }\n";
+    ss << "        acc = group_reduce<G>(acc, " << (mx ? "op_max" : "op_sum") << "{});\n";
+    if(mx)
+        ss << "        if(count == 0) acc = 0.f;\n";
+    else if(w.mode == "average")
+        ss << "        acc = count == 0 ? 0.f : acc / (float)count;\n";
+    else if(w.lp_order == 2)
+        ss << "        acc = sqrtf(acc);\n";
+    else if(w.lp_order != 1)
+        ss << "        acc = powf(acc, 1.f / " << w.lp_order << ".f);\n";
+    ss << "        if(lane == 0)\n            y[row] = " << store(out, "acc") << ";\n";
+    ss << "    }\n}\n";
+    return finish(name, ss.str(), rows, g);
+}
+
+} // namespace gpu
+} // namespace migraphx
