@@ -236,15 +236,27 @@ struct evaluator
                 args.reserve(ins->inputs().size());
                 for(auto in : ins->inputs())
                     args.push_back(lookup(in));
-                if(not ins->module_inputs().empty())
+                try
                 {
-                    run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
-                        return run(*sub, p, &results);
-                    };
-                    out = ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
+                    if(not ins->module_inputs().empty())
+                    {
+                        run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
+                            return run(*sub, p, &results);
+                        };
+                        out = ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
+                    }
+                    else
+                        out = ins->get_operator().compute(ctx, ins->get_shape(), args);
                 }
-                else
-                    out = ins->get_operator().compute(ctx, ins->get_shape(), args);
+                catch(const exception&)
+                {
+                    throw;
+                }
+                catch(const std::exception& e)
+                {
+                    // A library's own error (oneDNN, CUDA, std::bad_alloc) becomes ours, naming the op.
+                    MIGRAPHX_THROW("eval: " + n + " in module " + m.name() + " failed: " + e.what());
+                }
             }
             if(traced)
             {

@@ -137,7 +137,19 @@ void program::finalize()
             for(auto in : it->inputs())
                 shapes.push_back(in->get_shape());
             auto op = it->get_operator();
-            op.finalize(m_impl->ctx, it->get_shape(), shapes);
+            try
+            {
+                op.finalize(m_impl->ctx, it->get_shape(), shapes);
+            }
+            catch(const exception&)
+            {
+                throw;
+            }
+            catch(const std::exception& e)
+            {
+                // e.g. oneDNN rejecting a primitive: report it as ours, naming the instruction.
+                MIGRAPHX_THROW("finalize: " + it->name() + " in module " + m->name() + " failed: " + e.what());
+            }
             it->set_operator(op);
         }
 }

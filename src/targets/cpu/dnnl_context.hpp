@@ -5,6 +5,7 @@
 
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
+#include <migraphx/errors.hpp>
 #include <algorithm>
 #include <migraphx/shape.hpp>
 #include <dnnl.hpp>
@@ -43,6 +44,15 @@ shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical);
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout);
 /// The oneDNN format tag of the blocked layout for a rank (nChw8c, nCdhw8c, nCw8c).
 dnnl::memory::format_tag blocked_tag(std::size_t rank);
+
+/// Throws unless every value is positive: strides, dilations and window lengths divide or
+/// multiply sizes, and a saved program (.mxr) may carry any value.
+inline void check_positive(const std::string& op, const std::string& what, const std::vector<std::size_t>& v)
+{
+    for(auto x : v)
+        if(x == 0)
+            MIGRAPHX_THROW(op + ": " + what + " must be positive");
+}
 
 /// A result buffer the kernel overwrites entirely: not zeroed first (argument(shape) is).
 inline argument uninitialized(const shape& s)

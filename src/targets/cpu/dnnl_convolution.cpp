@@ -25,6 +25,13 @@ shape dnnl_convolution::compute_shape(const std::vector<shape>& inputs) const
     auto kd = x.size() - 2;
     if(w.size() != x.size() or padding.size() != 2 * kd or stride.size() != kd or dilation.size() != kd)
         MIGRAPHX_THROW("cpu::convolution: attributes do not match a " + std::to_string(kd) + "-d convolution");
+    check_positive(name(), "stride", stride);
+    check_positive(name(), "dilation", dilation);
+    auto g = static_cast<std::size_t>(std::max<std::int64_t>(group, 0));
+    if(g == 0 or w[0] % g != 0 or x[1] != w[1] * g)
+        MIGRAPHX_THROW("cpu::convolution: channels do not match the weights and group " + std::to_string(group));
+    if(packed_weights and inputs[1].elements() == 0)
+        MIGRAPHX_THROW("cpu::convolution: packed weights are empty");
     std::vector<std::size_t> out = {x[0], w[0]};
     for(std::size_t i = 0; i < kd; i++)
     {
@@ -93,6 +100,8 @@ void dnnl_convolution::finalize(context& ctx, const shape&, const std::vector<sh
     cache   = std::make_shared<prim_cache>();
     cache->pd   = make_pd(c, inputs);
     cache->prim = dnnl::convolution_forward{cache->pd};
+    if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
+        MIGRAPHX_THROW("cpu::convolution: the packed weights are smaller than the kernel reads");
     if(not packed_weights and cache->pd.weights_desc() != plain_weights_md(inputs[1]))
         cache->weights_reorder = true;
 }

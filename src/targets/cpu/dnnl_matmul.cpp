@@ -86,6 +86,8 @@ void dnnl_matmul::finalize(context& ctx, const shape&, const std::vector<shape>&
     cache       = std::make_shared<prim_cache>();
     cache->pd   = make_pd(c, inputs, packed_weights);
     cache->prim = dnnl::matmul{cache->pd};
+    if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
+        MIGRAPHX_THROW("dnnl::matmul: the packed weights are smaller than the kernel reads");
 }
 
 argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<argument>& args) const

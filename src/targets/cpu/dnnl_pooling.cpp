@@ -11,6 +11,10 @@ std::vector<std::size_t> dnnl_pooling::out_lens(const std::vector<std::size_t>& 
     auto kd = in.size() - 2;
     if(lengths.size() != kd or stride.size() != kd or padding.size() != 2 * kd)
         MIGRAPHX_THROW("dnnl::pooling: attributes do not match " + std::to_string(kd) + " spatial dims");
+    check_positive(name(), "stride", stride);
+    check_positive(name(), "lengths", lengths);
+    if(mode != "max" and mode != "average")
+        MIGRAPHX_THROW("dnnl::pooling: mode must be max or average, got '" + mode + "'");
     std::vector<std::size_t> out(in.begin(), in.begin() + 2);
     for(std::size_t i = 0; i < kd; i++)
     {
@@ -83,6 +87,9 @@ shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
 {
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
+    for(const auto& l : {from, to})
+        if(l != "plain" and l != "blocked8")
+            MIGRAPHX_THROW("dnnl::reorder: unknown layout '" + l + "'");
     auto l = logical_lens(inputs[0], from);
     return to == "blocked8" ? blocked_shape(inputs[0].type(), l) : shape{inputs[0].type(), l};
 }

@@ -32,6 +32,10 @@ shape dnnl_quant_convolution::compute_shape(const std::vector<shape>& inputs) co
     const auto& w = inputs[1].lens();
     if(x.size() != 4 or w.size() != 4 or padding.size() != 4 or stride.size() != 2 or dilation.size() != 2)
         MIGRAPHX_THROW("cpu::quant_convolution: only 2-d convolutions");
+    check_positive(name(), "stride", stride);
+    check_positive(name(), "dilation", dilation);
+    if(group < 1 or w[0] % static_cast<std::size_t>(group) != 0 or x[1] != w[1] * static_cast<std::size_t>(group))
+        MIGRAPHX_THROW("cpu::quant_convolution: channels do not match the weights and group");
     std::vector<std::size_t> out = {x[0], w[0]};
     for(std::size_t i = 0; i < 2; i++)
     {

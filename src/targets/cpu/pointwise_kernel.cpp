@@ -133,8 +133,22 @@ shape pointwise_kernel::compute_shape(const std::vector<shape>& in) const
     for(const auto& s : in)
         if(s.type() != shape::float_type or not(s.lens() == in[0].lens()))
             MIGRAPHX_THROW("cpu::pointwise: inputs must be float tensors of equal dims");
-    if(ops.empty() or arity.size() != ops.size())
+    if(ops.empty() or arity.size() != ops.size() or alpha.size() > ops.size())
         MIGRAPHX_THROW("cpu::pointwise: empty or inconsistent program");
+    // A saved program may carry anything: every step must read only inputs, constants and
+    // earlier steps, with its op's arity.
+    std::size_t next = 0;
+    for(std::size_t i = 0; i < ops.size(); i++)
+    {
+        if(arity[i] < 0 or not supports(ops[i], static_cast<std::size_t>(arity[i])))
+            MIGRAPHX_THROW("cpu::pointwise: step " + std::to_string(i) + " ('" + ops[i] + "') is not a kernel step");
+        auto limit = static_cast<std::int64_t>(inputs + constants.size() + i);
+        for(std::int64_t k = 0; k < arity[i]; k++, next++)
+            if(next >= args.size() or args[next] < 0 or args[next] >= limit)
+                MIGRAPHX_THROW("cpu::pointwise: step " + std::to_string(i) + " reads a slot that does not exist");
+    }
+    if(next != args.size())
+        MIGRAPHX_THROW("cpu::pointwise: argument list does not match the steps");
     return {shape::float_type, in[0].lens()};
 }
 
