@@ -161,7 +161,10 @@ inline std::string run_data_set(const std::string& model_path,
                 return std::string("parse: ") + e.what();
         }
     }
-    p.compile(migraphx::get_target(target));
+    // The runner hands host data in and reads host data out: on gpu that is offload_copy.
+    migraphx::compile_options copts;
+    copts.offload_copy = target == "gpu";
+    p.compile(migraphx::get_target(target), copts);
     migraphx::parameter_map params;
     auto pshapes = p.get_parameter_shapes();
     for(const auto& kv : given)

@@ -208,6 +208,12 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    auto targets = migraphx::get_targets();
+    if(std::find(targets.begin(), targets.end(), opt.target) == targets.end())
+    {
+        std::cout << "target '" << opt.target << "' is not available here; skipping\n";
+        return 77;
+    }
     struct stat st{};
     if(stat(opt.data.c_str(), &st) != 0)
     {

@@ -7,6 +7,9 @@
 #include "passes/simplify_pipeline.hpp"
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/lowering.hpp"
+#include <cctype>
+#include <cstring>
+#include <dirent.h>
 #include <sys/stat.h>
 
 namespace migraphx {
@@ -35,13 +38,32 @@ argument target::copy_from(const argument& a) const { return from_gpu(a); }
 argument target::allocate(const shape& s) const { return allocate_gpu(s); }
 
 namespace {
-// `gpu` is a registered target only where a CUDA device is present: the check costs nothing
-// without the NVIDIA driver (no /dev/nvidiactl), and one cudaGetDeviceCount otherwise.
-const bool registered = [] {
-    struct stat st{};
-    if(stat("/dev/nvidiactl", &st) != 0)
+/// Whether the NVIDIA driver exposes a device node (/dev/nvidia0, ...). Deliberately not a CUDA
+/// call: initialising CUDA while the library loads would cost time in every process and break
+/// programs that fork afterwards (a forked child cannot use its parent's CUDA state).
+bool device_node_present()
+{
+    DIR* dir = opendir("/dev");
+    if(dir == nullptr)
         return false;
-    if(get_device_count() == 0)
+    bool found = false;
+    while(auto* e = readdir(dir))
+    {
+        const char* n = e->d_name;
+        if(std::strncmp(n, "nvidia", 6) == 0 and std::isdigit(static_cast<unsigned char>(n[6])) != 0)
+        {
+            found = true;
+            break;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+
+// `gpu` is a registered target where a CUDA device node exists; the device itself is opened when a
+// program is compiled for it (a clear exception there if CUDA cannot use it).
+const bool registered = [] {
+    if(not device_node_present())
         return false;
     register_target(target{});
     return true;
