@@ -152,6 +152,7 @@ struct dnnl_pooling
 };
 
 /// Copies between layouts: plain (any strides) -> standard, plain -> blocked8, blocked8 -> plain.
+/// The primitive is built once (finalize), not per run.
 struct dnnl_reorder
 {
     std::string from = "plain";
@@ -165,7 +166,15 @@ struct dnnl_reorder
     }
     std::string name() const { return "dnnl::reorder"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    struct prim_cache
+    {
+        dnnl::memory::desc src, dst;
+        dnnl::reorder prim;
+    };
+    std::shared_ptr<prim_cache> cache;
 };
 
 } // namespace cpu

@@ -1,4 +1,4 @@
-// dnnl::pooling (max, and average over the in-bounds elements of each window) and dnnl::reorder.
+// dnnl::pooling: max, and average over the in-bounds elements of each window.
 
 #include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/register_op.hpp>
@@ -82,30 +82,6 @@ argument dnnl_pooling::compute(context& ctx, const shape& out, const std::vector
 }
 
 MIGRAPHX_REGISTER_OP(dnnl_pooling)
-
-shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
-{
-    if(inputs.size() != 1)
-        MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
-    for(const auto& l : {from, to})
-        if(l != "plain" and l != "blocked8")
-            MIGRAPHX_THROW("dnnl::reorder: unknown layout '" + l + "'");
-    auto l = logical_lens(inputs[0], from);
-    return to == "blocked8" ? blocked_shape(inputs[0].type(), l) : shape{inputs[0].type(), l};
-}
-
-argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
-{
-    auto& c = get_dnnl_context(ctx);
-    argument result = uninitialized(out);
-    auto src = make_memory(to_dnnl_md(args[0].get_shape(), from), c, args[0].data());
-    auto dst = make_memory(to_dnnl_md(out, to), c, result.data());
-    dnnl::reorder(src, dst).execute(*c.stream, src, dst);
-    c.stream->wait();
-    return result;
-}
-
-MIGRAPHX_REGISTER_OP(dnnl_reorder)
 
 } // namespace cpu
 } // namespace migraphx

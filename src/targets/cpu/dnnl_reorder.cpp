@@ -1,0 +1,45 @@
+// dnnl::reorder: copies between layouts with oneDNN's threaded reorder, built once in finalize.
+
+#include "targets/cpu/dnnl_ops.hpp"
+#include <migraphx/register_op.hpp>
+
+namespace migraphx {
+namespace cpu {
+
+shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != 1)
+        MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
+    for(const auto& l : {from, to})
+        if(l != "plain" and l != "blocked8")
+            MIGRAPHX_THROW("dnnl::reorder: unknown layout '" + l + "'");
+    auto l = logical_lens(inputs[0], from);
+    return to == "blocked8" ? blocked_shape(inputs[0].type(), l) : shape{inputs[0].type(), l};
+}
+
+void dnnl_reorder::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
+{
+    auto& c     = get_dnnl_context(ctx);
+    cache       = std::make_shared<prim_cache>();
+    cache->src  = to_dnnl_md(inputs.at(0), from);
+    cache->dst  = to_dnnl_md(out, to);
+    cache->prim = dnnl::reorder{dnnl::reorder::primitive_desc{*c.engine, cache->src, *c.engine, cache->dst}};
+}
+
+argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    if(not cache)
+        const_cast<dnnl_reorder*>(this)->finalize(ctx, out, {args[0].get_shape()}); // NOLINT: lazy
+    argument result = uninitialized(out);
+    auto src        = make_memory(cache->src, c, args[0].data());
+    auto dst        = make_memory(cache->dst, c, result.data());
+    cache->prim.execute(*c.stream, src, dst);
+    c.stream->wait();
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_reorder)
+
+} // namespace cpu
+} // namespace migraphx
