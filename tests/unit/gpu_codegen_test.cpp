@@ -87,6 +87,53 @@ TEST(gpu_codegen, copy_of_transposed_view)
     EXPECT_NE(k.source.find("unsigned short"), std::string::npos);
     EXPECT_NE(k.source.find("d0 * 1u + d1 * 3u"), std::string::npos) << k.source;
 }
+TEST(gpu_codegen, many_inputs_come_through_a_pointer_table)
+{
+    std::size_t n = migraphx::gpu::max_pointer_params + 1;
+    shape s{shape::float_type, {4, 3}};
+    shape t{shape::float_type, {4, 3}, {1, 4}};
+    // a max over all inputs of one layout: a loop over the table
+    {
+        migraphx::module sub("main:pointwise7");
+        std::vector<migraphx::instruction_ref> ps;
+        for(std::size_t k = 0; k < n; k++)
+            ps.push_back(sub.add_parameter("x" + std::to_string(k), s));
+        auto acc = ps[0];
+        for(std::size_t k = 1; k < n; k++)
+            acc = sub.add_instruction(make_op("max"), acc, ps[k]);
+        sub.add_return({acc});
+        std::vector<shape> in(n, t);
+        auto k = migraphx::gpu::generate_pointwise(sub, in, s);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->name, "max_fold_kernel");
+        EXPECT_NE(k->source.find("max_fold_kernel(const void* const* __restrict__ migx_inputs, float* __restrict__ y)"),
+                  std::string::npos)
+            << k->source;
+        EXPECT_NE(k->source.find("k < 512u"), std::string::npos) << k->source;
+        EXPECT_EQ(k->source.find("x511"), std::string::npos) << k->source;
+        // two layouts: no fold, unrolled, pointers still from the table
+        in[1]  = s;
+        auto u = migraphx::gpu::generate_pointwise(sub, in, s);
+        ASSERT_TRUE(u.has_value());
+        EXPECT_EQ(u->name, "max_max_max_max_max_max_kernel");
+        EXPECT_NE(u->source.find("const float* __restrict__ x511 = static_cast<const float*>(migx_inputs[511]);"),
+                  std::string::npos);
+        EXPECT_EQ(u->source.find("const float* __restrict__ x511,"), std::string::npos);
+    }
+    // few inputs: one parameter each
+    {
+        migraphx::module sub("main:pointwise8");
+        auto x0 = sub.add_parameter("x0", s);
+        auto x1 = sub.add_parameter("x1", s);
+        sub.add_return({sub.add_instruction(make_op("max"), x0, x1)});
+        auto k = migraphx::gpu::generate_pointwise(sub, {s, s}, s);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->name, "max_kernel");
+        EXPECT_EQ(k->source.find("migx_inputs"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("const float* __restrict__ x1, float* __restrict__ y)"), std::string::npos)
+            << k->source;
+    }
+}
 #else
 TEST(gpu_codegen, skipped) { GTEST_SKIP() << "built without CUDA"; }
 #endif

@@ -310,3 +310,321 @@ TEST(gpu_lowering, device_id_out_of_range_is_an_error)
     o.device_id = 1000;
     EXPECT_THROW(p.compile(migraphx::get_target("gpu"), o), migraphx::exception);
 }
+
+namespace {
+
+migraphx::argument host_arg(const shape& s, const std::vector<double>& v)
+{
+    return migraphx::literal{s, v}.get_argument().copy();
+}
+
+} // namespace
+
+TEST(gpu_lowering, literal_outputs)
+{
+    // A program whose outputs are constants (ONNX Constant, Shape, Size, ConstantOfShape, EyeLike,
+    // Range of constants...): offload_copy=true once returned zeros for them (issue 6).
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = lit(m, shape{shape::float_type, {5, 5}}, 21);
+    auto b  = m->add_literal(migraphx::literal{shape{shape::int64_type, {3}}, std::vector<std::int64_t>{3, 4, 5}});
+    auto c  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 3, 4}}}),
+                                m->add_literal(migraphx::literal{shape{shape::float_type}, std::vector<float>{1.5f}}));
+    m->add_return({a, b, c});
+    auto g = migx_test::expect_gpu_matches_ref(p, 0, 0);
+    auto r = g.eval({});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[1].to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 4, 5}));
+    EXPECT_EQ(r[2].to_vector<float>(), std::vector<float>(24, 1.5f));
+}
+
+TEST(gpu_lowering, literal_output_of_a_single_instruction_program)
+{
+    // Nothing else on the device: the literal's upload is the only work before the read-back.
+    MIGX_REQUIRE_GPU();
+    for(int seed = 30; seed < 34; seed++)
+    {
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        m->add_return({lit(m, shape{shape::float_type, {7, 9}}, seed)});
+        migx_test::expect_gpu_matches_ref(p, 0, 0);
+    }
+}
+
+TEST(gpu_lowering, constant_folded_window_function)
+{
+    // HannWindow(10) as the ONNX expansion computes it, folded to a literal at compile time.
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape s{shape::float_type, {10}};
+    auto n     = m->add_literal(migraphx::literal{s, std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}});
+    auto scal  = [&](float v) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {10}}}),
+                                  m->add_literal(migraphx::literal{shape{shape::float_type}, std::vector<float>{v}}));
+    };
+    auto angle = m->add_instruction(make_op("mul"), n, scal(2.0f * 3.14159265358979f / 10));
+    auto cosv  = m->add_instruction(make_op("cos"), angle);
+    auto half  = m->add_instruction(make_op("mul"), cosv, scal(0.5f));
+    auto w     = m->add_instruction(make_op("sub"), scal(0.5f), half);
+    m->add_return({w});
+    auto g = migx_test::expect_gpu_matches_ref(p, 1e-6, 1e-7);
+    auto t = text(g);
+    EXPECT_EQ(t.find("gpu::code_object"), std::string::npos) << t; // folded: no kernel left
+    auto v = g.eval({})[0].to_vector<float>();
+    ASSERT_EQ(v.size(), 10u);
+    EXPECT_EQ(v[0], 0.0f);
+    EXPECT_NEAR(v[5], 1.0f, 1e-6);
+    EXPECT_NEAR(v[1], 0.0954915f, 1e-6);
+}
+
+TEST(gpu_lowering, data_dependent_output_sizes)
+{
+    // nonzero, compress, unique and nonmaxsuppression run in the host fallback; their results
+    // have fewer elements than the static shape (its largest), in both offload modes.
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape cs{shape::int32_type, {3, 4}};
+    auto c  = m->add_parameter("c", cs);
+    auto nz = m->add_instruction(make_op("nonzero"), c);
+    shape ks{shape::bool_type, {3}};
+    auto keep = m->add_parameter("keep", ks);
+    auto x    = m->add_parameter("x", shape{shape::float_type, {3, 2}});
+    auto cp   = m->add_instruction(make_op("compress", {{"axis", {0}}}), x, keep);
+    auto u    = m->add_parameter("u", shape{shape::float_type, {6}});
+    auto un   = m->add_instruction(make_op("unique", {{"sorted", 1}}), u);
+    auto uy   = m->add_instruction(make_op("get_tuple_elem", {{"index", 0}}), un);
+    auto uc   = m->add_instruction(make_op("get_tuple_elem", {{"index", 3}}), un);
+    auto boxes  = m->add_parameter("boxes", shape{shape::float_type, {1, 6, 4}});
+    auto scores = m->add_parameter("scores", shape{shape::float_type, {1, 1, 6}});
+    auto mo  = m->add_literal(migraphx::literal{shape{shape::int64_type, {1}}, std::vector<std::int64_t>{3}});
+    auto iou = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, std::vector<float>{0.5f}});
+    auto sth = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, std::vector<float>{0.0f}});
+    auto nms = m->add_instruction(make_op("nonmaxsuppression"), boxes, scores, mo, iou, sth);
+    m->add_return({nz, cp, uy, uc, nms});
+
+    migraphx::parameter_map params;
+    params["c"]    = host_arg(cs, {0, 1, 0, 2, 0, 0, 3, 0, 4, 0, 0, 5});
+    params["keep"] = host_arg(ks, {0, 1, 1});
+    params["x"]    = host_arg(shape{shape::float_type, {3, 2}}, {1, 2, 3, 4, 5, 6});
+    params["u"]    = host_arg(shape{shape::float_type, {6}}, {2, 1, 1, 3, 4, 3});
+    params["boxes"] = host_arg(shape{shape::float_type, {1, 6, 4}},
+                               {0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101});
+    params["scores"] = host_arg(shape{shape::float_type, {1, 1, 6}}, {0.9, 0.75, 0.6, 0.95, 0.5, 0.3});
+    auto g = migx_test::expect_gpu_matches_ref(p, params, 0, 0);
+    auto r = g.eval(params);
+    ASSERT_EQ(r.size(), 5u);
+    EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{2, 5}));
+    EXPECT_EQ(r[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 2, 2, 1, 3, 2, 0, 3}));
+    EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{3, 4, 5, 6}));
+    EXPECT_EQ(r[2].to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(r[3].to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 1, 2, 1}));
+    EXPECT_EQ(r[4].get_shape().lens(), (std::vector<std::size_t>{3, 3}));
+    EXPECT_EQ(r[4].to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+    EXPECT_NE(text(g).find("gpu::ref::nonzero"), std::string::npos) << g;
+}
+
+TEST(gpu_lowering, pointwise_of_many_views_reads_a_pointer_table)
+{
+    // A max over 4200 strided views (what the ONNX parser makes of a dilated max pool): 33.6 KB
+    // of pointers, more than CUDA's 32 KB of kernel parameters, so the kernel loops over a
+    // pointer table in device memory.
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 1, 64, 1100}});
+    migraphx::instruction_ref acc;
+    for(int k = 0; k < 4200; k++)
+    {
+        auto c  = k % 1050;
+        auto r  = k / 1050;
+        auto sl = m->add_instruction(
+            make_op("slice", {{"axes", {2, 3}}, {"starts", {r, c}}, {"ends", {r + 57, c + 37}}}), x);
+        auto st = m->add_instruction(make_op("step", {{"axes", {2, 3}}, {"steps", {4, 4}}}), sl);
+        acc     = k == 0 ? st : m->add_instruction(make_op("max"), acc, st);
+    }
+    m->add_return({acc});
+    auto g = migx_test::expect_gpu_matches_ref(p, 0, 0);
+    auto t = text(g);
+    EXPECT_EQ(t.find("gpu::ref::"), std::string::npos) << t.substr(0, 2000);
+    EXPECT_NE(t.find("symbol_name=max_fold_kernel"), std::string::npos) << t.substr(0, 2000);
+
+    // offload_copy=false: the table follows the caller's input buffer from run to run.
+    auto off = p;
+    auto gt  = migraphx::get_target("gpu");
+    migraphx::compile_options o;
+    o.offload_copy = false;
+    off.compile(gt, o);
+    auto ref = p;
+    ref.compile(migraphx::ref::target{});
+    for(int run = 0; run < 2; run++)
+    {
+        auto params = migx_test::fresh_params(p);
+        auto want   = ref.eval(params);
+        migraphx::parameter_map dev;
+        dev["x"] = gt.copy_to(params.at("x"));
+        for(const auto& [name, s] : off.get_outputs())
+            dev[name] = gt.copy_to(migx_test::nan_filled(s));
+        auto got = off.eval(dev);
+        ASSERT_EQ(got.size(), 1u);
+        migx_test::expect_close(gt.copy_from(got[0]), want[0], 0, 0, "run " + std::to_string(run));
+    }
+}
+
+TEST(gpu_lowering, wide_pointwise_that_is_no_fold_reads_a_pointer_table)
+{
+    // 515 inputs of two layouts in an add/mul chain: unrolled, pointers from the device table.
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {515, 6}});
+    auto y  = m->add_parameter("y", shape{shape::float_type, {6, 515}});
+    auto yt = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), y);
+    migraphx::instruction_ref acc;
+    for(int k = 0; k < 515; k++)
+    {
+        auto src = k % 2 == 0 ? x : yt;
+        auto sl  = m->add_instruction(make_op("slice", {{"axes", {0}}, {"starts", {k}}, {"ends", {k + 1}}}), src);
+        acc      = k == 0 ? sl : m->add_instruction(make_op(k % 3 == 0 ? "mul" : "add"), acc, sl);
+    }
+    m->add_return({acc});
+    auto g = migx_test::expect_gpu_matches_ref(p, 1e-5, 1e-5);
+    auto t = text(g);
+    EXPECT_EQ(t.find("gpu::ref::"), std::string::npos) << t.substr(0, 2000);
+    EXPECT_EQ(t.find("_fold_kernel"), std::string::npos) << t.substr(0, 2000);
+}
+
+TEST(gpu_lowering, gemm_bias_relu_epilogue)
+{
+    MIGX_REQUIRE_GPU();
+    for(auto t : {shape::float_type, shape::half_type})
+    {
+        migraphx::program p;
+        auto* m  = p.get_main_module();
+        auto a   = m->add_parameter("a", shape{t, {16, 32}});
+        auto b   = lit(m, shape{t, {32, 24}}, 40);
+        auto c   = lit(m, shape{t, {24}}, 41);
+        auto d0  = m->add_instruction(make_op("dot"), a, b);
+        auto cb  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {16, 24}}}), c);
+        auto r0  = m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), d0, cb));
+        // bias first, no relu, A transposed by a view
+        auto at  = m->add_parameter("at", shape{t, {32, 16}});
+        auto tr  = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), at);
+        auto d1  = m->add_instruction(make_op("dot"), tr, b);
+        auto r1  = m->add_instruction(make_op("add"), cb, d1);
+        // batched: stays a plain gemm and a pointwise add
+        auto ab  = m->add_parameter("ab", shape{t, {3, 16, 32}});
+        auto bb  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 32, 24}}}), b);
+        auto d2  = m->add_instruction(make_op("dot"), ab, bb);
+        auto cb3 = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 16, 24}}}), c);
+        auto r2  = m->add_instruction(make_op("add"), d2, cb3);
+        m->add_return({r0, r1, r2});
+        double tol = t == shape::half_type ? 2e-2 : 1e-4;
+        auto g     = migx_test::expect_gpu_matches_ref(p, tol, tol);
+        auto txt   = text(g);
+        EXPECT_NE(txt.find("gpu::gemm[alpha=1,beta=0,epilogue=relu_bias]"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("gpu::gemm[alpha=1,beta=0,epilogue=bias]"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("symbol_name=add_kernel"), std::string::npos) << txt; // the batched one
+        EXPECT_EQ(txt.find("add_relu_kernel"), std::string::npos) << txt;
+    }
+}
+
+#ifdef MIGRAPHX_HAVE_GPU
+// The lowering itself needs no device: these look at what it makes.
+#include "passes/dead_code_elimination.hpp"
+#include "passes/fuse_pointwise.hpp"
+#include "passes/pass_manager.hpp"
+#include "passes/simplify_pipeline.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include "targets/gpu/lowering.hpp"
+
+namespace {
+
+std::string lowered(migraphx::program p, bool offload_copy)
+{
+    auto passes = migraphx::simplify_passes();
+    passes.insert(passes.end(),
+                  {migraphx::fuse_pointwise{},
+                   migraphx::dead_code_elimination{},
+                   migraphx::gpu::lowering{offload_copy},
+                   migraphx::dead_code_elimination{}});
+    migraphx::run_passes(p, passes);
+    return text(p);
+}
+
+} // namespace
+
+TEST(gpu_lowering_no_device, returned_literal_stays_on_the_host_with_offload_copy)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {3}});
+    auto l  = lit(m, shape{shape::float_type, {3}}, 1);
+    m->add_return({l, m->add_instruction(make_op("add"), x, l)});
+    auto on = lowered(p, true);
+    // the literal goes to the device once for the add, and is returned from the host
+    EXPECT_NE(on.find("hip::hip_copy_literal"), std::string::npos) << on;
+    EXPECT_NE(on.find("@literal"), std::string::npos) << on;
+    EXPECT_EQ(on.find("hip::copy_from_gpu[shape=float_type, {3}, {1},id=hip::copy_from_gpu1]"), std::string::npos) << on;
+    EXPECT_NE(on.find("hip::copy_from_gpu[shape=float_type, {3}, {1},id=hip::copy_from_gpu0]"), std::string::npos) << on;
+    auto off = lowered(p, false);
+    EXPECT_NE(off.find("hip::copy(main:"), std::string::npos) << off; // into the caller's buffer
+}
+
+TEST(gpu_lowering_no_device, data_dependent_results_and_their_users_stay_on_the_host)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto c  = m->add_parameter("c", shape{shape::float_type, {3, 4}});
+    auto nz = m->add_instruction(make_op("nonzero"), c);
+    auto cv = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), nz);
+    auto ng = m->add_instruction(make_op("neg"), cv);
+    m->add_return({ng, m->add_instruction(make_op("neg"), c)});
+    auto t = lowered(p, true);
+    EXPECT_NE(t.find("gpu::ref::nonzero"), std::string::npos) << t;
+    EXPECT_NE(t.find("gpu::ref::pointwise"), std::string::npos) << t; // convert+neg of the result
+    EXPECT_NE(t.find("symbol_name=neg_kernel"), std::string::npos) << t; // neg of c: a kernel
+}
+
+TEST(gpu_lowering_no_device, gemm_bias_epilogue_only_for_a_sole_user)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = m->add_parameter("a", shape{shape::float_type, {4, 8}});
+    auto b  = m->add_parameter("b", shape{shape::float_type, {8, 5}});
+    auto c  = m->add_parameter("c", shape{shape::float_type, {5}});
+    auto d  = m->add_instruction(make_op("dot"), a, b);
+    auto cb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {4, 5}}}), c);
+    auto s  = m->add_instruction(make_op("add"), d, cb);
+    m->add_return({s});
+    auto t = lowered(p, true);
+    EXPECT_NE(t.find("gpu::gemm[alpha=1,beta=0,epilogue=bias](main:"), std::string::npos) << t;
+    EXPECT_EQ(t.find("add_kernel"), std::string::npos) << t;
+    // the product is an output too: no epilogue
+    migraphx::program q;
+    auto* n  = q.get_main_module();
+    auto qa  = n->add_parameter("a", shape{shape::float_type, {4, 8}});
+    auto qb  = n->add_parameter("b", shape{shape::float_type, {8, 5}});
+    auto qc  = n->add_parameter("c", shape{shape::float_type, {4, 5}});
+    auto qd  = n->add_instruction(make_op("dot"), qa, qb);
+    n->add_return({qd, n->add_instruction(make_op("add"), qd, qc)});
+    auto u = lowered(q, true);
+    EXPECT_EQ(u.find("epilogue"), std::string::npos) << u; // a full {4,5} addend is no bias either
+    EXPECT_NE(u.find("add_kernel"), std::string::npos) << u;
+}
+
+TEST(gpu_lowering_no_device, gemm_supported_bias)
+{
+    using migraphx::gpu::gemm;
+    shape out{shape::float_type, {4, 5}};
+    EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {4, 5}, {0, 1}}, out));
+    EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {4, 5}, {1, 0}}, out)); // per row
+    EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {4, 5}, {5, 1}}, out)); // full matrix
+    EXPECT_FALSE(gemm::supported_bias(shape{shape::half_type, {4, 5}, {0, 1}}, out));
+    EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 5}, {5, 1}}, shape{shape::float_type, {1, 5}}));
+    EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {2, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {2, 4, 5}}));
+    EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {1, 4, 5}}));
+}
+#endif

@@ -67,11 +67,13 @@ inline void expect_close(const migraphx::argument& got, const migraphx::argument
     EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << g.size() << " elements differ";
 }
 
-/// Compiles copies of p for ref and gpu (both offload modes), runs them on the same fresh
-/// inputs, expects results within rtol/atol; returns the offload_copy=true gpu program.
-inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, double rtol = 1e-4, double atol = 1e-4)
+/// Compiles copies of p for ref and gpu (both offload modes), runs them on the given host
+/// inputs, expects results within rtol/atol; returns the offload_copy=true gpu program. With
+/// offload_copy=false the inputs and outputs are device buffers the caller owns (outputs
+/// poisoned first), which must give what offload_copy=true gives.
+inline migraphx::program
+expect_gpu_matches_ref(const migraphx::program& p, const migraphx::parameter_map& params, double rtol, double atol)
 {
-    auto params = fresh_params(p);
     auto ref    = p;
     ref.compile(migraphx::ref::target{});
     auto want = ref.eval(params);
@@ -99,6 +101,12 @@ inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, doub
     for(std::size_t i = 0; i < std::min(res.size(), want.size()); i++)
         expect_close(gt.copy_from(res[i]), want[i], rtol, atol, "offload_copy=false output " + std::to_string(i));
     return on;
+}
+
+/// As above, on fresh random inputs.
+inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, double rtol = 1e-4, double atol = 1e-4)
+{
+    return expect_gpu_matches_ref(p, fresh_params(p), rtol, atol);
 }
 
 } // namespace migx_test

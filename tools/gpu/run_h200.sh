@@ -7,6 +7,11 @@
 #   3. migraphx-driver verify --gpu on each -> $OUT/verify.log
 #   4. spec example programs on gpu         -> $OUT/examples.log
 #   5. ResNet-50 fp32 batch 1/32: migx compile time and perf, PyTorch eager -> $OUT/perf.log, torch.log
+#   probe: install-gpu/bin/literal_probe (tools/gpu/literal_probe.cpp), against install-gpu/lib and,
+#          if present, install-gpu/oldlib (a library from before a fix)  -> $OUT/probe.log
+#   conformance: install-gpu/run_conformance.sh (ONNX conformance on gpu with
+#          tests/onnx/expected_failures_gpu.txt), started first and run beside the other steps
+#          -> $OUT/gpu_conformance.log, gpu_results.tsv
 # and a summary on stdout and in $OUT/summary.txt. STEPS (default "unit export verify examples
 # perf") and MODEL_LIST (default all six) narrow a rerun.
 set -u
@@ -31,6 +36,35 @@ TIMEFORMAT='%R'
 
 say "== $(nvidia-smi -L 2>&1 | head -1); $(date -u)"
 ldd $DRV | grep -i "not found" | tee -a $S
+
+if has conformance; then
+    (MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-conf bash $inst/run_conformance.sh > /tmp/conformance.out 2>&1) &
+    conf_pid=$!
+fi
+
+if has probe; then
+echo "== probe"
+: > $OUT/probe.log
+for lib in lib oldlib; do
+    [ -d $inst/$lib ] || continue
+    for mode in on off; do
+        # each in a fresh process with an empty kernel cache, as a conformance case runs
+        rm -rf /tmp/migx-probe-cache
+        r=$(MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-probe-cache LD_LIBRARY_PATH=$inst/$lib:$inst/lib:$D timeout 60 $inst/bin/literal_probe $mode 2>&1)
+        echo "[$lib] $r" >> $OUT/probe.log
+        say "probe [$lib] $(echo "$r" | tail -1)"
+    done
+done
+if [ -d $inst/oldlib ]; then
+    # the gpu unit tests that reproduce issue 6's conformance failures, against the old library
+    rm -rf /tmp/migx-probe-cache
+    MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-probe-cache LD_LIBRARY_PATH=$inst/oldlib:$inst/lib:$D timeout 120 \
+        $inst/bin/migx_unit_tests --gtest_filter="${OLD_FILTER:-gpu_lowering.literal*:gpu_lowering.constant_folded*:gpu_lowering.data_dependent*}" \
+        > $OUT/oldlib_unit.log 2>&1
+    say "unit tests on oldlib rc=$?: $(grep -E '^\[  (PASSED|FAILED) ' $OUT/oldlib_unit.log | tr '\n' ' ')"
+    grep -E '^\[  FAILED  \]' $OUT/oldlib_unit.log | head -10 | tee -a $S
+fi
+fi
 
 if has unit; then
 echo "== 1. unit tests"
@@ -96,4 +130,11 @@ if [ -f $R ]; then
 fi
 timeout 240 $PY tools/gpu/bench_torch_resnet50.py > $OUT/torch.log 2>&1
 say "$(cat $OUT/torch.log | tail -6)"
+fi
+
+if has conformance; then
+echo "== conformance (waiting)"
+wait $conf_pid
+say "conformance: $(grep -E '^rc=|^overall|unexpected result' /tmp/conformance.out | tr '\n' ' ')"
+grep -E '^(FAIL|UNEXPECTED PASS) ' $OUT/gpu_conformance.log | cut -c1-300 | head -60 | tee -a $S
 fi

@@ -1,3 +1,4 @@
+#include "targets/gpu/codegen.hpp"
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
@@ -21,7 +22,13 @@ shape code_object::compute_shape(const std::vector<shape>& inputs) const
     return inputs.back();
 }
 
-void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&)
+struct code_object::pointer_table
+{
+    std::shared_ptr<char> device;
+    std::vector<void*> uploaded; // what the device table holds now
+};
+
+void code_object::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
@@ -29,6 +36,11 @@ void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&
     auto cubin = compile_cuda(source, symbol_name, st.sm_major, st.sm_minor);
     binary_size = cubin.size();
     kernel      = std::make_shared<loaded_kernel>(cubin, symbol_name);
+    if(not inputs.empty() and inputs_in_table(inputs.size() - 1))
+    {
+        table         = std::make_shared<pointer_table>();
+        table->device = device_alloc((inputs.size() - 1) * sizeof(void*));
+    }
 }
 
 argument code_object::compute(context& ctx, const shape&, const std::vector<argument>& args) const
@@ -39,11 +51,30 @@ argument code_object::compute(context& ctx, const shape&, const std::vector<argu
         return args.back();
     auto& g = get_gpu_context(ctx);
     std::vector<void*> ptrs(args.size());
-    std::vector<void*> params(args.size());
     for(std::size_t i = 0; i < args.size(); i++)
+        ptrs[i] = args[i].data();
+    std::vector<void*> params;
+    void* dev_table = nullptr;
+    if(inputs_in_table(args.size() - 1))
     {
-        ptrs[i]   = args[i].data();
-        params[i] = &ptrs[i];
+        if(not table)
+            MIGRAPHX_THROW(name() + "[" + symbol_name + "]: no pointer table (finalize saw another input count)");
+        std::vector<void*> in(ptrs.begin(), ptrs.end() - 1);
+        if(in != table->uploaded)
+        {
+            // Stream-ordered after every earlier launch that read the table; a pageable source
+            // is staged before the call returns, so `in` may go.
+            MIGX_CUDA_CHECK(cudaMemcpyAsync(
+                table->device.get(), in.data(), in.size() * sizeof(void*), cudaMemcpyHostToDevice, g.stream()));
+            table->uploaded = std::move(in);
+        }
+        dev_table = table->device.get();
+        params    = {&dev_table, &ptrs.back()};
+    }
+    else
+    {
+        for(auto& p : ptrs)
+            params.push_back(&p);
     }
     std::size_t blocks = (global + local - 1) / local;
     blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(std::max(g.get().sm_count, 1)) * 32);

@@ -171,7 +171,8 @@ std::string loop_code(const std::string& name,
                       const std::string& out_type,
                       const std::vector<shape>& inputs,
                       const shape& out,
-                      const std::string& body)
+                      const std::string& body,
+                      const std::string& head = "")
 {
     std::vector<std::vector<std::size_t>> strides;
     for(const auto& s : inputs)
@@ -187,10 +188,7 @@ std::string loop_code(const std::string& name,
     ss << prelude;
     ss << "__device__ __forceinline__ float fminf_clip(float x, float lo, float hi) { float y = x < lo ? lo : x; "
           "return hi < y ? hi : y; }\n";
-    ss << "extern \"C\" __global__ void " << name << "(";
-    for(std::size_t k = 0; k < inputs.size(); k++)
-        ss << "const " << input_types[k] << "* __restrict__ x" << k << ", ";
-    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << (head.empty() ? detail::signature(name, input_types, out_type) : head);
     ss << "    typedef " << idx << " idx_t;\n";
     ss << "    const idx_t n = " << n << ";\n";
     ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
@@ -284,6 +282,68 @@ std::optional<float> scalar_constant(instruction_ref x)
     return x->get_literal().to_vector<float>().front();
 }
 
+/// "max" or "min" when the module folds that op over all its parameters (a tree of binary ops,
+/// each parameter and result used once), with inputs of one type and one layout, too many for
+/// kernel parameters: the ONNX parser's dilated max pool, thousands of strided slices of one
+/// tensor. Such a kernel loops over the pointer table instead of unrolling thousands of loads
+/// (which NVRTC takes minutes over). max and min give the same result in any order.
+std::optional<std::string> uniform_fold(const module& sub, const std::vector<shape>& inputs, const shape& out)
+{
+    if(not inputs_in_table(inputs.size()) or inputs.front().type() != out.type())
+        return std::nullopt;
+    for(const auto& s : inputs)
+        if(s.type() != inputs.front().type() or s.strides() != inputs.front().strides())
+            return std::nullopt;
+    std::string op;
+    std::size_t ops = 0, params = 0;
+    for(auto it = sub.begin(); it != sub.end(); ++it)
+    {
+        const auto& n = it->name();
+        if(n == "@return")
+        {
+            if(it->inputs().size() != 1)
+                return std::nullopt;
+            continue;
+        }
+        if(it->outputs().size() != 1 or it->get_shape().type() != out.type())
+            return std::nullopt;
+        if(n == "@param")
+        {
+            params++;
+            continue;
+        }
+        if((n != "max" and n != "min") or (not op.empty() and n != op) or it->inputs().size() != 2)
+            return std::nullopt;
+        op = n;
+        ops++;
+    }
+    if(op.empty() or params != inputs.size() or ops + 1 != params)
+        return std::nullopt;
+    return op;
+}
+
+kernel_source generate_fold(const std::string& op, const std::vector<shape>& inputs, const shape& out)
+{
+    auto t  = inputs.front().type();
+    auto st = storage_type(t);
+    auto ot = storage_type(out.type());
+    auto at = [&](const std::string& k) {
+        return load(t, "static_cast<const " + st + "*>(migx_inputs[" + k + "])[off0]");
+    };
+    std::ostringstream body;
+    body << "        float acc = " << at("0") << ";\n";
+    body << "        for(unsigned k = 1; k < " << inputs.size() << "u; k++)\n";
+    body << "            acc = migx_" << op << "(acc, " << at("k") << ");\n";
+    body << "        y[i] = " << (out.type() == shape::half_type ? "f2h(acc)" : "acc") << ";\n";
+    kernel_source k;
+    k.name     = op + "_fold_kernel";
+    k.elements = out.elements();
+    std::string head = "extern \"C\" __global__ void " + k.name +
+                       "(const void* const* __restrict__ migx_inputs, " + ot + "* __restrict__ y)\n{\n";
+    k.source = loop_code(k.name, {st}, ot, {inputs.front()}, out, body.str(), head);
+    return k;
+}
+
 } // namespace
 
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
@@ -301,6 +361,11 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     if(params.size() != inputs.size())
         return std::nullopt;
     std::sort(params.begin(), params.end(), [](auto a, auto b) { return param_number(a) < param_number(b); });
+    for(std::size_t k = 0; k < params.size(); k++)
+        if(params[k]->get_shape().type() != inputs[k].type())
+            return std::nullopt;
+    if(auto op = uniform_fold(sub, inputs, out))
+        return generate_fold(*op, inputs, out);
 
     std::unordered_map<const instruction*, std::string> var;
     std::ostringstream body;
@@ -377,6 +442,24 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
 }
 
 namespace detail {
+
+std::string signature(const std::string& name, const std::vector<std::string>& in_types, const std::string& out_type)
+{
+    std::ostringstream ss;
+    ss << "extern \"C\" __global__ void " << name << "(";
+    bool table = inputs_in_table(in_types.size());
+    if(table)
+        ss << "const void* const* __restrict__ migx_inputs, ";
+    else
+        for(std::size_t k = 0; k < in_types.size(); k++)
+            ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
+    ss << out_type << "* __restrict__ y)\n{\n";
+    if(table)
+        for(std::size_t k = 0; k < in_types.size(); k++)
+            ss << "    const " << in_types[k] << "* __restrict__ x" << k << " = static_cast<const " << in_types[k]
+               << "*>(migx_inputs[" << k << "]);\n";
+    return ss.str();
+}
 
 std::string prelude() { return ::migraphx::gpu::prelude; }
 

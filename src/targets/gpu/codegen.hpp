@@ -2,8 +2,9 @@
 #define MIGRAPHX_GPU_CODEGEN_HPP
 
 // CUDA C++ source for the gpu target's generated kernels. Every kernel takes its inputs'
-// pointers, then the output's, and walks the output's elements in a grid-stride loop; input
-// strides (broadcast, transposed, sliced views) are baked into the source as constants.
+// pointers (or, past max_pointer_params inputs, one device table of them), then the output's,
+// and walks the output's elements in a grid-stride loop; input strides (broadcast, transposed,
+// sliced views) are baked into the source as constants.
 
 #include <migraphx/module.hpp>
 #include <migraphx/shape.hpp>
@@ -56,7 +57,17 @@ std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data
 kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,
                            const shape& in, const shape& out);
 
+/// A kernel with more inputs than this takes their pointers from a table in device memory (its
+/// first parameter), not as one parameter each: CUDA limits a kernel's parameters to 32 KB (4 KB
+/// on older drivers), which a fused chain of thousands of views (a dilated max pool the ONNX
+/// parser unrolls into strided slices) passes. gpu::code_object fills the table.
+constexpr std::size_t max_pointer_params = 511;
+inline bool inputs_in_table(std::size_t inputs) { return inputs > max_pointer_params; }
+
 namespace detail {
+/// `extern "C" __global__ void name(...)\n{\n` for inputs x0.. of in_types and output y of
+/// out_type; with a pointer table (inputs_in_table) the inputs are read from it first.
+std::string signature(const std::string& name, const std::vector<std::string>& in_types, const std::string& out_type);
 /// The helpers every generated kernel starts with (half conversions, NaN-aware max/min).
 std::string prelude();
 /// An unsigned integer type of `bytes` bytes (for kernels that only move elements).

@@ -16,10 +16,7 @@ std::string head(const std::string& name,
 {
     std::ostringstream ss;
     ss << detail::prelude();
-    ss << "extern \"C\" __global__ void " << name << "(";
-    for(std::size_t k = 0; k < in_types.size(); k++)
-        ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
-    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << detail::signature(name, in_types, out_type);
     ss << "    typedef " << detail::index_type(shapes) << " idx_t;\n";
     ss << "    const idx_t n = " << n << ";\n";
     ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"

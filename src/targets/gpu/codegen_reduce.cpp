@@ -108,10 +108,7 @@ std::string head(const std::string& name,
 {
     std::ostringstream ss;
     ss << detail::prelude() << group_code;
-    ss << "extern \"C\" __global__ void " << name << "(";
-    for(std::size_t k = 0; k < in_types.size(); k++)
-        ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
-    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << detail::signature(name, in_types, out_type);
     ss << "    typedef " << detail::index_type(shapes) << " idx_t;\n";
     ss << "    constexpr unsigned G = " << g << ";\n";
     ss << "    const idx_t rows = " << rows << ";\n";

@@ -160,6 +160,9 @@ argument to_gpu(const argument& arg, bool host)
         if(arg.data() == nullptr)
             MIGRAPHX_THROW("to_gpu: the argument has no data");
         MIGX_CUDA_CHECK(cudaMemcpy(r.data(), arg.data(), s.bytes(), cudaMemcpyDefault));
+        // cudaMemcpy from pageable memory may return before its DMA has landed, and a program
+        // runs on a non-blocking stream that does not wait for the legacy stream: wait here.
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     }
     return r;
 }

@@ -64,6 +64,95 @@ cudnnDataType_t dnn_type(shape::type_t t)
     MIGRAPHX_THROW("gpu::convolution: unsupported element type");
 }
 
+/// Scratch buffers of the real sizes for cuDNN's algorithm search (inputs zeroed, on the
+/// context's stream so that the search runs after the zeroing).
+struct search_buffers
+{
+    static constexpr std::size_t ws_limit = 256u << 20;
+    std::shared_ptr<char> in, w, out, ws;
+    search_buffers(const gpu_context& g, const shape& in_s, const shape& w_s, const shape& out_s)
+        : in(device_alloc(in_s.bytes())), w(device_alloc(w_s.bytes())), out(device_alloc(out_s.bytes())),
+          ws(device_alloc(ws_limit))
+    {
+        MIGX_CUDA_CHECK(cudaMemsetAsync(in.get(), 0, in_s.bytes(), g.stream()));
+        MIGX_CUDA_CHECK(cudaMemsetAsync(w.get(), 0, w_s.bytes(), g.stream()));
+    }
+};
+
+/// Whether float runs in plain FP32 (no TF32 unless MIGRAPHX_GPU_TF32=1).
+bool plain_float(shape::type_t t) { return t == shape::float_type and not env_enabled("MIGRAPHX_GPU_TF32"); }
+
+/// The fastest measured algorithm that succeeded within the workspace limit (no tensor-op math
+/// for plain float); throws naming `what` when there is none.
+template <class Perf>
+const Perf& best_algorithm(const Perf* perf, int returned, bool plain, const std::string& what)
+{
+    for(int i = 0; i < returned; i++)
+    {
+        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > search_buffers::ws_limit)
+            continue;
+        if(plain and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
+            continue;
+        return perf[i];
+    }
+    MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
+}
+
+/// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
+/// p.conv the forward convolution, which maps x to y (convolution) or y to x (the transposed
+/// convolution, computed as cuDNN's backward-data). Shapes are padded to 4 dims (a 1-d
+/// convolution is 2-d with a trailing 1); cuDNN must agree on the forward output's shape.
+void describe_convolution(convolution::plan& p,
+                          const std::string& what,
+                          const shape& x,
+                          const shape& w,
+                          const shape& y,
+                          const std::vector<std::size_t>& padding,
+                          const std::vector<std::size_t>& stride,
+                          const std::vector<std::size_t>& dilation,
+                          std::int64_t group,
+                          bool transposed)
+{
+    auto t  = dnn_type(y.type());
+    auto kd = x.lens().size() - 2;
+    auto xl = x.lens(), xs = x.strides();
+    auto wl = w.lens(), ws = w.strides();
+    auto yl = y.lens(), ys = y.strides();
+    pad4(xl, xs);
+    pad4(wl, ws);
+    pad4(yl, ys);
+    std::vector<std::size_t> pads(padding.begin(), padding.begin() + kd), strides = stride, dil = dilation;
+    while(pads.size() < 2)
+    {
+        pads.push_back(0);
+        strides.push_back(1);
+        dil.push_back(1);
+    }
+    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p.x));
+    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p.y));
+    MIGX_CUDA_CHECK(cudnnCreateFilterDescriptor(&p.w));
+    MIGX_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
+    auto xli = to_int(xl), xsi = to_int(xs), wli = to_int(wl), yli = to_int(yl), ysi = to_int(ys);
+    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p.x, t, static_cast<int>(xli.size()), xli.data(), xsi.data()));
+    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p.y, t, static_cast<int>(yli.size()), yli.data(), ysi.data()));
+    MIGX_CUDA_CHECK(cudnnSetFilterNdDescriptor(p.w, t, CUDNN_TENSOR_NCHW, static_cast<int>(wli.size()), wli.data()));
+    auto pi = to_int(pads), si = to_int(strides), di = to_int(dil);
+    MIGX_CUDA_CHECK(cudnnSetConvolutionNdDescriptor(
+        p.conv, static_cast<int>(pi.size()), pi.data(), si.data(), di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    MIGX_CUDA_CHECK(cudnnSetConvolutionGroupCount(p.conv, static_cast<int>(group)));
+    cudnnMathType_t math = y.type() == shape::half_type ? CUDNN_TENSOR_OP_MATH
+                           : plain_float(y.type())     ? CUDNN_FMA_MATH
+                                                       : CUDNN_DEFAULT_MATH;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p.conv, math));
+    // The forward direction: x -> y, or for the transposed convolution y -> x.
+    auto src = transposed ? p.y : p.x;
+    const auto& dst = transposed ? xli : yli;
+    std::vector<int> got(dst.size());
+    MIGX_CUDA_CHECK(cudnnGetConvolutionNdForwardOutputDim(p.conv, src, p.w, static_cast<int>(got.size()), got.data()));
+    if(got != dst)
+        MIGRAPHX_THROW(what + ": cuDNN computes another output shape than the op");
+}
+
 } // namespace
 
 shape convolution::compute_shape(const std::vector<shape>& inputs) const
@@ -79,79 +168,24 @@ void convolution::finalize(context& ctx, const shape& out, const std::vector<sha
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    auto handle = g.get().dnn;
-    auto p      = std::make_shared<plan>();
-    auto t      = dnn_type(out.type());
-    auto kd     = inputs[0].lens().size() - 2;
-
-    auto xl = inputs[0].lens(), xs = inputs[0].strides();
-    auto wl = inputs[1].lens(), ws = inputs[1].strides();
-    auto yl = out.lens(), ys = out.strides();
-    pad4(xl, xs);
-    pad4(wl, ws);
-    pad4(yl, ys);
-    std::vector<std::size_t> pads(padding.begin(), padding.begin() + kd), strides = stride, dil = dilation;
-    while(pads.size() < 2)
-    {
-        pads.push_back(0);
-        strides.push_back(1);
-        dil.push_back(1);
-    }
-    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p->x));
-    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p->y));
-    MIGX_CUDA_CHECK(cudnnCreateFilterDescriptor(&p->w));
-    MIGX_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&p->conv));
-    auto xli = to_int(xl), xsi = to_int(xs), wli = to_int(wl), yli = to_int(yl), ysi = to_int(ys);
-    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p->x, t, static_cast<int>(xli.size()), xli.data(), xsi.data()));
-    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p->y, t, static_cast<int>(yli.size()), yli.data(), ysi.data()));
-    MIGX_CUDA_CHECK(cudnnSetFilterNdDescriptor(p->w, t, CUDNN_TENSOR_NCHW, static_cast<int>(wli.size()), wli.data()));
-    auto pi = to_int(pads), si = to_int(strides), di = to_int(dil);
-    MIGX_CUDA_CHECK(cudnnSetConvolutionNdDescriptor(
-        p->conv, static_cast<int>(pi.size()), pi.data(), si.data(), di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    MIGX_CUDA_CHECK(cudnnSetConvolutionGroupCount(p->conv, static_cast<int>(group)));
-    bool tf32             = env_enabled("MIGRAPHX_GPU_TF32");
-    cudnnMathType_t math  = out.type() == shape::half_type ? CUDNN_TENSOR_OP_MATH
-                            : tf32                         ? CUDNN_DEFAULT_MATH
-                                                           : CUDNN_FMA_MATH;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, math));
-
-    std::vector<int> got(yli.size());
-    MIGX_CUDA_CHECK(cudnnGetConvolutionNdForwardOutputDim(p->conv, p->x, p->w, static_cast<int>(got.size()), got.data()));
-    if(got != yli)
-        MIGRAPHX_THROW(name() + ": cuDNN computes another output shape than the op");
-
+    auto p = std::make_shared<plan>();
+    describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, false);
     // Measure the algorithms on scratch buffers of the real sizes.
-    auto xbuf            = device_alloc(inputs[0].bytes());
-    auto wbuf            = device_alloc(inputs[1].bytes());
-    auto ybuf            = device_alloc(out.bytes());
-    std::size_t ws_limit = 256u << 20;
-    auto wsbuf           = device_alloc(ws_limit);
-    MIGX_CUDA_CHECK(cudaMemset(xbuf.get(), 0, inputs[0].bytes()));
-    MIGX_CUDA_CHECK(cudaMemset(wbuf.get(), 0, inputs[1].bytes()));
+    search_buffers buf(g, inputs[0], inputs[1], out);
     constexpr int want = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
     cudnnConvolutionFwdAlgoPerf_t perf[want];
     int returned = 0;
-    MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-        handle, p->x, xbuf.get(), p->w, wbuf.get(), p->conv, p->y, ybuf.get(), want, &returned, perf, wsbuf.get(), ws_limit));
+    MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(), p->conv,
+                                                           p->y, buf.out.get(), want, &returned, perf, buf.ws.get(),
+                                                           search_buffers::ws_limit));
     MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
     MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-    const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
-    for(int i = 0; i < returned and best == nullptr; i++)
-    {
-        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > ws_limit)
-            continue;
-        // Plain float stays exact to float: no TF32 tensor-core algorithms.
-        if(out.type() == shape::float_type and not tf32 and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
-            continue;
-        best = &perf[i];
-    }
-    if(best == nullptr)
-        MIGRAPHX_THROW(name() + ": cuDNN found no algorithm for this convolution");
-    p->algo = best->algo;
-    p->ws   = best->memory;
-    bool plain_float = out.type() == shape::float_type and not tf32;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain_float ? CUDNN_FMA_MATH : best->mathType));
-    solution_id = static_cast<std::int64_t>(best->algo);
+    bool plain       = plain_float(out.type());
+    const auto& best = best_algorithm(perf, returned, plain, name());
+    p->algo          = best.algo;
+    p->ws            = best.memory;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : best.mathType));
+    solution_id = static_cast<std::int64_t>(best.algo);
     g.reserve_workspace(p->ws);
     cache = p;
 }
@@ -199,75 +233,24 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    auto handle = g.get().dnn;
-    auto p      = std::make_shared<plan>();
-    auto t      = dnn_type(out.type());
-    auto kd     = inputs[0].lens().size() - 2;
-    // cuDNN's view: the forward convolution maps dx (our output) to dy (our input x).
-    auto dyl = inputs[0].lens(), dys = inputs[0].strides();
-    auto wl = inputs[1].lens(), ws = inputs[1].strides();
-    auto dxl = out.lens(), dxs = out.strides();
-    pad4(dyl, dys);
-    pad4(wl, ws);
-    pad4(dxl, dxs);
-    std::vector<std::size_t> pads(padding.begin(), padding.begin() + kd), strides = stride, dil = dilation;
-    while(pads.size() < 2)
-    {
-        pads.push_back(0);
-        strides.push_back(1);
-        dil.push_back(1);
-    }
-    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p->x));
-    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p->y));
-    MIGX_CUDA_CHECK(cudnnCreateFilterDescriptor(&p->w));
-    MIGX_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&p->conv));
-    auto dyli = to_int(dyl), dysi = to_int(dys), wli = to_int(wl), dxli = to_int(dxl), dxsi = to_int(dxs);
-    // p->x describes dy (our input), p->y describes dx (our output).
-    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p->x, t, static_cast<int>(dyli.size()), dyli.data(), dysi.data()));
-    MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p->y, t, static_cast<int>(dxli.size()), dxli.data(), dxsi.data()));
-    MIGX_CUDA_CHECK(cudnnSetFilterNdDescriptor(p->w, t, CUDNN_TENSOR_NCHW, static_cast<int>(wli.size()), wli.data()));
-    auto pi = to_int(pads), si = to_int(strides), di = to_int(dil);
-    MIGX_CUDA_CHECK(cudnnSetConvolutionNdDescriptor(
-        p->conv, static_cast<int>(pi.size()), pi.data(), si.data(), di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    MIGX_CUDA_CHECK(cudnnSetConvolutionGroupCount(p->conv, static_cast<int>(group)));
-    bool tf32        = env_enabled("MIGRAPHX_GPU_TF32");
-    bool plain_float = out.type() == shape::float_type and not tf32;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(
-        p->conv, out.type() == shape::half_type ? CUDNN_TENSOR_OP_MATH : plain_float ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
-    std::vector<int> got(dxli.size());
-    MIGX_CUDA_CHECK(cudnnGetConvolutionNdForwardOutputDim(p->conv, p->y, p->w, static_cast<int>(got.size()), got.data()));
-    if(got != dyli)
-        MIGRAPHX_THROW(name() + ": cuDNN's convolution of the output does not give the input's shape");
-
-    auto dybuf           = device_alloc(inputs[0].bytes());
-    auto wbuf            = device_alloc(inputs[1].bytes());
-    auto dxbuf           = device_alloc(out.bytes());
-    std::size_t ws_limit = 256u << 20;
-    auto wsbuf           = device_alloc(ws_limit);
-    MIGX_CUDA_CHECK(cudaMemset(dybuf.get(), 0, inputs[0].bytes()));
-    MIGX_CUDA_CHECK(cudaMemset(wbuf.get(), 0, inputs[1].bytes()));
+    auto p = std::make_shared<plan>();
+    // cuDNN's view: the forward convolution maps dx (our output, p->y) to dy (our input x, p->x).
+    describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
+    search_buffers buf(g, inputs[0], inputs[1], out);
     constexpr int want = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
     cudnnConvolutionBwdDataAlgoPerf_t perf[want];
     int returned = 0;
-    MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(handle, p->w, wbuf.get(), p->x, dybuf.get(), p->conv,
-                                                                p->y, dxbuf.get(), want, &returned, perf, wsbuf.get(),
-                                                                ws_limit));
+    MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(),
+                                                                p->conv, p->y, buf.out.get(), want, &returned, perf,
+                                                                buf.ws.get(), search_buffers::ws_limit));
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
     MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-    const cudnnConvolutionBwdDataAlgoPerf_t* best = nullptr;
-    for(int i = 0; i < returned and best == nullptr; i++)
-    {
-        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > ws_limit)
-            continue;
-        if(plain_float and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
-            continue;
-        best = &perf[i];
-    }
-    if(best == nullptr)
-        MIGRAPHX_THROW(name() + ": cuDNN found no algorithm for this transposed convolution");
-    p->bwd = best->algo;
-    p->ws  = best->memory;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain_float ? CUDNN_FMA_MATH : best->mathType));
-    solution_id = static_cast<std::int64_t>(best->algo);
+    bool plain       = plain_float(out.type());
+    const auto& best = best_algorithm(perf, returned, plain, name());
+    p->bwd           = best.algo;
+    p->ws            = best.memory;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : best.mathType));
+    solution_id = static_cast<std::int64_t>(best.algo);
     g.reserve_workspace(p->ws);
     cache = p;
 }

@@ -1,7 +1,8 @@
 // gpu::gemm: dot through cuBLASLt. cuBLASLt is column-major, so the row-major product
 // C = A B is computed as C^T = B^T A^T: each operand is described as the column-major matrix its
 // memory already is, with a transpose where its strides say it is stored transposed; batches of
-// one stride (or broadcast, stride 0) go in one strided-batched call.
+// one stride (or broadcast, stride 0) go in one strided-batched call. A following bias add
+// (and relu) can run as cuBLASLt's epilogue (lowering picks dot + pointwise add[+relu]).
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "ir/env.hpp"
@@ -119,19 +120,54 @@ bool gemm::supported_operand(const shape& s)
            describe(s).has_value();
 }
 
+bool gemm::supported_bias(const shape& b, const shape& out)
+{
+    const auto& l = out.lens();
+    if(b.lens() != l or b.type() != out.type() or l.size() < 2 or out.elements() == 0)
+        return false;
+    for(std::size_t d = 0; d + 1 < l.size(); d++)
+        if((b.strides()[d] != 0 and l[d] != 1) or (d + 2 < l.size() and l[d] != 1))
+            return false; // broadcast over the rows; no batches
+    return b.strides().back() == 1 or l.back() == 1;
+}
+
+namespace {
+cublasLtEpilogue_t epilogue_of(const std::string& e)
+{
+    if(e.empty())
+        return CUBLASLT_EPILOGUE_DEFAULT;
+    if(e == "bias")
+        return CUBLASLT_EPILOGUE_BIAS;
+    if(e == "relu_bias")
+        return CUBLASLT_EPILOGUE_RELU_BIAS;
+    MIGRAPHX_THROW("gpu::gemm: unknown epilogue '" + e + "'");
+}
+} // namespace
+
+void gemm::print_attributes(std::ostream& os) const
+{
+    os << "alpha=" << alpha << ",beta=" << beta;
+    if(not epilogue.empty())
+        os << ",epilogue=" << epilogue;
+}
+
 shape gemm::compute_shape(const std::vector<shape>& inputs) const
 {
-    if(inputs.size() != 3)
-        MIGRAPHX_THROW(name() + ": expects a, b and the output buffer");
+    std::size_t want = epilogue.empty() ? 3 : 4;
+    epilogue_of(epilogue);
+    if(inputs.size() != want)
+        MIGRAPHX_THROW(name() + ": expects a, b" + (epilogue.empty() ? "" : ", the bias") + " and the output buffer");
+    if(not epilogue.empty() and not supported_bias(inputs[2], inputs[3]))
+        MIGRAPHX_THROW(name() + ": the bias must be a row vector broadcast over the rows of one product");
     const auto& a = inputs[0].lens();
     const auto& b = inputs[1].lens();
     if(a.size() < 2 or a.size() != b.size() or a[a.size() - 1] != b[b.size() - 2])
         MIGRAPHX_THROW(name() + ": operands do not multiply");
     auto out   = a;
     out.back() = b.back();
-    if(inputs[2].lens() != out or not inputs[2].standard())
+    if(inputs.back().lens() != out or not inputs.back().standard())
         MIGRAPHX_THROW(name() + ": the output buffer has the wrong shape");
-    return inputs[2];
+    return inputs.back();
 }
 
 void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
@@ -155,6 +191,15 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     MIGX_CUDA_CHECK(cublasLtMatmulDescCreate(&p->desc, ct, CUDA_R_32F));
     MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &oa->op, sizeof(oa->op)));
     MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &ob->op, sizeof(ob->op)));
+    if(not epilogue.empty())
+    {
+        // cuBLASLt's D is our output transposed (N x M, column-major): its rows are our columns,
+        // so the epilogue's per-row bias is our per-column bias.
+        auto e = epilogue_of(epilogue);
+        MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
+        cudaDataType_t bt = t;
+        MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)));
+    }
     auto layout = [&](cublasLtMatrixLayout_t& l, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t stride) {
         MIGX_CUDA_CHECK(cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
         std::int32_t count = static_cast<std::int32_t>(batches);
@@ -197,11 +242,21 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
 {
     if(not cache)
         MIGRAPHX_THROW(name() + ": run before finalize");
-    auto& g = get_gpu_context(ctx);
+    auto& g        = get_gpu_context(ctx);
+    const auto& y  = args.back();
     if(out.elements() == 0)
-        return args[2];
+        return y;
     auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-    bool big     = aligned(args[0].data()) and aligned(args[1].data()) and aligned(args[2].data());
+    bool big     = aligned(args[0].data()) and aligned(args[1].data()) and aligned(y.data());
+    if(not epilogue.empty())
+    {
+        // The bias pointer changes from run to run (a parameter, a scratch offset); the
+        // descriptor is only read by the call below, on this thread.
+        const void* bias = args[2].data();
+        MIGX_CUDA_CHECK(
+            cublasLtMatmulDescSetAttribute(cache->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+        big = big and aligned(bias);
+    }
     const auto& algo = big ? cache->algo : cache->algo_small;
     float a = alpha, b = beta;
     MIGX_CUDA_CHECK(cublasLtMatmul(g.get().lt,
@@ -212,15 +267,15 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
                                    args[0].data(),
                                    cache->lb,
                                    &b,
-                                   args[2].data(),
+                                   y.data(),
                                    cache->lc,
-                                   args[2].data(),
+                                   y.data(),
                                    cache->lc,
                                    &algo,
                                    g.workspace(),
                                    g.workspace_size(),
                                    g.stream()));
-    return args[2];
+    return y;
 }
 MIGRAPHX_REGISTER_OP(gemm)
 

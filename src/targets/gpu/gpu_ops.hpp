@@ -72,7 +72,8 @@ struct hip_copy_to_gpu
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
 };
 
-/// (device x) -> a fresh host copy of x (its shape and strides).
+/// (device x) -> a fresh host copy of x (its shape and strides: the argument's own shape, which
+/// for a data-dependent result is smaller than the instruction's).
 struct hip_copy_from_gpu
 {
     shape s{};
@@ -97,7 +98,8 @@ struct hip_sync_stream
     std::ptrdiff_t output_alias(const std::vector<shape>&) const { return 0; }
 };
 
-/// (device x, device buffer of x's shape) -> the buffer holding x (standard x: one memcpy).
+/// (device x, device buffer of x's shape) -> the buffer holding x (standard x: one memcpy); a
+/// data-dependent x smaller than the buffer fills its front and keeps its own shape.
 struct hip_copy
 {
     std::string name() const { return "hip::copy"; }
@@ -131,27 +133,38 @@ struct code_object
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     std::shared_ptr<loaded_kernel> kernel;
     std::size_t binary_size = 0;
+    /// Kernels with more inputs than kernel parameters allow read their input pointers from
+    /// this device table (codegen.hpp: inputs_in_table), refreshed when the pointers change.
+    struct pointer_table;
+    std::shared_ptr<pointer_table> table;
 };
 
-/// (a {batch..., M, K}, b {batch..., K, N}, out) through cuBLASLt: layouts and transposes are
-/// read from the inputs' strides; the algorithm is chosen at finalize.
+/// (a {batch..., M, K}, b {batch..., K, N}[, bias], out) through cuBLASLt: layouts and transposes
+/// are read from the inputs' strides; the algorithm is chosen at finalize. epilogue "bias" or
+/// "relu_bias" (one product, no batches) adds bias {M, N} with strides {0, 1} (one value per
+/// column, as a broadcast N-vector) inside cuBLASLt, then relu: dot + add (+ relu) in one call.
 struct gemm
 {
     float alpha = 1;
     float beta  = 0;
+    std::string epilogue; // "", "bias" or "relu_bias"
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.alpha, "alpha");
         f(self.beta, "beta");
+        f(self.epilogue, "epilogue");
     }
     std::string name() const { return "gpu::gemm"; }
+    void print_attributes(std::ostream& os) const; // epilogue only when there is one
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     /// Whether cuBLASLt can read this operand's matrices as they lie (else copy it first).
     static bool supported_operand(const shape& s);
+    /// Whether b (of the product's output shape out) is a per-column bias the epilogue can add.
+    static bool supported_bias(const shape& b, const shape& out);
     struct plan;
     std::shared_ptr<plan> cache;
 };
@@ -213,7 +226,8 @@ struct convolution_backwards
 
 /// Any other op: its inputs are copied to the host, its reference compute runs there, and the
 /// result is copied into the output buffer (or, for a tuple result, into fresh device memory).
-/// Correct for every op, fast for none.
+/// A data-dependent result (fewer elements than the static shape) fills the front of the
+/// buffer and keeps its own shape, as on ref. Correct for every op, fast for none.
 struct ref_fallback
 {
     operation op;
@@ -239,6 +253,9 @@ struct hip_to_host
 
 /// Host copy of a device argument (any shape, tuples included), after the stream finished.
 argument copy_to_host(context& ctx, const argument& a);
+/// Device copy (fresh memory, standard layout) of a host argument, tuples included; made on the
+/// context's stream and waited for.
+argument copy_to_device(context& ctx, const argument& a);
 
 } // namespace gpu
 } // namespace migraphx

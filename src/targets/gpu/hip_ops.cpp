@@ -39,6 +39,28 @@ argument copy_to_host(context& ctx, const argument& a)
     return {s, mem};
 }
 
+argument copy_to_device(context& ctx, const argument& a)
+{
+    if(a.get_shape().type() == shape::tuple_type)
+    {
+        std::vector<argument> subs;
+        for(const auto& x : a.get_sub_objects())
+            subs.push_back(copy_to_device(ctx, x));
+        return argument{subs};
+    }
+    auto& g  = get_gpu_context(ctx);
+    g.make_current();
+    auto src = a.get_shape().standard() ? a : a.contiguous();
+    const auto& s = src.get_shape();
+    auto mem = device_alloc(s.bytes());
+    if(s.bytes() > 0)
+    {
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(mem.get(), src.data(), s.bytes(), cudaMemcpyHostToDevice, g.stream()));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // src may be freed on return
+    }
+    return {s, mem};
+}
+
 // ---- hip::hip_allocate_memory ---------------------------------------------------------------
 
 value hip_allocate::attributes() const
@@ -94,8 +116,16 @@ void hip_copy_literal::finalize(context& ctx, const shape&, const std::vector<sh
     g.make_current();
     const auto& s = value_.get_shape();
     buffer        = device_alloc(s.bytes());
+    // On the context's stream, and waited for: a plain cudaMemcpy from pageable memory goes
+    // through the legacy default stream and may return before its DMA lands, and the program's
+    // non-blocking stream does not wait for that stream (a literal returned as an output was read
+    // back before it arrived: zeros).
     if(s.bytes() > 0)
-        MIGX_CUDA_CHECK(cudaMemcpy(buffer.get(), value_.get_argument().data(), s.bytes(), cudaMemcpyHostToDevice));
+    {
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(
+            buffer.get(), value_.get_argument().data(), s.bytes(), cudaMemcpyHostToDevice, g.stream()));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+    }
 }
 
 argument hip_copy_literal::compute(context&, const shape& out, const std::vector<argument>&) const
@@ -131,13 +161,16 @@ shape hip_copy_from_gpu::compute_shape(const std::vector<shape>& inputs) const
     return inputs[0];
 }
 
-argument hip_copy_from_gpu::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+argument hip_copy_from_gpu::compute(context& ctx, const shape&, const std::vector<argument>& args) const
 {
-    auto& g = get_gpu_context(ctx);
-    std::shared_ptr<char> mem(new char[std::max<std::size_t>(out.bytes(), 1)], std::default_delete<char[]>());
-    if(out.bytes() > 0)
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(mem.get(), args[0].data(), out.bytes(), cudaMemcpyDefault, g.stream()));
-    return {out, mem};
+    // The argument's own shape: an op whose output size depends on the data (nonzero, unique...)
+    // gives fewer elements than the instruction's static shape.
+    auto& g       = get_gpu_context(ctx);
+    const auto& s = args[0].get_shape();
+    std::shared_ptr<char> mem(new char[std::max<std::size_t>(s.bytes(), 1)], std::default_delete<char[]>());
+    if(s.bytes() > 0)
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(mem.get(), args[0].data(), s.bytes(), cudaMemcpyDefault, g.stream()));
+    return {s, mem};
 }
 MIGRAPHX_REGISTER_OP(hip_copy_from_gpu)
 
@@ -165,10 +198,16 @@ shape hip_copy::compute_shape(const std::vector<shape>& inputs) const
 
 argument hip_copy::compute(context& ctx, const shape&, const std::vector<argument>& args) const
 {
-    auto& g     = get_gpu_context(ctx);
-    auto nbytes = args[0].get_shape().bytes();
+    auto& g       = get_gpu_context(ctx);
+    const auto& s = args[0].get_shape();
+    auto nbytes   = s.bytes();
+    if(nbytes > args[1].get_shape().bytes())
+        MIGRAPHX_THROW(name() + ": the source is larger than the destination buffer");
     if(nbytes > 0 and args[0].data() != args[1].data())
         MIGX_CUDA_CHECK(cudaMemcpyAsync(args[1].data(), args[0].data(), nbytes, cudaMemcpyDefault, g.stream()));
+    // A data-dependent result (fewer elements than the static shape) keeps its own shape.
+    if(s.lens() != args[1].get_shape().lens())
+        return {s, args[1].share_data()};
     return args[1];
 }
 MIGRAPHX_REGISTER_OP(hip_copy)
@@ -244,26 +283,31 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     std::size_t n = has_output ? args.size() - 1 : args.size();
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
-        host.push_back(copy_to_host(ctx, args[i])); // waits for the stream
+        host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
     auto r = mod == nullptr ? op.compute(out, host) : op.compute(out, host, {mod}, run_on_host);
-    if(r.get_shape().type() == shape::tuple_type or not has_output or r.get_shape().lens() != out.lens())
-    {
-        // Tuples and results whose size depends on the data get fresh device memory.
-        auto d = to_gpu(r.get_shape().standard() or r.get_shape().type() == shape::tuple_type ? r : r.contiguous());
-        return d;
-    }
+    if(r.get_shape().type() == shape::tuple_type or not has_output)
+        return copy_to_device(ctx, r); // tuples get fresh device memory
     if(r.get_shape() != out)
     {
-        if(not out.standard())
+        if(r.get_shape().lens() == out.lens() and not out.standard())
             MIGRAPHX_THROW(name() + ": the reference result has another layout than the instruction");
-        r = r.contiguous();
+        if(not r.get_shape().standard())
+            r = r.contiguous();
     }
-    if(out.bytes() > 0)
+    // An op whose output size depends on the data (attribute dynamic_output: nonzero, compress,
+    // nonmaxsuppression...) returns fewer elements than the static shape, which is its largest:
+    // the result goes to the front of the output buffer, with its own shape.
+    const auto& rs = r.get_shape();
+    if(rs.type() != out.type() or rs.bytes() > out.bytes() or (rs != out and not out.standard()))
+        return copy_to_device(ctx, r);
+    if(rs.bytes() > 0)
     {
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(args.back().data(), r.data(), out.bytes(), cudaMemcpyHostToDevice, g.stream()));
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(args.back().data(), r.data(), rs.bytes(), cudaMemcpyHostToDevice, g.stream()));
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // r is freed on return
     }
-    return args.back();
+    if(rs == out)
+        return args.back();
+    return {rs, args.back().share_data()};
 }
 
 } // namespace gpu

@@ -55,9 +55,20 @@ bool runs_on_host(const module& m)
     return false;
 }
 
+/// Whether the op's output size depends on the data (docs/internal/op-conventions.md): its
+/// static shape is only the largest one.
+bool dynamic_output(instruction_ref ins)
+{
+    auto a = ins->get_operator().attributes();
+    return a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool();
+}
+
 struct lowerer
 {
     module& m;
+    /// Data-dependent results and everything computed from them: generated kernels and library
+    /// calls are built for static shapes, so these run as on ref (host fallback; views stay).
+    std::set<const instruction*> data_dependent;
 
     instruction_ref alloc(instruction_ref pos, const shape& s)
     {
@@ -118,6 +129,60 @@ struct lowerer
         if(not gemm::supported_operand(b->get_shape()))
             b = copy_kernel(ins, b);
         replace(ins, operation{gemm{}}, {a, b});
+        return true;
+    }
+
+    /// dot whose only user is a pointwise add of a per-column bias (then maybe relu): one
+    /// cuBLASLt call with a bias (relu_bias) epilogue replaces both. True when done.
+    bool lower_dot_bias(instruction_ref dot)
+    {
+        if(dot->outputs().size() != 1)
+            return false;
+        auto pw = dot->outputs().front();
+        if(pw->name() != "pointwise" or pw->module_inputs().size() != 1 or pw->inputs().size() != 2 or
+           data_dependent.count(&*pw) > 0 or pw->get_shape() != dot->get_shape())
+            return false;
+        const module& sub = *pw->module_inputs().front();
+        std::vector<instruction_ref> body;
+        for(auto it = sub.begin(); it != sub.end(); ++it)
+            if(it->name() != "@param")
+                body.push_back(it);
+        bool relu = body.size() == 3 and body[1]->name() == "relu";
+        if(not(body.size() == 2 or relu) or body.front()->name() != "add" or body.back()->name() != "@return" or
+           body.back()->inputs().size() != 1 or body.back()->inputs().front() != body[body.size() - 2] or
+           (relu and body[1]->inputs().front() != body[0]))
+            return false;
+        for(auto x : body)
+            if(x->name() != "@return" and x->get_shape().type() != dot->get_shape().type())
+                return false;
+        // add's operands are the two parameters x0, x1: the pointwise inputs of those numbers.
+        auto add = body.front();
+        std::size_t dot_slot = pw->inputs()[0] == dot ? 0 : 1;
+        if(pw->inputs()[dot_slot] != dot or pw->inputs()[1 - dot_slot] == dot)
+            return false;
+        std::set<std::string> names;
+        for(auto x : add->inputs())
+        {
+            if(x->name() != "@param")
+                return false;
+            names.insert(x->get_operator().to_value().at("parameter").get_string());
+        }
+        if(names != std::set<std::string>{"x0", "x1"})
+            return false;
+        auto bias = pw->inputs()[1 - dot_slot];
+        if(not gemm::supported_bias(bias->get_shape(), dot->get_shape()))
+            return false;
+        auto a = dot->inputs()[0], b = dot->inputs()[1];
+        if(not float_or_half(a->get_shape()) or a->get_shape().type() != b->get_shape().type() or
+           a->get_shape().lens().back() == 0)
+            return false;
+        if(not gemm::supported_operand(a->get_shape()))
+            a = copy_kernel(pw, a);
+        if(not gemm::supported_operand(b->get_shape()))
+            b = copy_kernel(pw, b);
+        gemm g;
+        g.epilogue = relu ? "relu_bias" : "bias";
+        replace(pw, operation{g}, {a, b, bias}); // the dot is left without users (dead code)
         return true;
     }
 
@@ -213,6 +278,11 @@ struct lowerer
         const auto& n = ins->name();
         if(n.front() == '@' or n.rfind("hip::", 0) == 0 or n.rfind("gpu::", 0) == 0 or device_view(ins))
             return;
+        if(data_dependent.count(&*ins) > 0)
+        {
+            fallback(ins);
+            return;
+        }
         if(n == "pointwise" and lower_pointwise(ins))
             return;
         if(n == "contiguous" and not ins->get_shape().dynamic() and ins->get_shape().type() != shape::tuple_type)
@@ -221,7 +291,7 @@ struct lowerer
             replace(ins, make_kernel(k), ins->inputs());
             return;
         }
-        if(n == "dot" and lower_dot(ins))
+        if(n == "dot" and (lower_dot_bias(ins) or lower_dot(ins)))
             return;
         if(auto k = generate_for(ins))
         {
@@ -311,7 +381,14 @@ void lowering::apply(module& m) const
     std::vector<instruction_ref> todo;
     std::size_t lit = 0;
     for(auto it = m.begin(); it != m.end(); ++it)
+    {
         todo.push_back(it);
+        bool dd = dynamic_output(it);
+        for(auto x : it->inputs())
+            dd = dd or l.data_dependent.count(&*x) > 0;
+        if(dd and it->name() != "@return")
+            l.data_dependent.insert(&*it);
+    }
     for(auto ins : todo)
     {
         if(ins->name() == "@literal")
@@ -342,6 +419,12 @@ void lowering::apply(module& m) const
         std::size_t k = 0;
         for(auto r : ret->inputs())
         {
+            // A constant output needs no trip through the device: the host literal is the result.
+            if(const auto* lc = r->get_operator().any_cast<hip_copy_literal>())
+            {
+                copies.push_back(m.add_literal(lc->value_));
+                continue;
+            }
             hip_copy_from_gpu c;
             c.s  = r->get_shape();
             c.id = "hip::copy_from_gpu" + std::to_string(k++);

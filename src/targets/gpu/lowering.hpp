@@ -10,13 +10,16 @@ namespace migraphx {
 namespace gpu {
 
 /// Rewrites the main module into gpu ops (see gpu_ops.hpp): literals become device copies made
-/// at finalize; dot -> gpu::gemm, convolution(_backwards) -> gpu::convolution(_backwards), fused
+/// at finalize; dot -> gpu::gemm (dot + per-column bias add [+ relu] -> one gpu::gemm with a
+/// cuBLASLt epilogue), convolution(_backwards) -> gpu::convolution(_backwards), fused
 /// `pointwise` (float/half math), contiguous, reductions, softmax, pooling, concat, gather, pad
 /// -> gpu::code_object; view ops stay (they only move pointers); every other
-/// op -> gpu::ref::<op> (host fallback). Each result gets a hip::hip_allocate_memory output
+/// op -> gpu::ref::<op> (host fallback), as is every non-view op computed from a data-dependent
+/// result (attribute dynamic_output). Each result gets a hip::hip_allocate_memory output
 /// buffer, which memory_coloring then plans into one scratch buffer.
 /// offload_copy=true: parameters are copied in (hip::copy_to_gpu) and results out
-/// (hip::copy_from_gpu, hip::sync_stream). false: parameters are device buffers, and each output
+/// (hip::copy_from_gpu, hip::sync_stream); a literal output is returned from the host as it is.
+/// false: parameters are device buffers, and each output
 /// is written into a parameter named as the output (program::get_output_names()), which the
 /// caller allocates (migraphx::gpu::allocate_gpu).
 /// A program with control flow (If/Loop...) or dynamic shapes runs whole on the host: nothing is
