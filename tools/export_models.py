@@ -14,7 +14,11 @@ lstm (2-layer LSTM + Linear on [seq 32, batch 1, 64]), unet (3-level UNet, 1x3x1
 ssdlite (torchvision ssdlite320_mobilenet_v3_large backbone + heads, raw box/class outputs, no
 anchors decoding or NMS).
 
+With --dynamic, models are also written as DIR/<model>_dyn/ with symbolic dims (torch's
+dynamic_axes): N, H and W for the image models, batch and sequence length for bert (spec 9.1.1).
+
 Usage: tools/export_models.py --out DIR [--models resnet50,mobilenetv2,...] [--opset N] [--skip-existing]
+                              [--dynamic]
 """
 
 import argparse
@@ -244,18 +248,29 @@ MODELS = {
 }
 
 
+_NHW = {0: "batch", 2: "height", 3: "width"}
+# Symbolic dims of the --dynamic exports (torch.onnx.export's dynamic_axes).
+DYNAMIC_AXES = {
+    "resnet50": {"input": _NHW, "output": {0: "batch"}},
+    "mobilenetv2": {"input": _NHW, "output": {0: "batch"}},
+    "unet": {"input": _NHW, "output": _NHW},
+    "bert": {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+             "last_hidden_state": {0: "batch", 1: "seq"}},
+}
+
+
 def save_tensor(array, name, path):
     tensor = onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
     with open(path, "wb") as f:
         f.write(tensor.SerializeToString())
 
 
-def export(name, out_dir, opset, seed):
+def export(name, out_dir, opset, seed, dynamic=False):
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     model, inputs, output_names = MODELS[name](gen)
     model.eval()
-    model_dir = os.path.join(out_dir, name)
+    model_dir = os.path.join(out_dir, name + ("_dyn" if dynamic else ""))
     data_dir = os.path.join(model_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
     onnx_path = os.path.join(model_dir, "model.onnx")
@@ -266,7 +281,8 @@ def export(name, out_dir, opset, seed):
         if isinstance(outputs, torch.Tensor):
             outputs = (outputs,)
         torch.onnx.export(model, args, onnx_path, input_names=list(inputs), output_names=output_names,
-                          opset_version=opset, do_constant_folding=True)
+                          opset_version=opset, do_constant_folding=True,
+                          dynamic_axes=DYNAMIC_AXES[name] if dynamic else None)
     onnx.checker.check_model(onnx.load(onnx_path))
 
     for i, (input_name, value) in enumerate(inputs.items()):
@@ -299,6 +315,8 @@ def main(argv=None):
     parser.add_argument("--opset", type=int, default=DEFAULT_OPSET,
                         help=f"ONNX opset (default {DEFAULT_OPSET}, the newest up to 17 this torch exports)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="also export <model>_dyn with symbolic dims (" + ", ".join(DYNAMIC_AXES) + ")")
     parser.add_argument("--skip-existing", action="store_true",
                         help="leave a model alone that this script already exported with the same options")
     args = parser.parse_args(argv)
@@ -308,8 +326,9 @@ def main(argv=None):
     if unknown:
         parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(MODELS))
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    for name in names:
-        model_dir = os.path.join(args.out, name)
+    jobs = [(n, False) for n in names] + [(n, True) for n in names if args.dynamic and n in DYNAMIC_AXES]
+    for name, dynamic in jobs:
+        model_dir = os.path.join(args.out, name + ("_dyn" if dynamic else ""))
         stamp = export_stamp(args.opset, args.seed)
         if args.skip_existing and exported(model_dir, stamp):
             print(f"{name}: {model_dir} is up to date", flush=True)
@@ -317,7 +336,7 @@ def main(argv=None):
         if os.path.exists(os.path.join(model_dir, "export.stamp")):
             os.remove(os.path.join(model_dir, "export.stamp"))  # stale until the new export is whole
         start = time.time()
-        path, outs = export(name, args.out, args.opset, args.seed)
+        path, outs = export(name, args.out, args.opset, args.seed, dynamic)
         with open(os.path.join(model_dir, "export.stamp"), "w") as f:
             f.write(stamp)
         desc = ", ".join(f"{list(shape)} mean|y|={mean_abs:.4g}" for shape, mean_abs in outs)

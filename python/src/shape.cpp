@@ -1,5 +1,7 @@
 // migraphx.shape: type, lens and strides of a tensor.
 #include "common.hpp"
+#include <pybind11/stl.h>
+#include <set>
 #include <sstream>
 
 namespace migraphx {
@@ -78,6 +80,24 @@ void init_shape(py::module_& m)
     }
     types.export_values(); // migraphx.shape.float_type as in MIGraphX
 
+    // shape.dynamic_dimension(min, max, optimals=set()): one dim of a dynamic input's range.
+    py::class_<shape::dynamic_dimension>(cls, "dynamic_dimension")
+        .def(py::init([](std::size_t min, std::size_t max, std::set<std::size_t> optimals) {
+                 return shape::dynamic_dimension{min, max, std::move(optimals)};
+             }),
+             py::arg("min"), py::arg("max"), py::arg("optimals") = std::set<std::size_t>{})
+        .def_readwrite("min", &shape::dynamic_dimension::min)
+        .def_readwrite("max", &shape::dynamic_dimension::max)
+        .def_readwrite("optimals", &shape::dynamic_dimension::optimals)
+        .def("is_fixed", &shape::dynamic_dimension::is_fixed)
+        .def("__eq__", [](const shape::dynamic_dimension& a, const shape::dynamic_dimension& b) { return a == b; },
+             py::is_operator())
+        .def("__repr__", [](const shape::dynamic_dimension& d) {
+            std::ostringstream ss;
+            ss << "migraphx.shape.dynamic_dimension" << d;
+            return ss.str();
+        });
+
     cls.def(py::init<>())
         .def(py::init([](const py::object& type, std::vector<std::size_t> lens, std::vector<std::size_t> strides) {
                  auto t = to_shape_type(type);
@@ -104,6 +124,7 @@ void init_shape(py::module_& m)
         .def("broadcasted", &shape::broadcasted)
         .def("scalar", &shape::scalar)
         .def("dynamic", &shape::dynamic)
+        .def("dyn_dims", &shape::dyn_dims, "The {min, max, optimals} of each dim of a dynamic shape.")
         .def("sub_shapes", &shape::sub_shapes)
         .def("as_standard", &shape::as_standard)
         .def("index", py::overload_cast<std::size_t>(&shape::index, py::const_),

@@ -2,6 +2,7 @@
 #include "driver/perf.hpp"
 #include "driver/version.hpp"
 #include <migraphx/make_op.hpp>
+#include "ir/dynamic_program.hpp"
 #include <iostream>
 
 namespace migraphx {
@@ -47,6 +48,12 @@ compiled_model load_and_compile(const model_options& mo, const target_options& t
     return {compile_model(std::move(p), t, to, po), t};
 }
 
+param_options with_run_dims(param_options po, const model_options& mo, const program& p)
+{
+    po.run_dims = run_dims_of(mo, p);
+    return po;
+}
+
 } // namespace
 
 int read_command(const model_options& mo, const output_options& out)
@@ -80,9 +87,10 @@ int compile_command(const model_options& mo, const target_options& to, const out
     return 0;
 }
 
-int run_command(const model_options& mo, const target_options& to, const param_options& po)
+int run_command(const model_options& mo, const target_options& to, const param_options& po0)
 {
-    auto m = load_and_compile(mo, to, po);
+    auto m  = load_and_compile(mo, to, po0);
+    auto po = with_run_dims(po0, mo, m.prog);
     std::cout << "Allocating params ..." << std::endl;
     auto params = make_params(m.prog, po, m.tgt, to.offload_copy);
     std::cout << "Running ..." << std::endl;
@@ -98,14 +106,17 @@ int run_command(const model_options& mo, const target_options& to, const param_o
     return 0;
 }
 
-int perf_command(const model_options& mo, const target_options& to, const param_options& po, std::size_t n)
+int perf_command(const model_options& mo, const target_options& to, const param_options& po0, std::size_t n)
 {
-    auto m = load_and_compile(mo, to, po);
-    std::cout << m.prog << std::flush;
-    std::cout << "Allocating params ..." << std::endl;
+    auto m  = load_and_compile(mo, to, po0);
+    auto po = with_run_dims(po0, mo, m.prog);
     auto params = make_params(m.prog, po, m.tgt, to.offload_copy);
+    // A dynamic program runs the static variant compiled for these shapes: report on that one.
+    const auto& run = program_for(m.prog, params);
+    std::cout << run << std::flush;
+    std::cout << "Allocating params ..." << std::endl;
     std::cout << "Running performance report ..." << std::endl;
-    perf_report(std::cout, m.prog, params, n, batch_size(mo, m.prog));
+    perf_report(std::cout, run, params_for(run, params), n, batch_size(mo, m.prog));
     return 0;
 }
 

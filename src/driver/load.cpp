@@ -41,6 +41,18 @@ void check_input_dims(const program& p, const std::unordered_map<std::string, st
                         join(input_names(p)) + ")");
         const auto& s = it->second;
         auto rank     = s.dynamic() ? s.dyn_dims().size() : s.lens().size();
+        bool inside   = true;
+        for(std::size_t i = 0; s.dynamic() and i < rank and i < want.size(); i++)
+            inside = inside and s.dyn_dims()[i].within(want[i]);
+        if(rank == want.size() and not inside)
+        {
+            std::ostringstream ss;
+            ss << "--input-dim @" << name << ": {";
+            for(std::size_t i = 0; i < want.size(); i++)
+                ss << (i ? ", " : "") << want[i];
+            ss << "} is outside the input's range (" << s << ")";
+            throw error(ss.str());
+        }
         if(rank != want.size() or (not s.dynamic() and s.lens() != want))
         {
             std::ostringstream ss;
@@ -141,7 +153,11 @@ program load_model(const model_options& o)
             throw error("this build has no ONNX parser (configured with MIGRAPHX_ENABLE_ONNX=OFF)");
         std::cout << "Reading: " << o.onnx << std::endl;
         onnx_options opts;
-        opts.map_input_dims = dims;
+        opts.map_dyn_input_dims = parse_dyn_input_dims(o.dyn_input_dims);
+        // --input-dim of an input given a range is the shape to run, not a parse option.
+        for(const auto& [name, d] : dims)
+            if(opts.map_dyn_input_dims.count(name) == 0)
+                opts.map_input_dims[name] = d;
         if(o.batch != 0)
             opts.default_dim_value = o.batch;
         p = parse_onnx(o.onnx, opts);
@@ -149,11 +165,17 @@ program load_model(const model_options& o)
     }
     else
     {
-        if(not dims.empty())
-            throw error("--input-dim applies to ONNX models only; a .mxr program has fixed inputs");
+        if(not o.dyn_input_dims.empty())
+            throw error("--dyn-input-dim applies to ONNX models only; a .mxr program keeps the ranges it was "
+                        "saved with");
         check_readable(o.mxr);
         std::cout << "Reading: " << o.mxr << std::endl;
         p = load_mxr(o.mxr);
+        auto inputs = p.get_inputs();
+        for(const auto& [name, d] : dims)
+            if(inputs.count(name) != 0 and not inputs.at(name).dynamic())
+                throw error("--input-dim @" + name + ": a .mxr program's static input cannot change shape");
+        check_input_dims(p, dims);
     }
     apply_output_names(p, o.output_names);
     if(o.batch != 0)

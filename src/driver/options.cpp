@@ -25,6 +25,9 @@ void add_model_options(CLI::App& app, model_options& o)
     app.add_option("--onnx", o.onnx, "Read an ONNX model");
     app.add_option("--migraphx", o.mxr, "Read a saved program (.mxr)");
     app.add_option("--input-dim", o.input_dims, "Fix an input's dims: --input-dim @name d1 d2 ... (repeatable)");
+    app.add_option("--dyn-input-dim", o.dyn_input_dims,
+                   "Make an input dynamic: --dyn-input-dim @name 1:8 3 224:512 224:512 (N, MIN:MAX or "
+                   "MIN:MAX:OPT1,OPT2 per dim); --input-dim then sets the shape to run");
     app.add_option("--batch", o.batch, "Value of unknown (symbolic) dims; the batch size of the perf report")
         ->check(at_least(1, "a positive integer"));
     app.add_option("--output-names", o.output_names, "Outputs to produce: model output or instruction names");
@@ -87,6 +90,7 @@ void check_readable(const std::string& path)
 void finish_options(model_options& m, param_options* p)
 {
     reclaim_model_file(m.input_dims, m);
+    reclaim_model_file(m.dyn_input_dims, m);
     reclaim_model_file(m.output_names, m);
     if(p != nullptr)
     {
@@ -109,38 +113,102 @@ void finish_options(model_options& m, param_options* p)
                         "' from its extension (.onnx or .mxr); use --onnx FILE or --migraphx FILE");
     }
     parse_input_dims(m.input_dims); // syntax errors before any reading
+    parse_dyn_input_dims(m.dyn_input_dims);
     check_readable(m.onnx.empty() ? m.mxr : m.onnx);
 }
 
-std::unordered_map<std::string, std::vector<std::size_t>> parse_input_dims(const std::vector<std::string>& tokens)
+namespace {
+
+// "@x 1 3 @y 2" -> {x: ["1", "3"], y: ["2"]}, for the flag named in messages.
+std::unordered_map<std::string, std::vector<std::string>> group_by_input(const std::vector<std::string>& tokens,
+                                                                         const std::string& flag)
 {
-    std::unordered_map<std::string, std::vector<std::size_t>> r;
+    std::unordered_map<std::string, std::vector<std::string>> r;
     std::string name;
     for(const auto& t : tokens)
     {
         if(not t.empty() and t.front() == '@')
         {
             if(not name.empty() and r[name].empty())
-                throw error("--input-dim @" + name + ": no dimensions given");
+                throw error(flag + " @" + name + ": no dimensions given");
             name = t.substr(1);
             if(name.empty())
-                throw error("--input-dim: '@' must be followed by an input name");
+                throw error(flag + ": '@' must be followed by an input name");
             if(r.count(name) != 0)
-                throw error("--input-dim @" + name + ": given twice");
+                throw error(flag + " @" + name + ": given twice");
             r[name];
             continue;
         }
         if(name.empty())
-            throw error("--input-dim: expected @name before the dimensions, got '" + t + "'");
-        std::size_t d  = 0;
-        const auto* e  = t.data() + t.size();
-        auto [ptr, ec] = std::from_chars(t.data(), e, d);
-        if(ec != std::errc{} or ptr != e or d == 0)
-            throw error("--input-dim @" + name + ": '" + t + "' is not a dimension (a positive integer)");
-        r[name].push_back(d);
+            throw error(flag + ": expected @name before the dimensions, got '" + t + "'");
+        r[name].push_back(t);
     }
     if(not name.empty() and r[name].empty())
-        throw error("--input-dim @" + name + ": no dimensions given");
+        throw error(flag + " @" + name + ": no dimensions given");
+    return r;
+}
+
+// A positive integer, or an error naming the flag and input.
+std::size_t positive(const std::string& t, const std::string& where)
+{
+    std::size_t d  = 0;
+    const auto* e  = t.data() + t.size();
+    auto [ptr, ec] = std::from_chars(t.data(), e, d);
+    if(ec != std::errc{} or ptr != e or d == 0)
+        throw error(where + ": '" + t + "' is not a dimension (a positive integer)");
+    return d;
+}
+
+std::vector<std::string> split(const std::string& s, char sep)
+{
+    std::vector<std::string> r;
+    std::size_t b = 0;
+    for(std::size_t i = 0; i <= s.size(); i++)
+        if(i == s.size() or s[i] == sep)
+        {
+            r.push_back(s.substr(b, i - b));
+            b = i + 1;
+        }
+    return r;
+}
+
+} // namespace
+
+std::unordered_map<std::string, std::vector<std::size_t>> parse_input_dims(const std::vector<std::string>& tokens)
+{
+    std::unordered_map<std::string, std::vector<std::size_t>> r;
+    for(const auto& [name, dims] : group_by_input(tokens, "--input-dim"))
+        for(const auto& t : dims)
+            r[name].push_back(positive(t, "--input-dim @" + name));
+    return r;
+}
+
+std::unordered_map<std::string, std::vector<shape::dynamic_dimension>>
+parse_dyn_input_dims(const std::vector<std::string>& tokens)
+{
+    std::unordered_map<std::string, std::vector<shape::dynamic_dimension>> r;
+    for(const auto& [name, dims] : group_by_input(tokens, "--dyn-input-dim"))
+        for(const auto& t : dims)
+        {
+            auto where = "--dyn-input-dim @" + name;
+            auto parts = split(t, ':');
+            if(parts.size() > 3)
+                throw error(where + ": '" + t + "' is not N, MIN:MAX or MIN:MAX:OPT1,OPT2...");
+            shape::dynamic_dimension d;
+            d.min = positive(parts[0], where);
+            d.max = parts.size() > 1 ? positive(parts[1], where) : d.min;
+            if(d.min > d.max)
+                throw error(where + ": '" + t + "' has its minimum above its maximum");
+            if(parts.size() == 3)
+                for(const auto& o : split(parts[2], ','))
+                {
+                    auto v = positive(o, where);
+                    if(not d.within(v))
+                        throw error(where + ": optimal " + o + " is outside " + parts[0] + ":" + parts[1]);
+                    d.optimals.insert(v);
+                }
+            r[name].push_back(d);
+        }
     return r;
 }
 
@@ -173,11 +241,14 @@ std::vector<std::string> input_names(const program& p)
 
 namespace {
 
-// A shape to make data for: a dynamic input runs at its largest dims.
-shape runnable_shape(const std::string& name, const shape& s)
+// A shape to make data for: a dynamic input runs at the dims --input-dim gave, else its largest.
+shape runnable_shape(const std::string& name, const shape& s, const param_options& o)
 {
     if(not s.dynamic())
         return s;
+    auto run = o.run_dims.find(name);
+    if(run != o.run_dims.end())
+        return shape{s.type(), run->second};
     std::vector<std::size_t> lens;
     for(const auto& d : s.dyn_dims())
     {
@@ -223,7 +294,7 @@ parameter_map make_host_params(const program& p, const param_options& o)
     parameter_map m;
     for(const auto& [name, s0] : inputs)
     {
-        auto s   = runnable_shape(name, s0);
+        auto s   = runnable_shape(name, s0, o);
         auto has = [&, n = name](const std::vector<std::string>& xs) {
             return std::find(xs.begin(), xs.end(), n) != xs.end();
         };
@@ -254,6 +325,16 @@ parameter_map place_params(const program& p, parameter_map m, const target& t, b
     return m;
 }
 
+std::unordered_map<std::string, std::vector<std::size_t>> run_dims_of(const model_options& o, const program& p)
+{
+    std::unordered_map<std::string, std::vector<std::size_t>> r;
+    auto inputs = p.get_inputs();
+    for(const auto& [name, d] : parse_input_dims(o.input_dims))
+        if(inputs.count(name) != 0 and inputs.at(name).dynamic())
+            r[name] = d;
+    return r;
+}
+
 std::size_t batch_size(const model_options& o, const program& p)
 {
     if(o.batch != 0)
@@ -261,6 +342,9 @@ std::size_t batch_size(const model_options& o, const program& p)
     auto names = input_names(p);
     if(names.empty())
         return 1;
+    auto run = run_dims_of(o, p);
+    if(run.count(names.front()) != 0 and not run.at(names.front()).empty())
+        return run.at(names.front()).front();
     auto s = p.get_inputs().at(names.front());
     if(s.dynamic())
         return s.dyn_dims().empty() ? 1 : std::max<std::size_t>(1, s.dyn_dims().front().max);

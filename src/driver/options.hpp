@@ -29,7 +29,8 @@ struct model_options
     std::string file;
     std::string onnx;
     std::string mxr;
-    std::vector<std::string> input_dims; // raw tokens: @name d1 d2 ... @other ...
+    std::vector<std::string> input_dims;     // raw tokens: @name d1 d2 ... @other ...
+    std::vector<std::string> dyn_input_dims; // raw tokens: @name 1:8 3 224 224 ...
     std::size_t batch = 0;               // 0: not given
     std::vector<std::string> output_names;
 };
@@ -51,6 +52,8 @@ struct param_options
 {
     std::vector<std::string> fill0;
     std::vector<std::string> fill1;
+    /// The dims to run a dynamic input at (from --input-dim); others run at their largest.
+    std::unordered_map<std::string, std::vector<std::size_t>> run_dims;
 };
 
 void add_model_options(CLI::App& app, model_options& o);
@@ -65,6 +68,12 @@ void finish_options(model_options& m, param_options* p = nullptr);
 void check_readable(const std::string& path);
 /// "--input-dim @x 1 3 @y 2" -> {x: {1, 3}, y: {2}}; throws error on bad syntax.
 std::unordered_map<std::string, std::vector<std::size_t>> parse_input_dims(const std::vector<std::string>& tokens);
+
+/// "--dyn-input-dim @x 1:8 3 @y 2:4:2,4" -> {x: {{1, 8}, {3, 3}}, y: {{2, 4, {2, 4}}}}.
+std::unordered_map<std::string, std::vector<shape::dynamic_dimension>>
+parse_dyn_input_dims(const std::vector<std::string>& tokens);
+/// The --input-dim dims that set the shape to run a dynamic input at.
+std::unordered_map<std::string, std::vector<std::size_t>> run_dims_of(const model_options& o, const program& p);
 
 /// The target chosen by --gpu/--cpu/--ref (default gpu, else cpu, else ref, saying so on stderr).
 target choose_target(const target_options& o);

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <sstream>
 #include "ir/builtin.hpp"
+#include "ir/dynamic_program.hpp"
 #include "ir/eval.hpp"
 #include "ir/program_impl.hpp"
 #include "passes/pass_manager.hpp"
@@ -66,7 +67,16 @@ void program::remove_module(const std::string& name)
 std::vector<std::string> program::get_parameter_names() const { return get_main_module()->get_parameter_names(); }
 std::unordered_map<std::string, shape> program::get_parameter_shapes() const
 {
-    return get_main_module()->get_parameter_shapes();
+    auto r = get_main_module()->get_parameter_shapes();
+    // A dynamic input shows its range; the module holds it at its largest dims.
+    if(m_impl->dynamic != nullptr)
+        for(const auto& [name, range] : m_impl->dynamic->ranges)
+        {
+            auto it = r.find(name);
+            if(it != r.end())
+                it->second = shape::from_dyn_dims(it->second.type(), range);
+        }
+    return r;
 }
 
 std::unordered_map<std::string, shape> program::get_inputs() const
@@ -120,6 +130,7 @@ void program::compile(const target& t, compile_options options)
     run_passes(*this, t.get_passes(m_impl->ctx, options));
     m_impl->compiled = true;
     finalize();
+    precompile_optimals(*this);
 }
 
 bool program::is_compiled() const { return m_impl->compiled; }
@@ -156,6 +167,9 @@ void program::finalize()
 
 std::vector<argument> program::eval(const parameter_map& params) const
 {
+    const auto& p = program_for(*this, params);
+    if(&p != this)
+        return p.eval(params_for(p, params));
     return eval_program(*this, params);
 }
 

@@ -1,6 +1,7 @@
 #include "ir/program_impl.hpp"
 #include <unordered_map>
 #include "ir/builtin.hpp"
+#include "ir/dynamic_program.hpp"
 
 namespace migraphx {
 
@@ -57,6 +58,8 @@ void copy_program_impl(const program::impl& from, program::impl& to)
     to.ctx                    = from.target_ref.empty() ? from.ctx : from.target_ref.get_context();
     to.options                = from.options;
     to.compiled               = from.compiled;
+    to.dynamic                = from.dynamic;
+    to.variants               = from.dynamic ? std::make_shared<variant_cache>() : nullptr;
 }
 
 } // namespace migraphx

@@ -8,6 +8,9 @@
 
 namespace migraphx {
 
+struct dynamic_source;
+class variant_cache;
+
 struct program::impl
 {
     std::vector<std::unique_ptr<module>> modules;
@@ -20,6 +23,10 @@ struct program::impl
     context ctx;
     compile_options options;
     bool compiled = false;
+    /// Set for a program with dynamic inputs (ir/dynamic_program.hpp); copies share the source.
+    std::shared_ptr<const dynamic_source> dynamic;
+    /// Its compiled static variants, per input dims; a copy starts with an empty cache.
+    std::shared_ptr<variant_cache> variants;
 };
 
 /// Deep-copies modules (remapping instructions and sub-module references) and state.

@@ -348,9 +348,26 @@ std::ostream& operator<<(std::ostream& os, const shape& s)
     os << s.type_string() << ", ";
     if(s.dynamic())
     {
+        // {1..8, 3, 224, 224}: a range as min..max, its optimal values after it in parentheses.
         os << "{";
         for(std::size_t i = 0; i < s.dyn_dims().size(); i++)
-            os << (i ? ", " : "") << s.dyn_dims()[i];
+        {
+            const auto& d = s.dyn_dims()[i];
+            os << (i ? ", " : "") << d.min;
+            if(not d.is_fixed())
+                os << ".." << d.max;
+            if(not d.optimals.empty())
+            {
+                os << " (";
+                bool first = true;
+                for(auto o : d.optimals)
+                {
+                    os << (first ? "" : " ") << o;
+                    first = false;
+                }
+                os << ")";
+            }
+        }
         return os << "}";
     }
     print_list(os, s.lens());

@@ -1,6 +1,7 @@
 // The ONNX importer: model loading, graphs, nodes and the public parse_onnx API.
 
 #include "onnx/onnx_parser.hpp"
+#include "onnx/onnx_dynamic.hpp"
 #include <google/protobuf/io/coded_stream.h>
 #include <algorithm>
 #include <climits>
@@ -74,8 +75,6 @@ shape onnx_parser::parse_input_shape(const pb::ValueInfoProto& input)
         throw exception("input '" + name + "': only tensor inputs are supported (not sequences, maps or optionals)");
     const auto& tt = input.type().tensor_type();
     auto type      = get_onnx_type(tt.elem_type());
-    if(options.map_dyn_input_dims.count(name) > 0)
-        throw exception("input '" + name + "': dynamic input dims (map_dyn_input_dims) are not supported yet");
     auto it = options.map_input_dims.find(name);
     if(it != options.map_input_dims.end())
     {
@@ -300,7 +299,7 @@ program parse_model_proto(const pb::ModelProto& model, const onnx_options& optio
     return std::move(parser.prog);
 }
 
-program parse_bytes(const void* data, std::size_t size, const onnx_options& options, const std::string& dir)
+pb::ModelProto read_model(const void* data, std::size_t size)
 {
     if(data == nullptr and size > 0)
         throw exception("parse_onnx_buffer: null data");
@@ -312,10 +311,34 @@ program parse_bytes(const void* data, std::size_t size, const onnx_options& opti
     pb::ModelProto model;
     if(not model.ParseFromCodedStream(&stream) or not stream.ConsumedEntireMessage())
         throw exception("parse_onnx: the data is not a valid ONNX model (protobuf parse failed)");
-    return parse_model_proto(model, options, dir);
+    return model;
+}
+
+/// A static program, or a dynamic one (ir/dynamic_program.hpp) when some input has a range;
+/// owned holds data already (or is null, and data is copied if the program needs it).
+program parse_bytes(const void* data,
+                    std::size_t size,
+                    const onnx_options& options,
+                    const std::string& dir,
+                    std::shared_ptr<const std::string> owned)
+{
+    auto model  = read_model(data, size);
+    auto ranges = dynamic_input_ranges(model, options);
+    if(ranges.empty())
+        return parse_model_proto(model, options_at(options, {}), dir);
+    auto p = parse_model_proto(model, options_at(options, max_dims_of(ranges)), dir);
+    if(owned == nullptr)
+        owned = std::make_shared<const std::string>(static_cast<const char*>(data), size);
+    attach_onnx_source(p, std::move(owned), options, dir, std::move(ranges));
+    return p;
 }
 
 } // namespace
+
+program parse_static_bytes(const void* data, std::size_t size, const onnx_options& options, const std::string& dir)
+{
+    return parse_model_proto(read_model(data, size), options_at(options, {}), dir);
+}
 
 } // namespace onnx
 
@@ -328,14 +351,14 @@ program parse_onnx(const std::string& path, const onnx_options& options)
     ss << f.rdbuf();
     if(f.bad())
         throw exception("parse_onnx: cannot read '" + path + "'");
-    auto buffer = ss.str();
+    auto buffer = std::make_shared<const std::string>(ss.str());
     auto slash  = path.find_last_of('/');
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
     if(slash == 0)
         dir = "/";
     try
     {
-        return onnx::parse_bytes(buffer.data(), buffer.size(), options, dir);
+        return onnx::parse_bytes(buffer->data(), buffer->size(), options, dir, buffer);
     }
     catch(const exception& e)
     {
@@ -345,12 +368,12 @@ program parse_onnx(const std::string& path, const onnx_options& options)
 
 program parse_onnx_buffer(const std::string& buffer, const onnx_options& options)
 {
-    return onnx::parse_bytes(buffer.data(), buffer.size(), options, "");
+    return onnx::parse_bytes(buffer.data(), buffer.size(), options, "", nullptr);
 }
 
 program parse_onnx_buffer(const void* data, std::size_t size, const onnx_options& options)
 {
-    return onnx::parse_bytes(data, size, options, "");
+    return onnx::parse_bytes(data, size, options, "", nullptr);
 }
 
 std::vector<std::string> get_onnx_operators()

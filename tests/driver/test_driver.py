@@ -53,7 +53,10 @@ def test_params():
     check("x: float_type, {3, 3, 8, 8}, {192, 64, 8, 1}" in out, "--batch fills the symbolic dim")
     check("y: float_type, {3, 2, 6, 6}, {72, 36, 6, 1}" in out, "output follows --batch")
     out = lines(run("params", "--input-dim", "@x", "5", "3", "8", "8", CONV))  # model file after --input-dim
-    check("x: float_type, {5, 3, 8, 8}, {192, 64, 8, 1}" in out, "--input-dim then FILE")
+    # --input-dim on a symbolic dim gives its maximum (spec 9.1.2): the input is dynamic.
+    check("x: float_type, {1..5, 3, 8, 8}" in out, "--input-dim then FILE: " + str(out))
+    out = lines(run("params", CONV, "--dyn-input-dim", "@x", "2:6:4", "3", "8", "8"))
+    check("x: float_type, {2..6 (4), 3, 8, 8}" in out, "--dyn-input-dim: " + str(out))
     out = lines(run("params", ADD, "--output-names", "sum"))
     check(out[-2:] == ["outputs:", "sum: float_type, {1, 3, 4, 4}, {48, 16, 4, 1}"], "--output-names picks")
 
@@ -125,6 +128,12 @@ def test_run():
     res = outputs_of(lines(run("run", "--ref", CONV, "--batch", "2", "--fill1", "x")))
     check(res["y"][0] == "float_type, {2, 2, 6, 6}, {72, 36, 6, 1}", "conv output shape")
     check(res["y"][1] == [27.5] * 5 + [None] + [0.0] * 5, "conv(ones) + bias, relu: 27.5 then 0")
+    # A dynamic batch: --input-dim sets the shape to run, within --dyn-input-dim's range.
+    for n in (1, 3):
+        res = outputs_of(lines(run("run", "--ref", CONV, "--dyn-input-dim", "@x", "1:4", "3", "8", "8",
+                                   "--input-dim", "@x", str(n), "3", "8", "8", "--fill1", "x")))
+        check(res["y"][0].startswith("float_type, {%d, 2, 6, 6}" % n), "dynamic batch %d: %s" % (n, res["y"][0]))
+        check(res["y"][1][0] == 27.5, "dynamic batch %d computes" % n)
     text = lines(run("read", ADD))
     relu = next(l.split(" = ")[0] for l in text if " = relu(" in l)
     res = outputs_of(lines(run("run", "--ref", ADD, "--fill1", "x", "y", "--output-names", relu, "sum")))
@@ -196,7 +205,10 @@ def test_errors():
            ["run", "--ref", ADD, "--fill1", "nosuch"], ["run", "--ref", ADD, "--output-names", "nosuch"],
            ["perf", "--ref", "-n", "0", ADD], ["params", CONV, "--batch", "0"], ["perf", "--ref", "--cpu", ADD],
            ["verify", "--ref", "--rtol", "-1", ADD], ["op", "nosuch"], ["op"], ["nosuch"],
-           ["read", "--migraphx", os.path.join(MODELS, "none.mxr")], ["compile", "--ref", "--fp16", "--int8", ADD]]
+           ["read", "--migraphx", os.path.join(MODELS, "none.mxr")], ["compile", "--ref", "--fp16", "--int8", ADD],
+           ["run", "--ref", CONV, "--dyn-input-dim", "@x", "1:4", "3", "8", "8", "--input-dim", "@x", "5", "3", "8", "8"],
+           ["read", CONV, "--dyn-input-dim", "@x", "4:1", "3", "8", "8"], ["read", CONV, "--dyn-input-dim", "@x", "1:a"],
+           ["read", CONV, "--dyn-input-dim", "@x", "1:4:9", "3", "8", "8"], ["read", CONV, "--dyn-input-dim", "@x", "1:4"]]
     if not has_header("load_save.hpp"):
         bad.append(["params", "--migraphx", ADD])
     if not has_header("quantization.hpp"):

@@ -58,6 +58,30 @@ class OnnxTest(unittest.TestCase):
         self.assertEqual(p.get_outputs()["y"].lens(), [5, 3])
         self.check_runs(p, 5)
 
+    def test_dynamic_batch(self):
+        # A symbolic dim given in map_input_dims is a maximum (spec 9.1.2): any batch up to it runs.
+        p = migraphx.parse_onnx(self.path, map_input_dims={"x": [5, 3]})
+        s = p.get_inputs()["x"]
+        self.assertTrue(s.dynamic())
+        self.assertEqual([(d.min, d.max) for d in s.dyn_dims()], [(1, 5), (3, 3)])
+        self.check_runs(p, 5)  # compiles
+        for batch in (1, 3):
+            x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3) - 4
+            np.testing.assert_array_equal(np.array(p.run({"x": x})[0]), np.maximum(x + [1, -2, 0.5], 0))
+        with self.assertRaises(migraphx.exception) as e:
+            p.run({"x": np.ones((6, 3), np.float32)})
+        self.assertIn("1..5", str(e.exception))
+
+    def test_map_dyn_input_dims(self):
+        dd = migraphx.shape.dynamic_dimension
+        p = migraphx.parse_onnx(self.path, map_dyn_input_dims={"x": [dd(2, 4, {3}), dd(3, 3)]})
+        self.assertEqual(p.get_inputs()["x"].dyn_dims()[0], dd(2, 4, {3}))
+        p.compile(migraphx.get_target("ref"))
+        x = np.full((3, 3), -1, np.float32)
+        np.testing.assert_array_equal(np.array(p.run({"x": x})[0]), np.maximum(x + [1, -2, 0.5], 0))
+        with self.assertRaises(migraphx.exception):
+            p.run({"x": np.ones((1, 3), np.float32)})
+
     def test_parse_buffer(self):
         with open(self.path, "rb") as f:
             data = f.read()

@@ -1,0 +1,223 @@
+// Dynamic programs by specialisation (src/ir/dynamic_program.cpp), with a hand-made source:
+// the variant cache, copies, errors, and output buffers narrowed to a variant's shape.
+#include <gtest/gtest.h>
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <cstdlib>
+#include "ir/dynamic_program.hpp"
+#include "ir/program_impl.hpp"
+
+namespace {
+
+using dd = migraphx::shape::dynamic_dimension;
+
+/// y = relu(x) for x of dims {n, 2}; counts how many programs it made.
+std::shared_ptr<migraphx::dynamic_source> relu_source(int* made)
+{
+    auto src    = std::make_shared<migraphx::dynamic_source>();
+    src->ranges = {{"x", {{1, 4, {}}, {2, 2, {}}}}};
+    src->kind   = "test";
+    src->specialize = [made](const migraphx::input_dims_map& dims) {
+        (*made)++;
+        migraphx::program p;
+        auto* mm = p.get_main_module();
+        auto x   = mm->add_parameter("x", migraphx::shape{migraphx::shape::float_type, dims.at("x")});
+        mm->add_return({mm->add_instruction(migraphx::make_op("relu"), x)});
+        return p;
+    };
+    return src;
+}
+
+migraphx::program relu_program(int* made)
+{
+    auto src = relu_source(made);
+    auto p   = src->specialize({{"x", {4, 2}}});
+    migraphx::set_dynamic_source(p, src);
+    return p;
+}
+
+std::vector<float> run(const migraphx::program& p, std::size_t n)
+{
+    std::vector<float> data(n * 2);
+    for(std::size_t i = 0; i < data.size(); i++)
+        data[i] = (i % 2 == 0 ? -1.0f : 1.0f) * static_cast<float>(i);
+    migraphx::shape s{migraphx::shape::float_type, {n, 2}};
+    auto r = p.eval({{"x", migraphx::argument{s, data.data()}}}).at(0);
+    EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{n, 2}));
+    return r.to_vector<float>();
+}
+
+} // namespace
+
+TEST(dynamic_program, inputs_show_the_range)
+{
+    int made = 0;
+    auto p   = relu_program(&made);
+    auto s   = p.get_inputs().at("x");
+    ASSERT_TRUE(s.dynamic());
+    EXPECT_EQ(s.dyn_dims().at(0), (dd{1, 4, {}}));
+    EXPECT_EQ(p.get_parameter_shapes().at("x"), s);
+    EXPECT_EQ(migraphx::get_dynamic_source(p)->kind, "test");
+    migraphx::program plain;
+    EXPECT_EQ(migraphx::get_dynamic_source(plain), nullptr);
+}
+
+TEST(dynamic_program, a_shape_is_specialised_once_and_the_largest_runs_the_program_itself)
+{
+    int made = 0;
+    auto p   = relu_program(&made);
+    p.compile(migraphx::ref::target{});
+    EXPECT_EQ(made, 1);
+    EXPECT_EQ(run(p, 4), (std::vector<float>{0, 1, 0, 3, 0, 5, 0, 7}));
+    EXPECT_EQ(made, 1); // the program's own dims: no variant
+    EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
+    EXPECT_EQ(made, 2);
+    EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
+    EXPECT_EQ(run(p, 1), (std::vector<float>{0, 1}));
+    EXPECT_EQ(made, 3);
+    // The variant is compiled for the program's target.
+    migraphx::shape s{migraphx::shape::float_type, {2, 2}};
+    std::vector<float> d(4, 1.0f);
+    EXPECT_EQ(&migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}),
+              &migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}));
+    EXPECT_EQ(migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}).target_name(), "ref");
+}
+
+TEST(dynamic_program, the_cache_keeps_the_most_recently_used)
+{
+    setenv("MIGRAPHX_DYNAMIC_CACHE_SIZE", "2", 1);
+    int made = 0;
+    auto p   = relu_program(&made);
+    p.compile(migraphx::ref::target{});
+    run(p, 1);
+    run(p, 2);
+    run(p, 1); // 1 is now the most recent
+    run(p, 3); // evicts 2
+    EXPECT_EQ(made, 4);
+    run(p, 1);
+    EXPECT_EQ(made, 4);
+    run(p, 2);
+    EXPECT_EQ(made, 5);
+    unsetenv("MIGRAPHX_DYNAMIC_CACHE_SIZE");
+}
+
+TEST(dynamic_program, a_copy_shares_the_source_not_the_variants)
+{
+    int made = 0;
+    auto p   = relu_program(&made);
+    p.compile(migraphx::ref::target{});
+    run(p, 2);
+    migraphx::program q = p;
+    EXPECT_EQ(migraphx::get_dynamic_source(q), migraphx::get_dynamic_source(p));
+    EXPECT_TRUE(q.get_inputs().at("x").dynamic());
+    run(q, 2);
+    EXPECT_EQ(made, 3);
+}
+
+TEST(dynamic_program, errors_name_the_input_the_shape_and_the_range)
+{
+    int made = 0;
+    auto p   = relu_program(&made);
+    p.compile(migraphx::ref::target{});
+    std::vector<float> d(20);
+    auto msg_of = [&](std::vector<std::size_t> lens) -> std::string {
+        try
+        {
+            p.eval({{"x", migraphx::argument{migraphx::shape{migraphx::shape::float_type, lens}, d.data()}}});
+        }
+        catch(const migraphx::exception& e)
+        {
+            return e.what();
+        }
+        return "";
+    };
+    auto too_big = msg_of({5, 2});
+    EXPECT_NE(too_big.find("'x'"), std::string::npos) << too_big;
+    EXPECT_NE(too_big.find("{5, 2}"), std::string::npos) << too_big;
+    EXPECT_NE(too_big.find("{1..4, 2}"), std::string::npos) << too_big;
+    auto rank = msg_of({2, 2, 1});
+    EXPECT_NE(rank.find("rank"), std::string::npos) << rank;
+    EXPECT_NE(msg_of({2, 3}).find("dimension 1"), std::string::npos);
+    try
+    {
+        p.eval({});
+        FAIL();
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(made, 1); // nothing specialised for bad shapes
+}
+
+TEST(dynamic_program, a_failing_specialisation_is_reported)
+{
+    auto src    = std::make_shared<migraphx::dynamic_source>();
+    src->ranges = {{"x", {{1, 4, {}}}}};
+    src->specialize = [](const migraphx::input_dims_map& dims) -> migraphx::program {
+        if(dims.at("x").at(0) == 3)
+            throw std::runtime_error("three is not allowed");
+        migraphx::program p;
+        auto* mm = p.get_main_module();
+        mm->add_return({mm->add_parameter("x", migraphx::shape{migraphx::shape::float_type, dims.at("x")})});
+        return p;
+    };
+    auto p = src->specialize({{"x", {4}}});
+    migraphx::set_dynamic_source(p, src);
+    std::vector<float> d(4);
+    try
+    {
+        p.eval({{"x", migraphx::argument{migraphx::shape{migraphx::shape::float_type, {3}}, d.data()}}});
+        FAIL();
+    }
+    catch(const migraphx::exception& e)
+    {
+        std::string msg = e.what();
+        EXPECT_NE(msg.find("x {3}"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("three is not allowed"), std::string::npos) << msg;
+    }
+}
+
+TEST(dynamic_program, output_buffers_are_narrowed_to_the_variant)
+{
+    // A program that takes its output buffer as a parameter, as offload_copy=false does.
+    migraphx::program v;
+    auto* mm = v.get_main_module();
+    migraphx::shape small{migraphx::shape::float_type, {2, 2}};
+    mm->add_parameter("x", small);
+    mm->add_parameter("out", small);
+    v.get_impl().output_param_names = {"out"};
+    std::vector<float> big(8), x(4);
+    migraphx::shape big_shape{migraphx::shape::float_type, {4, 2}};
+    migraphx::parameter_map params{{"x", migraphx::argument{small, x.data()}},
+                                   {"out", migraphx::argument{big_shape, big.data()}}};
+    auto r = migraphx::params_for(v, params);
+    EXPECT_EQ(r.at("out").get_shape(), small);
+    EXPECT_EQ(r.at("out").data(), reinterpret_cast<char*>(big.data()));
+    std::vector<float> tiny(2);
+    params["out"] = migraphx::argument{migraphx::shape{migraphx::shape::float_type, {2}}, tiny.data()};
+    EXPECT_THROW(migraphx::params_for(v, params), migraphx::exception);
+}
+
+TEST(dynamic_program, a_source_of_an_unknown_kind_cannot_be_restored)
+{
+    migraphx::dynamic_source s;
+    s.kind = "no-such-kind";
+    EXPECT_THROW(migraphx::restore_specializer(s), migraphx::exception);
+}
+
+TEST(dynamic_program, optimal_dims_are_compiled_with_the_program)
+{
+    int made = 0;
+    auto src = relu_source(&made);
+    src->ranges.at("x")[0].optimals = {1, 2};
+    auto p = src->specialize({{"x", {4, 2}}});
+    migraphx::set_dynamic_source(p, src);
+    EXPECT_EQ(made, 1);
+    p.compile(migraphx::ref::target{});
+    EXPECT_EQ(made, 3); // 1 and 2 made and compiled at compile time
+    EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
+    EXPECT_EQ(run(p, 1), (std::vector<float>{0, 1}));
+    EXPECT_EQ(made, 3);
+}
