@@ -7,6 +7,8 @@
 #   3. migraphx-driver verify --gpu on each -> $OUT/verify.log
 #   4. spec example programs on gpu         -> $OUT/examples.log
 #   5. ResNet-50 fp32 batch 1/32: migx compile time and perf, PyTorch eager -> $OUT/perf.log, torch.log
+#   6. dynamic shapes (step "dynamic", not in the default list): migx_dynamic_bench on dynamic
+#      ResNet-50 (batch 1/4/8) and BERT (sequence 16/64/128), spec 9.1.2 on gpu -> $OUT/dynamic.log
 #   probe: install-gpu/bin/literal_probe (tools/gpu/literal_probe.cpp), against install-gpu/lib and,
 #          if present, install-gpu/oldlib (a library from before a fix)  -> $OUT/probe.log
 #   conformance: install-gpu/run_conformance.sh (ONNX conformance on gpu with
@@ -78,7 +80,7 @@ echo "== 2. export"
 $PY -c "import torch, torchvision, onnx; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'onnx', onnx.__version__)" > $OUT/export.log 2>&1
 say "python: $(tail -1 $OUT/export.log)"
 for m in $MODEL_LIST; do
-    t=$( { time timeout 240 $PY tools/gpu/export_models_h200.py --out $MODELS --models $m >> $OUT/export.log 2>&1; } 2>&1 )
+    t=$( { time timeout 240 $PY tools/gpu/export_models_h200.py --out $MODELS --models $m --skip-existing >> $OUT/export.log 2>&1; } 2>&1 )
     if [ -f $MODELS/$m/model.onnx ]; then say "export $m: ok (${t}s)"; else say "export $m: FAILED (see export.log)"; fi
 done
 
@@ -130,6 +132,23 @@ if [ -f $R ]; then
 fi
 timeout 240 $PY tools/gpu/bench_torch_resnet50.py > $OUT/torch.log 2>&1
 say "$(cat $OUT/torch.log | tail -6)"
+fi
+
+if has dynamic; then
+echo "== 6. dynamic shapes: dynamic vs static in one process (bench/dynamic_bench.cpp), spec 9.1.2 on gpu"
+timeout 300 $PY tools/gpu/export_models_h200.py --out $MODELS --models resnet50,bert --dynamic --skip-existing \
+    >> $OUT/export.log 2>&1
+: > $OUT/dynamic.log
+B=$inst/bin/migx_dynamic_bench
+timeout 300 $B gpu $MODELS/resnet50_dyn/model.onnx "input=1:8x3x224x224" "input=1x3x224x224" "input=4x3x224x224" \
+    "input=8x3x224x224" --runs 100 >> $OUT/dynamic.log 2>&1
+timeout 300 $B gpu $MODELS/bert_dyn/model.onnx "input_ids=1x16:128;attention_mask=1x16:128" \
+    "input_ids=1x16;attention_mask=1x16" "input_ids=1x64;attention_mask=1x64" "input_ids=1x128;attention_mask=1x128" \
+    --runs 100 >> $OUT/dynamic.log 2>&1
+say "$(cat $OUT/dynamic.log)"
+timeout 300 $PY tests/examples/run_spec_9_1_2.py $inst/bin/spec_9_1_2_gpu gpu $MODELS $inst/bin/spec_9_1_2_reference \
+    /tmp/spec912 > $OUT/spec912.log 2>&1
+say "spec 9.1.2 on gpu rc=$?: $(grep -E '^(batch|FAIL|input:)' $OUT/spec912.log | tr '\n' ' ')"
 fi
 
 if has conformance; then

@@ -7,6 +7,9 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
 
 namespace migraphx {
 namespace gpu {
@@ -98,6 +101,54 @@ const Perf& best_algorithm(const Perf* perf, int returned, bool plain, const std
     MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
 }
 
+/// What a search chose for one problem.
+struct algo_choice
+{
+    int algo = 0;
+    std::size_t memory = 0;
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+};
+
+/// One search per distinct problem and device in a process: a program compiled twice (e.g. a
+/// dynamic program's variant and a static program of the same shape) gets the same algorithms,
+/// so the same bits, and the second compile skips the timing.
+template <class Search>
+algo_choice chosen_algorithm(const std::string& key, Search search)
+{
+    static std::mutex m;
+    static std::unordered_map<std::string, algo_choice> chosen;
+    {
+        std::lock_guard<std::mutex> lock(m);
+        auto it = chosen.find(key);
+        if(it != chosen.end())
+            return it->second;
+    }
+    auto c = search();
+    std::lock_guard<std::mutex> lock(m);
+    return chosen.emplace(key, c).first->second;
+}
+
+std::string problem_key(const std::string& what,
+                        int device,
+                        const std::vector<shape>& inputs,
+                        const shape& out,
+                        const std::vector<std::size_t>& padding,
+                        const std::vector<std::size_t>& stride,
+                        const std::vector<std::size_t>& dilation,
+                        std::int64_t group)
+{
+    std::ostringstream ss;
+    ss << what << " dev" << device << " x " << inputs[0] << " w " << inputs[1] << " y " << out << " g" << group
+       << " tf32 " << env_enabled("MIGRAPHX_GPU_TF32");
+    for(const auto* v : {&padding, &stride, &dilation})
+    {
+        ss << " |";
+        for(auto x : *v)
+            ss << " " << x;
+    }
+    return ss.str();
+}
+
 /// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
 /// p.conv the forward convolution, which maps x to y (convolution) or y to x (the transposed
 /// convolution, computed as cuDNN's backward-data). Shapes are padded to 4 dims (a 1-d
@@ -170,22 +221,26 @@ void convolution::finalize(context& ctx, const shape& out, const std::vector<sha
     g.make_current();
     auto p = std::make_shared<plan>();
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, false);
-    // Measure the algorithms on scratch buffers of the real sizes.
-    search_buffers buf(g, inputs[0], inputs[1], out);
-    constexpr int want = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-    cudnnConvolutionFwdAlgoPerf_t perf[want];
-    int returned = 0;
-    MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(), p->conv,
-                                                           p->y, buf.out.get(), want, &returned, perf, buf.ws.get(),
-                                                           search_buffers::ws_limit));
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-    MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-    bool plain       = plain_float(out.type());
-    const auto& best = best_algorithm(perf, returned, plain, name());
-    p->algo          = best.algo;
-    p->ws            = best.memory;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : best.mathType));
-    solution_id = static_cast<std::int64_t>(best.algo);
+    bool plain = plain_float(out.type());
+    auto c     = chosen_algorithm(problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group),
+                              [&] {
+                                  // Measure the algorithms on scratch buffers of the real sizes.
+                                  search_buffers buf(g, inputs[0], inputs[1], out);
+                                  constexpr int want = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+                                  cudnnConvolutionFwdAlgoPerf_t perf[want];
+                                  int returned = 0;
+                                  MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+                                      g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(), p->conv, p->y,
+                                      buf.out.get(), want, &returned, perf, buf.ws.get(), search_buffers::ws_limit));
+                                  MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+                                  MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+                                  const auto& best = best_algorithm(perf, returned, plain, name());
+                                  return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
+                              });
+    p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
+    p->ws   = c.memory;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
+    solution_id = c.algo;
     g.reserve_workspace(p->ws);
     cache = p;
 }
@@ -236,21 +291,25 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     auto p = std::make_shared<plan>();
     // cuDNN's view: the forward convolution maps dx (our output, p->y) to dy (our input x, p->x).
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
-    search_buffers buf(g, inputs[0], inputs[1], out);
-    constexpr int want = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-    cudnnConvolutionBwdDataAlgoPerf_t perf[want];
-    int returned = 0;
-    MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(),
-                                                                p->conv, p->y, buf.out.get(), want, &returned, perf,
-                                                                buf.ws.get(), search_buffers::ws_limit));
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-    MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-    bool plain       = plain_float(out.type());
-    const auto& best = best_algorithm(perf, returned, plain, name());
-    p->bwd           = best.algo;
-    p->ws            = best.memory;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : best.mathType));
-    solution_id = static_cast<std::int64_t>(best.algo);
+    bool plain = plain_float(out.type());
+    auto c     = chosen_algorithm(problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group),
+                              [&] {
+                                  search_buffers buf(g, inputs[0], inputs[1], out);
+                                  constexpr int want = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+                                  cudnnConvolutionBwdDataAlgoPerf_t perf[want];
+                                  int returned = 0;
+                                  MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                                      g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(), p->conv, p->y,
+                                      buf.out.get(), want, &returned, perf, buf.ws.get(), search_buffers::ws_limit));
+                                  MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+                                  MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+                                  const auto& best = best_algorithm(perf, returned, plain, name());
+                                  return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
+                              });
+    p->bwd = static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo);
+    p->ws  = c.memory;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
+    solution_id = c.algo;
     g.reserve_workspace(p->ws);
     cache = p;
 }
