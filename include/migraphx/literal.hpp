@@ -8,7 +8,8 @@
 
 namespace migraphx {
 
-/// An immutable constant (e.g. weights). Its data is copied in at construction and never changes.
+/// An immutable constant (e.g. weights). Its data is copied in at construction (or adopted, see
+/// adopt) and never changes.
 struct literal
 {
     literal() = default;
@@ -32,6 +33,11 @@ struct literal
     }
     /// Copies an argument's values.
     explicit literal(const argument& a);
+    /// Takes data as the literal's memory, without copying or clearing it: it must hold
+    /// s.bytes() and not change afterwards; the literal (and every copy of it) keeps it alive.
+    /// data may alias a larger buffer (std::shared_ptr's aliasing constructor), e.g. a file read
+    /// or mapped once and shared by all the literals it holds.
+    static literal adopt(const shape& s, std::shared_ptr<char> data);
 
     const shape& get_shape() const { return m_arg.get_shape(); }
     const char* data() const { return m_arg.data(); }

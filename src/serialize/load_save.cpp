@@ -6,6 +6,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -66,25 +69,84 @@ std::vector<char> save_buffer(const program& p, const file_options& options)
     });
 }
 
-void save(const program& p, const std::string& filename, const file_options& options)
+namespace {
+
+void write_file(const std::string& path, const std::vector<char>& bytes, const std::string& name)
 {
-    auto bytes = save_buffer(p, options);
-    std::ofstream f(filename, std::ios::binary);
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if(not f)
-        MIGRAPHX_THROW("save: cannot open '" + filename + "' for writing");
+        MIGRAPHX_THROW("save: cannot open '" + name + "' for writing");
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     f.close();
     if(not f)
-        MIGRAPHX_THROW("save: writing '" + filename + "' failed");
+    {
+        std::remove(path.c_str());
+        MIGRAPHX_THROW("save: writing '" + name + "' failed");
+    }
+}
+
+} // namespace
+
+void save(const program& p, const std::string& filename, const file_options& options)
+{
+    auto bytes = save_buffer(p, options);
+    // The new file replaces the old one (a rename) instead of rewriting it: a program loaded
+    // from the old file shares its mapped bytes (see load), which a rewrite in place would
+    // change or cut short under it. A link is followed, so it stays a link.
+    std::string target = filename;
+    if(char* real = ::realpath(filename.c_str(), nullptr))
+    {
+        target = real;
+        std::free(real);
+    }
+    struct stat old{};
+    bool exists = ::stat(target.c_str(), &old) == 0;
+    if(exists and (not S_ISREG(old.st_mode) or ::access(target.c_str(), W_OK) != 0))
+    {
+        // a device or a pipe is written as it is; a read-only file stays an error
+        write_file(target, bytes, filename);
+        return;
+    }
+    static std::atomic<unsigned> counter{0};
+    auto tmp = target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    {
+        std::ofstream probe(tmp, std::ios::binary);
+        if(not probe) // e.g. a folder we may not create files in: rewrite the file in place
+        {
+            write_file(target, bytes, filename);
+            return;
+        }
+    }
+    write_file(tmp, bytes, filename);
+    if(exists)
+        ::chmod(tmp.c_str(), old.st_mode & 07777);
+    if(std::rename(tmp.c_str(), target.c_str()) != 0)
+    {
+        std::remove(tmp.c_str());
+        MIGRAPHX_THROW("save: cannot replace '" + filename + "'");
+    }
 }
 
 namespace {
-program load_bytes(const char* buffer, std::size_t size, const file_options& options, const std::string& what)
+// owner, if not null, keeps buffer alive: literals then share the file's bytes instead of
+// copying them (see program_from_value).
+program load_bytes(const char* buffer,
+                   std::size_t size,
+                   const file_options& options,
+                   const std::string& what,
+                   std::shared_ptr<char> owner = nullptr)
 {
     return with_context(what, [&] {
         serialize::mxr_header header;
-        auto v = serialize::read_mxr(buffer, size, header);
-        return serialize::program_from_value(v, options.device_id);
+        serialize::byte_refs refs;
+        refs.owner = std::move(owner);
+        program p;
+        // The program is rebuilt while the checksum is computed on another thread; read_mxr
+        // reports a mismatch instead of whatever the rebuilding said.
+        serialize::read_mxr(buffer, size, header, true, &refs, [&](const value& v) {
+            p = serialize::program_from_value(v, options.device_id, &refs);
+        });
+        return p;
     });
 }
 } // namespace
@@ -103,7 +165,12 @@ program load_buffer(const std::vector<char>& buffer, const file_options& options
 
 program load(const std::string& filename, const file_options& options)
 {
-    // Mapped, not read: the bytes are decoded in place (literals are copied out once).
+    // Mapped, not read: nothing is copied. The literals share the mapping (kept while any of
+    // them lives), so the weights are read from the page cache as they are needed, with no
+    // allocation, zero-fill or copy. The mapping is private and writable like heap memory (a
+    // write copies the page and never reaches the file). Like a shared library's, the file must
+    // not be truncated or rewritten in place while the program lives; save() replaces files
+    // instead of rewriting them.
     int fd = ::open(filename.c_str(), O_RDONLY | O_CLOEXEC);
     if(fd < 0)
         MIGRAPHX_THROW("load: cannot open '" + filename + "'");
@@ -119,12 +186,13 @@ program load(const std::string& filename, const file_options& options)
         ::close(fd);
         return load_bytes(nullptr, 0, options, "load(" + filename + ")");
     }
-    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     ::close(fd);
     if(data == MAP_FAILED)
         MIGRAPHX_THROW("load: cannot map '" + filename + "'");
-    std::unique_ptr<void, std::function<void(void*)>> unmap(data, [size](void* p) { ::munmap(p, size); });
-    return load_bytes(static_cast<const char*>(data), size, options, "load(" + filename + ")");
+    std::shared_ptr<char> mapping(static_cast<char*>(data), [size](char* p) { ::munmap(p, size); });
+    const char* bytes = mapping.get();
+    return load_bytes(bytes, size, options, "load(" + filename + ")", std::move(mapping));
 }
 
 } // namespace migraphx

@@ -1,6 +1,8 @@
 #include "serialize/mxr_format.hpp"
 #include <migraphx/errors.hpp>
+#include <bit>
 #include <cstring>
+#include <system_error>
 #include "serialize/json_value.hpp"
 #include "serialize/msgpack_value.hpp"
 
@@ -25,8 +27,9 @@ std::uint64_t lane_step(std::uint64_t h, std::uint64_t w) { return rotl(h ^ (w *
 std::uint64_t load_le64(const char* p)
 {
     std::uint64_t w = 0;
-    for(int i = 7; i >= 0; i--)
-        w = (w << 8u) | static_cast<unsigned char>(p[i]);
+    std::memcpy(&w, p, sizeof(w)); // one load, not eight: the checksum reads 100 MB for ResNet-50
+    if constexpr(std::endian::native == std::endian::big)
+        w = __builtin_bswap64(w);
     return w;
 }
 
@@ -92,11 +95,17 @@ value json_header(const std::string& target)
 
 std::uint64_t mxr_checksum(const char* data, std::size_t size)
 {
-    std::uint64_t h[4] = {k1, k2, k1 ^ k2, k1 + k2};
+    // Four lanes in registers: their multiply chains run in parallel (about 7 GB/s).
+    std::uint64_t h0 = k1, h1 = k2, h2 = k1 ^ k2, h3 = k1 + k2;
     std::size_t i = 0;
     for(; i + 32 <= size; i += 32)
-        for(int l = 0; l < 4; l++)
-            h[l] = lane_step(h[l], load_le64(data + i + 8 * l));
+    {
+        h0 = lane_step(h0, load_le64(data + i));
+        h1 = lane_step(h1, load_le64(data + i + 8));
+        h2 = lane_step(h2, load_le64(data + i + 16));
+        h3 = lane_step(h3, load_le64(data + i + 24));
+    }
+    std::uint64_t h[4] = {h0, h1, h2, h3};
     char tail[8];
     for(int l = 0; i < size; l = (l + 1) % 4)
     {
@@ -151,7 +160,12 @@ mxr_header read_mxr_header(const char* data, std::size_t size)
     MIGRAPHX_THROW("not a .mxr file: it does not start with \"" + std::string(mxr_magic) + "\" (nor is it JSON)");
 }
 
-value read_mxr(const char* data, std::size_t size, mxr_header& header, bool verify_checksum)
+value read_mxr(const char* data,
+               std::size_t size,
+               mxr_header& header,
+               bool verify_checksum,
+               byte_refs* refs,
+               const std::function<void(const value&)>& then)
 {
     if(looks_like_json(data, size) and not starts_with_magic(data, size))
     {
@@ -163,13 +177,14 @@ value read_mxr(const char* data, std::size_t size, mxr_header& header, bool veri
         const auto* p = v.find("program");
         if(p == nullptr)
             MIGRAPHX_THROW("the file has no program");
+        if(then)
+            then(*p);
         return *p;
     }
     if(not starts_with_magic(data, size))
         MIGRAPHX_THROW("not a .mxr file: it does not start with \"" + std::string(mxr_magic) + "\" (nor is it JSON)");
-    bool sum_ok = true;
-    if(verify_checksum)
-        sum_ok = size >= mxr_magic_size + 8 and mxr_checksum(data, size - 8) == load_le64(data + size - 8);
+    checksum_check sum(data, verify_checksum ? size : 0);
+    auto corrupted = [] { MIGRAPHX_THROW("the file is truncated or corrupted (checksum mismatch)"); };
     std::size_t end    = verify_checksum ? size - 8 : size;
     std::size_t offset = mxr_magic_size;
     try
@@ -178,27 +193,82 @@ value read_mxr(const char* data, std::size_t size, mxr_header& header, bool veri
     }
     catch(const exception&)
     {
-        if(not sum_ok)
-            MIGRAPHX_THROW("the file is truncated or corrupted (checksum mismatch)");
+        if(not sum.ok())
+            corrupted();
         throw;
     }
     // A file of another version may check its content another way: say which version it is.
-    if(not sum_ok and header.mxr_version == mxr_version)
-        MIGRAPHX_THROW("the file is truncated or corrupted (checksum mismatch)");
+    if(header.mxr_version != mxr_version)
+    {
+        bool ok = sum.ok();
+        try
+        {
+            check_version(header);
+        }
+        catch(const exception& e)
+        {
+            if(ok)
+                throw;
+            MIGRAPHX_THROW(std::string(e.what()) + ", or it is corrupted (its checksum does not match)");
+        }
+    }
+    // The content is decoded while the checksum is computed; a mismatch wins over whatever
+    // decoding said, so a damaged file always reads as damaged.
+    value program;
     try
     {
-        check_version(header);
+        program = msgpack_to_value(data, end, offset, refs);
+        if(verify_checksum and offset != end)
+            MIGRAPHX_THROW("the file has " + std::to_string(end - offset) + " unexpected bytes after the program");
+        if(then)
+            then(program);
     }
-    catch(const exception& e)
+    catch(...)
     {
-        if(sum_ok)
-            throw;
-        MIGRAPHX_THROW(std::string(e.what()) + ", or it is corrupted (its checksum does not match)");
+        if(not sum.ok())
+            corrupted();
+        throw;
     }
-    auto program = msgpack_to_value(data, end, offset);
-    if(verify_checksum and offset != end)
-        MIGRAPHX_THROW("the file has " + std::to_string(end - offset) + " unexpected bytes after the program");
+    if(not sum.ok())
+        corrupted();
     return program;
+}
+
+checksum_check::checksum_check(const char* data, std::size_t size)
+{
+    if(size == 0)
+        return; // nothing to check
+    if(size < mxr_magic_size + 8)
+    {
+        m_ok = false;
+        return;
+    }
+    auto check = [data, size] { return mxr_checksum(data, size - 8) == load_le64(data + size - 8); };
+    if(size >= async_min)
+    {
+        try
+        {
+            m_job = std::async(std::launch::async, check);
+            return;
+        }
+        catch(const std::system_error&) // no thread to be had: check here
+        {
+        }
+    }
+    m_ok = check();
+}
+
+checksum_check::~checksum_check()
+{
+    if(m_job.valid())
+        m_job.wait(); // it reads the caller's bytes
+}
+
+bool checksum_check::ok()
+{
+    if(m_job.valid())
+        m_ok = m_job.get();
+    return m_ok;
 }
 
 } // namespace serialize

@@ -7,8 +7,11 @@
 // The header keeps these fields in every format version, so any build can say what a file is.
 
 #include <migraphx/value.hpp>
+#include "serialize/msgpack_value.hpp"
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -36,8 +39,34 @@ std::vector<char> write_mxr(const value& program, const std::string& target, con
 /// Reads the header only (no checksum check, any format version).
 mxr_header read_mxr_header(const char* data, std::size_t size);
 /// The program object, after checking the magic, format version and (msgpack) checksum.
-/// verify_checksum=false is for the fuzzer, to reach the decoder behind the checksum.
-value read_mxr(const char* data, std::size_t size, mxr_header& header, bool verify_checksum = true);
+/// verify_checksum=false is for the fuzzer, to reach the decoder behind the checksum. refs: see
+/// msgpack_to_value (literal data left in data, msgpack only). then, if given, is called with
+/// the program object while the checksum is still being computed (on another thread, for a large
+/// file); a checksum mismatch is reported instead of anything then or the decoding throws.
+value read_mxr(const char* data,
+               std::size_t size,
+               mxr_header& header,
+               bool verify_checksum                          = true,
+               byte_refs* refs                               = nullptr,
+               const std::function<void(const value&)>& then = {});
+
+/// Checks the checksum of a msgpack .mxr of size bytes (its last 8), on another thread from
+/// async_min bytes on. size 0: nothing to check, ok() is true.
+class checksum_check
+{
+    public:
+    static constexpr std::size_t async_min = std::size_t{1} << 20;
+    checksum_check(const char* data, std::size_t size);
+    checksum_check(const checksum_check&)            = delete;
+    checksum_check& operator=(const checksum_check&) = delete;
+    ~checksum_check();
+    /// Waits for the result.
+    bool ok();
+
+    private:
+    bool m_ok = true;
+    std::future<bool> m_job;
+};
 
 /// 64-bit checksum of the bytes (four independent multiply-rotate lanes; any change of a single
 /// 8-byte word, hence of a single byte, changes the result).

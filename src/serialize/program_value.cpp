@@ -4,6 +4,9 @@
 #include <migraphx/reflect.hpp>
 #include <migraphx/target.hpp>
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,6 +74,35 @@ value instruction_to_value(const instruction& ins,
 
 // ---- reading: every access says where it failed, with short messages (no dumps of big values)
 
+// Whether v is bigger than budget, counting a byte per scalar and per character of strings and
+// keys (about its JSON size, without writing it out: this runs for every instruction).
+bool exceeds(const value& v, std::size_t& budget)
+{
+    auto take = [&](std::size_t n) {
+        if(n > budget)
+            return true;
+        budget -= n;
+        return false;
+    };
+    if(v.is_string())
+        return take(v.get_string().size() + 2);
+    if(v.is_array())
+    {
+        for(const auto& x : v.get_array())
+            if(take(1) or exceeds(x, budget))
+                return true;
+        return take(2);
+    }
+    if(v.is_object())
+    {
+        for(const auto& m : v.get_object())
+            if(take(m.first.size() + 4) or exceeds(m.second, budget))
+                return true;
+        return take(2);
+    }
+    return take(1);
+}
+
 struct reader
 {
     std::string where;
@@ -116,7 +148,8 @@ struct reader
     shape get_shape(const value& v) const
     {
         // shape_from_value's messages print the value; keep them short
-        if(not v.is_object() or v.to_json().size() > 65536)
+        std::size_t budget = 65536;
+        if(not v.is_object() or exceeds(v, budget))
             fail("malformed shape");
         try
         {
@@ -143,27 +176,57 @@ struct reader
     }
 };
 
-literal read_literal(const reader& r, const value& v, const shape& s)
+std::shared_ptr<char> copy_bytes(const char* p, std::size_t n)
+{
+    // Not value-initialised: every byte is written at once.
+    std::shared_ptr<char> r(new char[std::max<std::size_t>(n, 1)], std::default_delete<char[]>());
+    if(n > 0)
+        std::memcpy(r.get(), p, n);
+    return r;
+}
+
+literal read_literal(const reader& r, const value& v, const shape& s, const byte_refs* refs)
 {
     if(s.type() == shape::tuple_type or s.dynamic())
         r.fail("a literal cannot have a tuple or dynamic shape");
     std::string decoded;
-    const std::string* bytes = nullptr;
-    if(v.contains("data"))
-        bytes = &r.string(v, "data", 0);
+    const char* bytes = nullptr;
+    std::size_t size  = 0;
+    bool shareable    = false;
+    if(const auto* d = v.find("data"); d != nullptr and d->is_object())
+    {
+        const auto* i = d->find(bytes_key);
+        if(i == nullptr or refs == nullptr)
+            r.fail("data is not a string");
+        auto k = r.unsigned_int(*i, "data");
+        if(k >= refs->spans.size())
+            r.fail("data refers to bytes that are not there");
+        bytes     = refs->spans[k].first;
+        size      = refs->spans[k].second;
+        shareable = refs->owner != nullptr;
+    }
+    else if(d != nullptr)
+    {
+        const auto& str = r.string(*d, "data");
+        bytes           = str.data();
+        size            = str.size();
+    }
     else if(v.contains("base64"))
     {
         decoded = base64_decode(r.string(v, "base64", 0));
-        bytes   = &decoded;
+        bytes   = decoded.data();
+        size    = decoded.size();
     }
     else
         r.fail("a literal has no 'data'");
-    if(bytes->size() != s.bytes())
-        r.fail("literal data is " + std::to_string(bytes->size()) + " bytes but its shape needs " +
-               std::to_string(s.bytes()));
+    if(size != s.bytes())
+        r.fail("literal data is " + std::to_string(size) + " bytes but its shape needs " + std::to_string(s.bytes()));
     if(s.elements() == 0)
         return literal{argument{s, static_cast<const char*>(nullptr)}};
-    return literal{argument{s, bytes->data()}};
+    // Aligned as the heap would align a copy: the file's bytes serve as they are.
+    if(shareable and reinterpret_cast<std::uintptr_t>(bytes) % alignof(std::max_align_t) == 0)
+        return literal::adopt(s, std::shared_ptr<char>(refs->owner, const_cast<char*>(bytes)));
+    return literal::adopt(s, copy_bytes(bytes, size));
 }
 
 // A module may not call itself, directly or through others (eval would never end).
@@ -250,7 +313,7 @@ value program_to_value(const program& p, literal_encoding enc)
     return value(std::move(o));
 }
 
-program program_from_value(const value& v, std::size_t device_id)
+program program_from_value(const value& v, std::size_t device_id, const byte_refs* refs)
 {
     reader top{"program"};
     program p;
@@ -319,7 +382,7 @@ program program_from_value(const value& v, std::size_t device_id)
                     if(not args.empty() or not margs.empty())
                         r.fail("has inputs");
                     if(op_name == "@literal")
-                        ins = m->insert_literal(m->end(), read_literal(r, iv, s));
+                        ins = m->insert_literal(m->end(), read_literal(r, iv, s, refs));
                     else
                     {
                         const auto& attrs = r.at(iv, "attrs");

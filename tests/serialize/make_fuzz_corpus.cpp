@@ -36,6 +36,18 @@ migraphx::program conv()
     return p;
 }
 
+// A literal of 2 KiB: saved with its bytes aligned behind an "@pad" entry (msgpack_value.hpp).
+migraphx::program big_literal()
+{
+    using migraphx::shape;
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {2, 16}});
+    auto w   = mm->add_literal(migraphx::generate_literal(shape{shape::float_type, {16, 32}}, 2));
+    mm->add_return({mm->add_instruction(migraphx::make_op("dot"), x, w)});
+    return p;
+}
+
 migraphx::program with_if()
 {
     using migraphx::shape;
@@ -61,7 +73,8 @@ int main(int argc, char** argv)
     }
     std::string dir = argv[1];
     auto targets    = migraphx::get_targets();
-    for(auto [name, p] : {std::pair{"tiny", tiny()}, std::pair{"conv", conv()}, std::pair{"if", with_if()}})
+    for(auto [name, p] : {std::pair{"tiny", tiny()}, std::pair{"conv", conv()}, std::pair{"if", with_if()},
+                              std::pair{"big_literal", big_literal()}})
     {
         std::vector<std::pair<std::string, migraphx::program>> variants{{"", p}};
         auto r = p;

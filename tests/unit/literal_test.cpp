@@ -2,6 +2,8 @@
 #include <migraphx/generate.hpp>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <cstring>
+#include <memory>
 
 using migraphx::literal;
 using migraphx::shape;
@@ -52,4 +54,31 @@ TEST(literal, generate_literal_like_the_spec)
     std::ostringstream ss;
     ss << literal{shape{shape::float_type, {1, 1, 1, 1}}, std::vector<float>{1}};
     EXPECT_EQ(ss.str(), "1");
+}
+
+TEST(literal, adopt_shares_the_buffer_without_copying)
+{
+    shape s{shape::float_type, {2, 2}};
+    // Four floats at byte 16 of a larger buffer, which the literal keeps alive.
+    std::shared_ptr<char> buffer(new char[64], std::default_delete<char[]>());
+    std::vector<float> v = {1, 2, 3, 4};
+    std::memcpy(buffer.get() + 16, v.data(), 16);
+    auto l = literal::adopt(s, std::shared_ptr<char>(buffer, buffer.get() + 16));
+    EXPECT_EQ(l.data(), buffer.get() + 16);
+    EXPECT_EQ(l.to_vector<float>(), v);
+    EXPECT_EQ(buffer.use_count(), 2);
+    buffer.reset(); // the literal still holds it
+    EXPECT_EQ(l.to_vector<float>(), v);
+    auto copy = l; // copies share it too
+    EXPECT_EQ(copy.data(), l.data());
+    EXPECT_EQ(copy.get_argument().data(), l.data());
+}
+
+TEST(literal, adopt_checks_its_arguments)
+{
+    EXPECT_THROW(literal::adopt(shape{shape::float_type, {2}}, nullptr), migraphx::exception);
+    EXPECT_TRUE(literal::adopt(shape{shape::float_type, {0}}, nullptr).empty());
+    EXPECT_THROW(literal::adopt(shape{std::vector<shape>{shape{shape::float_type, {1}}}},
+                                std::shared_ptr<char>(new char[4], std::default_delete<char[]>())),
+                 migraphx::exception);
 }

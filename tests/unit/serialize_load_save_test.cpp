@@ -2,7 +2,12 @@
 // programs, both formats, files and buffers, and every way a load must fail cleanly.
 #include <migraphx/load_save.hpp>
 #include <migraphx/ref/target.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
+#include <memory>
 #include <fstream>
 #include "serialize/mxr_format.hpp"
 #include "serialize/program_value.hpp"
@@ -225,6 +230,20 @@ TEST(serialize_load_save, every_byte_flipped)
                 catch(const migraphx::exception&)
                 {
                 }
+                // as load decodes: literal bytes left in the (owned) input
+                try
+                {
+                    std::shared_ptr<char> owned(new char[copy.size()], std::default_delete<char[]>());
+                    std::copy(copy.begin(), copy.end(), owned.get());
+                    migraphx::serialize::byte_refs refs;
+                    refs.owner = owned;
+                    migraphx::serialize::mxr_header h;
+                    auto v = migraphx::serialize::read_mxr(owned.get(), copy.size(), h, false, &refs);
+                    migraphx::serialize::program_from_value(v, 0, &refs);
+                }
+                catch(const migraphx::exception&)
+                {
+                }
             }
         }
         EXPECT_EQ(thrown + loaded, 2 * bytes.size());
@@ -281,4 +300,131 @@ TEST(serialize_load_save, unavailable_target_throws)
     auto msg    = message_of([&] { migraphx::load_buffer(bytes); });
     EXPECT_NE(msg.find("compiled for target 'tpu', which is not available here"), std::string::npos) << msg;
     EXPECT_NE(msg.find("ref"), std::string::npos) << msg;
+}
+
+namespace {
+// Whether p's biggest literal lies in a mapping of the file path (from /proc/self/maps).
+bool shares_file_bytes(const migraphx::program& p, const std::string& path)
+{
+    const char* data   = nullptr;
+    std::size_t bytes  = 0;
+    const auto* mm     = p.get_main_module();
+    for(auto it = mm->begin(); it != mm->end(); ++it)
+        if(it->name() == "@literal" and it->get_shape().bytes() > bytes)
+        {
+            bytes = it->get_shape().bytes();
+            data  = it->get_literal().data();
+        }
+    auto at = reinterpret_cast<std::uintptr_t>(data);
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while(std::getline(maps, line))
+    {
+        std::uintptr_t start = 0, end = 0;
+        if(std::sscanf(line.c_str(), "%lx-%lx", &start, &end) != 2 or at < start or at >= end)
+            continue;
+        return line.find(path) != std::string::npos;
+    }
+    return false;
+}
+
+std::vector<char> read_all(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+} // namespace
+
+// load maps the file and the literals share its bytes: the results are still those of the
+// compiled original, bit for bit.
+TEST(serialize_load_save, loaded_file_shares_its_bytes_and_runs_bit_exact)
+{
+    for(const std::string target : {"ref", "cpu"})
+    {
+        if(not migx_test::have_target(target))
+            continue;
+        auto p = migx_test::small_cnn();
+        p.compile(migraphx::get_target(target));
+        auto params   = params_for(p);
+        auto expected = p.eval(params);
+        auto path     = temp_path("shared_" + target + ".mxr");
+        migraphx::save(p, path);
+        auto loaded = migraphx::load(path);
+        EXPECT_TRUE(shares_file_bytes(loaded, path)) << target;
+        EXPECT_FALSE(shares_file_bytes(migraphx::load_buffer(read_all(path)), path)) << target;
+        EXPECT_EQ(to_string(loaded), to_string(p)) << target;
+        expect_bitwise_equal(loaded.eval(params), expected);
+        expect_bitwise_equal(loaded.eval(params), expected);
+        std::remove(path.c_str());
+        // the mapping outlives the file's name
+        expect_bitwise_equal(loaded.eval(params), expected);
+    }
+}
+
+// save replaces a file instead of rewriting it, so a program loaded from it keeps its bytes;
+// the file keeps its permissions, and a link to it stays a link.
+TEST(serialize_load_save, saving_over_a_loaded_file)
+{
+    auto p = migx_test::small_cnn();
+    p.compile(migraphx::ref::target{});
+    auto params   = params_for(p);
+    auto expected = p.eval(params);
+    auto path     = temp_path("over.mxr");
+    migraphx::save(p, path);
+    ::chmod(path.c_str(), 0600);
+    auto loaded = migraphx::load(path);
+    auto other  = migx_test::with_submodules();
+    migraphx::save(other, path);
+    expect_bitwise_equal(loaded.eval(params), expected);
+    EXPECT_EQ(to_string(migraphx::load(path)), to_string(other));
+    struct stat st{};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600);
+    auto link = temp_path("link.mxr");
+    ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+    migraphx::save(p, link);
+    struct stat lst{};
+    ASSERT_EQ(::lstat(link.c_str(), &lst), 0);
+    EXPECT_TRUE(S_ISLNK(lst.st_mode));
+    EXPECT_EQ(to_string(migraphx::load(path)), to_string(p));
+    EXPECT_EQ(read_all(path), migraphx::save_buffer(p));
+    if(::geteuid() != 0) // root may write anything
+    {
+        ::chmod(path.c_str(), 0400);
+        auto msg = message_of([&] { migraphx::save(other, path); });
+        EXPECT_NE(msg.find("cannot open"), std::string::npos) << "a read-only file stays read-only: " << msg;
+    }
+    std::remove(link.c_str());
+    std::remove(path.c_str());
+}
+
+// A file of several MiB (its checksum is computed on another thread while it is decoded):
+// any damaged byte, in the literals or in the instructions, is reported as damage.
+TEST(serialize_load_save, large_damaged_file_is_reported_as_damaged)
+{
+    using migraphx::shape;
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {1, 1024}});
+    auto w   = mm->add_literal(migraphx::generate_literal(shape{shape::float_type, {1024, 1024}}, 9));
+    mm->add_return({mm->add_instruction(migraphx::make_op("dot"), x, w)});
+    p.compile(migraphx::ref::target{});
+    auto bytes = migraphx::save_buffer(p);
+    ASSERT_GT(bytes.size(), migraphx::serialize::checksum_check::async_min);
+    auto path = temp_path("large.mxr");
+    for(std::size_t at : {std::size_t{12}, bytes.size() / 2, bytes.size() - 20, bytes.size() - 3})
+    {
+        auto bad = bytes;
+        bad[at] ^= 0x20;
+        auto msg = message_of([&] { migraphx::load_buffer(bad); });
+        EXPECT_NE(msg.find("checksum mismatch"), std::string::npos) << at << ": " << msg;
+        std::ofstream(path, std::ios::binary).write(bad.data(), static_cast<std::streamsize>(bad.size()));
+        msg = message_of([&] { migraphx::load(path); });
+        EXPECT_NE(msg.find("checksum mismatch"), std::string::npos) << at << ": " << msg;
+    }
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    auto loaded = migraphx::load(path);
+    auto params = params_for(p);
+    expect_bitwise_equal(loaded.eval(params), p.eval(params));
+    std::remove(path.c_str());
 }

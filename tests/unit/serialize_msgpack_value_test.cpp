@@ -1,7 +1,9 @@
 // value <-> MessagePack (src/serialize/msgpack_value.cpp).
 #include <migraphx/errors.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include "serialize/msgpack_value.hpp"
 
@@ -113,4 +115,74 @@ TEST(serialize_msgpack_value, non_string_key_and_ext_throw)
     EXPECT_NE(error_of({'\x81', '\x01', '\x02'}).find("map key is not a string"), std::string::npos);
     EXPECT_NE(error_of({'\xd4', '\x01', '\x00'}).find("ext"), std::string::npos);
     EXPECT_NE(error_of({'\xc1'}).find("malformed"), std::string::npos) << error_of({'\xc1'});
+}
+
+// A "data" string of at least aligned_string_min bytes starts at a multiple of data_alignment
+// of the output, whatever comes before it; the padding entry is gone after decoding.
+TEST(serialize_msgpack_value, big_data_strings_are_aligned)
+{
+    using namespace migraphx::serialize;
+    for(std::size_t n : {aligned_string_min, std::size_t{65535}, std::size_t{65536}, std::size_t{100001}})
+    {
+        std::string payload(n, '\0');
+        for(std::size_t i = 0; i < n; i++)
+            payload[i] = static_cast<char>(i * 7 + 3);
+        for(std::size_t prefix = 0; prefix < 2 * data_alignment + 3; prefix++)
+        {
+            std::vector<char> bytes(prefix, 'x');
+            value v = value::object{{"op", "@literal"}, {"data", payload}, {"after", 1}};
+            value_to_msgpack(v, bytes);
+            auto at = std::search(bytes.begin(), bytes.end(), payload.begin(), payload.end());
+            ASSERT_NE(at, bytes.end());
+            EXPECT_EQ(static_cast<std::size_t>(at - bytes.begin()) % data_alignment, 0) << n << " " << prefix;
+            std::size_t offset = prefix;
+            auto r             = msgpack_to_value(bytes.data(), bytes.size(), offset);
+            EXPECT_EQ(offset, bytes.size());
+            EXPECT_EQ(r, v) << "no @pad left";
+        }
+    }
+    // small strings and other keys are written as they are
+    std::vector<char> a;
+    std::vector<char> b;
+    value_to_msgpack(value::object{{"data", std::string(aligned_string_min - 1, 'a')}}, a);
+    value_to_msgpack(value::object{{"text", std::string(5000, 'a')}}, b);
+    EXPECT_EQ(a.size(), 1 + 5 + 3 + aligned_string_min - 1);
+    EXPECT_EQ(b.size(), 1 + 5 + 3 + 5000);
+}
+
+TEST(serialize_msgpack_value, byte_refs_leave_data_in_the_input)
+{
+    using namespace migraphx::serialize;
+    std::string big(3000, 'b');
+    value v = value::object{{"a", value::object{{"data", "small"}, {"name", "n"}}},
+                            {"b", value::array{value::object{{"data", big}}}}};
+    std::vector<char> bytes;
+    value_to_msgpack(v, bytes);
+    byte_refs refs;
+    std::size_t offset = 0;
+    auto r             = msgpack_to_value(bytes.data(), bytes.size(), offset, &refs);
+    ASSERT_EQ(refs.spans.size(), 2);
+    EXPECT_EQ(r.at("a").at("data"), (value::object{{bytes_key, 0}}));
+    EXPECT_EQ(r.at("a").at("name"), value("n"));
+    EXPECT_EQ(r.at("b").get_array().at(0).at("data"), (value::object{{bytes_key, 1}}));
+    // the spans point into the input itself
+    EXPECT_EQ(std::string(refs.spans[0].first, refs.spans[0].second), "small");
+    EXPECT_EQ(std::string(refs.spans[1].first, refs.spans[1].second), big);
+    EXPECT_GE(refs.spans[1].first, bytes.data());
+    EXPECT_LE(refs.spans[1].first + refs.spans[1].second, bytes.data() + bytes.size());
+    EXPECT_EQ(static_cast<std::size_t>(refs.spans[1].first - bytes.data()) % data_alignment, 0);
+    // a non-string "data" is decoded as usual
+    bytes.clear();
+    value_to_msgpack(value::object{{"data", 5}}, bytes);
+    offset = 0;
+    byte_refs none;
+    EXPECT_EQ(msgpack_to_value(bytes.data(), bytes.size(), offset, &none), (value::object{{"data", 5}}));
+    EXPECT_TRUE(none.spans.empty());
+    // the placeholder's key cannot come from the input
+    bytes.clear();
+    value_to_msgpack(value::object{{bytes_key, 0}}, bytes);
+    offset = 0;
+    EXPECT_THROW(msgpack_to_value(bytes.data(), bytes.size(), offset, &none), migraphx::exception);
+    offset = 0;
+    EXPECT_EQ(msgpack_to_value(bytes.data(), bytes.size(), offset), (value::object{{bytes_key, 0}}));
 }

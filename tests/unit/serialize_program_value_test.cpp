@@ -1,7 +1,12 @@
 // program <-> value (src/serialize/program_value.cpp): the tree's layout, every registered op
 // rebuilt from its attributes, and content errors named with their module and instruction.
 #include <migraphx/ref/target.hpp>
+#include <cstdint>
+#include <memory>
+#include <new>
 #include <set>
+#include <stdexcept>
+#include "serialize/msgpack_value.hpp"
 #include "serialize/program_value.hpp"
 #include "serialize_test_util.hpp"
 
@@ -204,4 +209,103 @@ TEST(serialize_program_value, module_cycles_and_unknown_modules_throw)
     (*find_op(w, "if"))["modules"] = migraphx::value{"then_mod", "nowhere"};
     msg = load_error(w);
     EXPECT_NE(msg.find("no module named 'nowhere'"), std::string::npos) << msg;
+}
+
+namespace {
+const migraphx::literal& first_literal(const migraphx::program& p)
+{
+    const auto* mm = p.get_main_module();
+    for(auto it = mm->begin(); it != mm->end(); ++it)
+        if(it->name() == "@literal")
+            return it->get_literal();
+    throw std::runtime_error("no literal");
+}
+} // namespace
+
+// Literal bytes left in the input (byte_refs): shared where an owner keeps the input alive and
+// they are aligned, copied otherwise; the program is the same either way.
+TEST(serialize_program_value, literals_share_or_copy_the_input)
+{
+    using namespace migraphx::serialize;
+    auto p = migx_test::small_cnn();
+    std::vector<char> bytes;
+    value_to_msgpack(program_to_value(p, literal_encoding::raw), bytes);
+    for(std::size_t shift : {0, 4})
+    {
+        // an owned, 64-byte aligned copy of the bytes, shifted to break the alignment
+        std::shared_ptr<char> owned(static_cast<char*>(::operator new(bytes.size() + 64, std::align_val_t{64})),
+                                    [](char* q) { ::operator delete(q, std::align_val_t{64}); });
+        std::copy(bytes.begin(), bytes.end(), owned.get() + shift);
+        const char* begin = owned.get() + shift;
+        const char* end   = begin + bytes.size();
+        for(bool with_owner : {true, false})
+        {
+            byte_refs refs;
+            if(with_owner)
+                refs.owner = owned;
+            std::size_t offset = 0;
+            auto v             = msgpack_to_value(begin, bytes.size(), offset, &refs);
+            ASSERT_EQ(refs.spans.size(), 3); // fc, bias, weights
+            auto q = program_from_value(v, 0, &refs);
+            EXPECT_EQ(migx_test::to_string(q), migx_test::to_string(p));
+            EXPECT_EQ(q, p);
+            const auto& l = first_literal(q); // fc: 2560 bytes, aligned in the output
+            bool inside   = l.data() >= begin and l.data() < end;
+            EXPECT_EQ(inside, with_owner and shift == 0) << shift << " " << with_owner;
+            if(inside)
+            {
+                EXPECT_EQ(reinterpret_cast<std::uintptr_t>(l.data()) % migraphx::serialize::data_alignment, 0);
+                EXPECT_GT(owned.use_count(), 1) << "the literal keeps the bytes alive";
+            }
+        }
+    }
+}
+
+TEST(serialize_program_value, bad_byte_refs_throw)
+{
+    using namespace migraphx::serialize;
+    auto v  = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* l = find_op(v, "@literal");
+    (*l)["data"] = migraphx::value::object{{bytes_key, 0}};
+    auto msg     = load_error(v); // no byte_refs: not data
+    EXPECT_NE(msg.find("data is not a string"), std::string::npos) << msg;
+    std::string ten(10, 'x');
+    byte_refs refs;
+    refs.spans.emplace_back(ten.data(), ten.size());
+    (*l)["data"] = migraphx::value::object{{bytes_key, 1}};
+    try
+    {
+        program_from_value(v, 0, &refs);
+        ADD_FAILURE() << "no exception";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("data refers to bytes that are not there"), std::string::npos) << e.what();
+    }
+    (*l)["data"] = migraphx::value::object{{bytes_key, 0}};
+    try
+    {
+        program_from_value(v, 0, &refs);
+        ADD_FAILURE() << "no exception";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("literal data is 10 bytes but its shape needs 2560"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(serialize_program_value, huge_shape_is_malformed_not_printed)
+{
+    auto v  = program_to_value(migx_test::small_cnn(), literal_encoding::raw);
+    auto* r = find_op(v, "relu");
+    migraphx::value::array lens(100000, migraphx::value(1));
+    (*r)["shape"]["lens"] = migraphx::value(lens);
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("(relu): malformed shape"), std::string::npos) << msg.substr(0, 300);
+    EXPECT_LT(msg.size(), 1000);
+    // a shape of ordinary size still says what is wrong with it
+    (*r)["shape"]["lens"] = migraphx::value{1, 4, 8, 9};
+    msg = load_error(v);
+    EXPECT_EQ(msg.find("malformed shape"), std::string::npos) << msg;
 }
