@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include "ir/builtin.hpp"
 #include "ir/program_impl.hpp"
+#include "serialize/dynamic_value.hpp"
 #include "serialize/json_value.hpp"
 
 namespace migraphx {
@@ -310,6 +311,8 @@ value program_to_value(const program& p, literal_encoding enc)
                    value::object{{"offload_copy", impl.options.offload_copy},
                                  {"fast_math", impl.options.fast_math},
                                  {"exhaustive_tune", impl.options.exhaustive_tune}});
+    if(impl.dynamic != nullptr)
+        o.emplace_back("dynamic", dynamic_to_value(*impl.dynamic, enc));
     return value(std::move(o));
 }
 
@@ -423,6 +426,16 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
             top.fail("output parameter '" + n + "' is not a parameter of main");
     if(top.boolean(v, "compiled"))
         restore_compiled_state(p, v, device_id);
+    if(const auto* d = v.find("dynamic"); d != nullptr)
+    {
+        auto src = dynamic_from_value(*d, refs);
+        // Every range must be an input of the program, of the rank the program has.
+        auto shapes = p.get_main_module()->get_parameter_shapes();
+        for(const auto& [name, dims] : src->ranges)
+            if(shapes.count(name) == 0 or shapes.at(name).lens().size() != dims.size())
+                top.fail("dynamic: '" + name + "' is not an input of that rank");
+        set_dynamic_source(p, std::move(src));
+    }
     return p;
 }
 

@@ -1,5 +1,7 @@
 // Dynamic inputs of ONNX models (src/onnx/onnx_dynamic.cpp): which dims become ranges, and
 // that a dynamic program runs each shape with the result of a program parsed statically for it.
+#ifdef MIGX_TEST_HAVE_ONNX
+
 #include <gtest/gtest.h>
 #include <migraphx/onnx.hpp>
 #include <migraphx/ref/target.hpp>
@@ -180,3 +182,5 @@ TEST(onnx_dynamic, each_shape_equals_the_static_program)
         EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>());
     }
 }
+
+#endif // MIGX_TEST_HAVE_ONNX
