@@ -287,6 +287,18 @@ void restore_compiled_state(program& p, const value& v, std::size_t device_id)
 value program_to_value(const program& p, literal_encoding enc)
 {
     const auto& impl = p.get_impl();
+    // A loader rebuilds every op by name: an op that is not registered (e.g. one that keeps data
+    // outside its attributes) would make a file that cannot be read back. Refuse it now.
+    auto known = get_operators();
+    std::unordered_set<std::string> registered(known.begin(), known.end());
+    for(const auto* m : p.get_modules())
+        for(auto it = m->begin(); it != m->end(); ++it)
+            if(it->name().front() != '@' and registered.count(it->name()) == 0)
+                MIGRAPHX_THROW("save: the operator '" + it->name() + "' (module " + m->name() +
+                               ") cannot be saved: a loader could not rebuild it" +
+                               (p.target_name().empty() ? std::string{}
+                                                        : "; programs compiled for '" + p.target_name() +
+                                                              "' cannot be saved yet, save the uncompiled program"));
     std::unordered_map<const instruction*, std::size_t> index;
     value::array modules;
     for(const auto* m : p.get_modules())

@@ -82,7 +82,22 @@ std::string quoted(const std::string& s)
 
 } // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv)
+{
+    try
+    {
+        return run(argc, argv);
+    }
+    catch(const std::exception& e)
+    {
+        std::cerr << "mxr_load_time: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+int run(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
     if(args.size() == 3 and args[0] == "--load")
@@ -120,7 +135,10 @@ int main(int argc, char** argv)
     auto p      = migraphx::parse_onnx(model);
     auto parse  = seconds_since(t0);
     t0          = clock_type::now();
-    p.compile(migraphx::get_target(target));
+    // Host inputs and outputs on every target (a gpu program copies them itself).
+    migraphx::compile_options options;
+    options.offload_copy = true;
+    p.compile(migraphx::get_target(target), options);
     auto compile = seconds_since(t0);
     auto mxr     = dir + "/model.mxr";
     auto outs    = dir + "/outputs.bin";

@@ -309,3 +309,29 @@ TEST(serialize_program_value, huge_shape_is_malformed_not_printed)
     msg = load_error(v);
     EXPECT_EQ(msg.find("malformed shape"), std::string::npos) << msg;
 }
+
+namespace {
+/// An op nobody registered: a loader could not make it by name.
+struct unregistered_op
+{
+    std::string name() const { return "test::unregistered"; }
+    migraphx::shape compute_shape(const std::vector<migraphx::shape>& inputs) const { return inputs.at(0); }
+};
+} // namespace
+
+TEST(serialize_program_value, an_unregistered_op_cannot_be_saved)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", migraphx::shape{migraphx::shape::float_type, {2}});
+    mm->add_return({mm->add_instruction(migraphx::operation{unregistered_op{}}, x)});
+    try
+    {
+        migraphx::serialize::program_to_value(p, migraphx::serialize::literal_encoding::raw);
+        FAIL() << "saved an op a loader cannot rebuild";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("test::unregistered"), std::string::npos) << e.what();
+    }
+}
