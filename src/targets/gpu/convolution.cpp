@@ -149,6 +149,29 @@ std::string problem_key(const std::string& what,
     return ss.str();
 }
 
+/// The algorithm for a problem: measured by find(buf, perf, count, &returned) on scratch buffers
+/// of the real sizes the first time the process meets the problem, remembered after.
+template <class Perf, int Count, class Find>
+algo_choice choose_algorithm(gpu_context& g,
+                             const std::string& key,
+                             const std::vector<shape>& inputs,
+                             const shape& out,
+                             bool plain,
+                             const std::string& what,
+                             Find find)
+{
+    return chosen_algorithm(key, [&] {
+        search_buffers buf(g, inputs[0], inputs[1], out);
+        Perf perf[Count];
+        int returned = 0;
+        find(buf, perf, Count, &returned);
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+        MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto& best = best_algorithm(perf, returned, plain, what);
+        return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
+    });
+}
+
 /// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
 /// p.conv the forward convolution, which maps x to y (convolution) or y to x (the transposed
 /// convolution, computed as cuDNN's backward-data). Shapes are padded to 4 dims (a 1-d
@@ -222,21 +245,13 @@ void convolution::finalize(context& ctx, const shape& out, const std::vector<sha
     auto p = std::make_shared<plan>();
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, false);
     bool plain = plain_float(out.type());
-    auto c     = chosen_algorithm(problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group),
-                              [&] {
-                                  // Measure the algorithms on scratch buffers of the real sizes.
-                                  search_buffers buf(g, inputs[0], inputs[1], out);
-                                  constexpr int want = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-                                  cudnnConvolutionFwdAlgoPerf_t perf[want];
-                                  int returned = 0;
-                                  MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
-                                      g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(), p->conv, p->y,
-                                      buf.out.get(), want, &returned, perf, buf.ws.get(), search_buffers::ws_limit));
-                                  MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-                                  MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-                                  const auto& best = best_algorithm(perf, returned, plain, name());
-                                  return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
-                              });
+    auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
+    auto c     = choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
+        g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
+            MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
+                                                                   p->conv, p->y, buf.out.get(), want, returned, perf,
+                                                                   buf.ws.get(), search_buffers::ws_limit));
+        });
     p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
     p->ws   = c.memory;
     MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
@@ -292,20 +307,13 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     // cuDNN's view: the forward convolution maps dx (our output, p->y) to dy (our input x, p->x).
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
     bool plain = plain_float(out.type());
-    auto c     = chosen_algorithm(problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group),
-                              [&] {
-                                  search_buffers buf(g, inputs[0], inputs[1], out);
-                                  constexpr int want = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-                                  cudnnConvolutionBwdDataAlgoPerf_t perf[want];
-                                  int returned = 0;
-                                  MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
-                                      g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(), p->conv, p->y,
-                                      buf.out.get(), want, &returned, perf, buf.ws.get(), search_buffers::ws_limit));
-                                  MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-                                  MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-                                  const auto& best = best_algorithm(perf, returned, plain, name());
-                                  return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
-                              });
+    auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
+    auto c     = choose_algorithm<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>(
+        g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
+            MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(), p->conv, p->y, buf.out.get(), want, returned, perf,
+                buf.ws.get(), search_buffers::ws_limit));
+        });
     p->bwd = static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo);
     p->ws  = c.memory;
     MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
