@@ -1,5 +1,6 @@
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
+#include "targets/cpu/gemm_kernel.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/operation.hpp>
 #include <cmath>
@@ -252,9 +253,10 @@ void lower_dot(module& m, instruction_ref ins)
     if(a->get_shape().elements() == 0 or b->get_shape().elements() == 0)
         return; // oneDNN leaves the result unwritten when K is 0
     dnnl_matmul op;
-    // Not GELU: oneDNN 2.6's matmul runs that post-op as a slow extra pass (BERT's FFN matmul
-    // took 1.15 ms with it, 0.73 ms without); cpu::pointwise does it faster.
-    auto f = grow(ins, ins->get_shape().lens().size() - 1, true, false);
+    // GELU only where cpu::lower_gemm will move the matmul to cpu::gemm, which applies it to each
+    // tile in registers: oneDNN 2.6's matmul runs that post-op as a slow extra pass (BERT's FFN
+    // matmul took 1.15 ms with it, 0.73 ms without), slower than cpu::pointwise after it.
+    auto f = grow(ins, ins->get_shape().lens().size() - 1, true, gemm_best_isa() == gemm_isa::avx2);
     set_post_ops(op, f);
     m.replace_instruction(f.last, operation{op}, fused_inputs(m, {a, b}, f));
 }

@@ -9,6 +9,7 @@
 #include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_dnnl_int8.hpp"
+#include "targets/cpu/lower_gemm.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
 #include "targets/cpu/row_kernels.hpp"
@@ -26,6 +27,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    lower_gather{},
                    lower_dnnl_int8{},
                    lower_dnnl{},
+                   dead_code_elimination{},
+                   lower_gemm{},
                    dead_code_elimination{},
                    blocked_layout{&ctx},
                    dead_code_elimination{},
