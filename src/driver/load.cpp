@@ -87,9 +87,25 @@ program load_mxr(const std::string& path)
 serialize::mxr_header read_mxr_header(const std::string& path)
 {
     check_readable(path);
+    // The binary format's header is at the front: try the first 64 KiB before reading a whole
+    // (possibly 100 MB) file; the json format, one object, needs all of it.
     std::ifstream f(path, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    return serialize::read_mxr_header(bytes.data(), bytes.size());
+    std::vector<char> head(64 * 1024);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(f.gcount()));
+    if(f.eof())
+        return serialize::read_mxr_header(head.data(), head.size());
+    try
+    {
+        return serialize::read_mxr_header(head.data(), head.size());
+    }
+    catch(const std::exception&)
+    {
+        f.clear();
+        f.seekg(0);
+        std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        return serialize::read_mxr_header(bytes.data(), bytes.size());
+    }
 }
 
 void save_mxr(const program& p, const std::string& path)
