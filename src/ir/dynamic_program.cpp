@@ -113,6 +113,16 @@ std::shared_ptr<program> variant_cache::get(const input_dims_map& dims, const st
 
 namespace {
 
+/// Whether dims are the ones p itself was built for (its largest).
+bool at_main_dims(const program& p, const input_dims_map& dims)
+{
+    auto shapes = p.get_main_module()->get_parameter_shapes();
+    return std::all_of(dims.begin(), dims.end(), [&](const auto& kv) {
+        auto it = shapes.find(kv.first);
+        return it != shapes.end() and it->second.lens() == kv.second;
+    });
+}
+
 program make_variant(const program::impl& impl, const input_dims_map& dims)
 {
     program v;
@@ -158,14 +168,9 @@ void precompile_optimals(const program& p)
         }
     if(combos.size() > 8)
         combos.resize(8);
-    auto shapes = p.get_main_module()->get_parameter_shapes();
     for(const auto& dims : combos)
-    {
-        bool at_main = std::all_of(
-            dims.begin(), dims.end(), [&](const auto& kv) { return shapes.at(kv.first).lens() == kv.second; });
-        if(not at_main)
+        if(not at_main_dims(p, dims))
             impl.variants->get(dims, [&]() { return make_variant(impl, dims); });
-    }
 }
 
 input_dims_map max_dims_of(const input_ranges_map& ranges)
@@ -186,13 +191,8 @@ const program& program_for(const program& p, const parameter_map& params)
     const auto& impl = p.get_impl();
     if(impl.dynamic == nullptr)
         return p;
-    auto dims   = dynamic_input_dims(*impl.dynamic, params);
-    auto shapes = p.get_main_module()->get_parameter_shapes();
-    bool at_main = std::all_of(dims.begin(), dims.end(), [&](const auto& kv) {
-        auto it = shapes.find(kv.first);
-        return it != shapes.end() and it->second.lens() == kv.second;
-    });
-    if(at_main)
+    auto dims = dynamic_input_dims(*impl.dynamic, params);
+    if(at_main_dims(p, dims))
         return p;
     auto make = [&]() { return make_variant(impl, dims); };
     return *impl.variants->get(dims, make);

@@ -130,13 +130,8 @@ onnx_options options_at(const onnx_options& options, const input_dims_map& dims)
 {
     auto r = options;
     // Inputs given fixed ranges are fixed dims; the dynamic ones take dims.
-    for(const auto& [name, range] : options.map_dyn_input_dims)
-    {
-        std::vector<std::size_t> d;
-        for(const auto& x : range)
-            d.push_back(x.max);
+    for(const auto& [name, d] : max_dims_of(options.map_dyn_input_dims))
         r.map_input_dims[name] = d;
-    }
     r.map_dyn_input_dims.clear();
     for(const auto& [name, d] : dims)
         r.map_input_dims[name] = d;
