@@ -8,6 +8,7 @@
 //   RANGES  name=1:8x3x224:448x224:448[;name2=...]   (a dim is N or MIN:MAX)
 //   SHAPE   name=4x3x224x224[;name2=...]
 // Integer inputs get i % 100 (token ids, masks), float inputs pseudo-random values.
+#include "bench_util.hpp"
 #include <migraphx/generate.hpp>
 #include <migraphx/onnx.hpp>
 #include <migraphx/program.hpp>
@@ -25,7 +26,9 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using migx_bench::clock_type;
+using migx_bench::make_input;
+using migx_bench::ms_since;
 
 std::vector<std::string> split(const std::string& s, char sep)
 {
@@ -52,25 +55,7 @@ std::map<std::string, std::vector<std::string>> parse_spec(const std::string& s)
     return r;
 }
 
-migraphx::argument make_input(const migraphx::shape& s, unsigned seed)
-{
-    if(migraphx::shape::is_integral(s.type()))
-    {
-        migraphx::argument a{s};
-        a.visit([](auto v) {
-            using T = typename decltype(v)::value_type;
-            for(std::size_t i = 0; i < v.size(); i++)
-                v[i] = static_cast<T>(static_cast<int>(i % 100));
-        });
-        return a;
-    }
-    return migraphx::generate_argument(s, seed);
-}
 
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
 
 double median(std::vector<double> xs)
 {

@@ -14,6 +14,9 @@ struct compile_options
     bool fast_math = true;
     /// Try every algorithm when choosing kernels (slower compile).
     bool exhaustive_tune = false;
+    /// Record a run once and replay it after (CUDA graphs on gpu: one launch instead of one per
+    /// kernel). Also off with MIGRAPHX_DISABLE_CUDA_GRAPH=1.
+    bool cuda_graph = true;
     /// Which GPU to use.
     std::size_t device_id = 0;
 };

@@ -2,6 +2,7 @@
 #define MIGRAPHX_CONTEXT_HPP
 
 #include <migraphx/errors.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <typeinfo>
@@ -10,8 +11,16 @@
 
 namespace migraphx {
 
+struct instruction;
+
 /// A target's execution state (device, stream, library handles), type-erased.
-/// A concrete context is a plain struct; finish() (wait for all work) is optional.
+/// A concrete context is a plain struct; finish() (wait for all work) is optional, and so is
+/// recording (a target whose work can be recorded once and replayed, e.g. as a CUDA graph):
+///   bool replayable(const instruction&) const   -- ins only queues work on fixed memory
+///   std::shared_ptr<void> record(const std::function<void()>& run)  -- runs `run` recording
+///                                                  what it queues (not executing it); throws
+///                                                  if the work cannot be recorded
+///   void replay(const std::shared_ptr<void>& recording)             -- queues it again
 struct context
 {
     context() = default;
@@ -26,6 +35,21 @@ struct context
     {
         if(m_self)
             m_self->finish();
+    }
+
+    /// Whether the target can record ins's work and replay it later (false if it cannot record).
+    bool replayable(const instruction& ins) const { return m_self and m_self->replayable(ins); }
+    std::shared_ptr<void> record(const std::function<void()>& run) const
+    {
+        if(not m_self)
+            MIGRAPHX_THROW("context: nothing to record with");
+        return m_self->record(run);
+    }
+    void replay(const std::shared_ptr<void>& recording) const
+    {
+        if(not m_self)
+            MIGRAPHX_THROW("context: nothing to replay with");
+        m_self->replay(recording);
     }
 
     template <class T>
@@ -49,6 +73,9 @@ struct context
         virtual ~concept_t()                        = default;
         virtual void finish()                       = 0;
         virtual const std::type_info& type() const  = 0;
+        virtual bool replayable(const instruction& ins) const                  = 0;
+        virtual std::shared_ptr<void> record(const std::function<void()>& run) = 0;
+        virtual void replay(const std::shared_ptr<void>& recording)            = 0;
     };
     template <class T>
     struct model : concept_t
@@ -64,6 +91,42 @@ struct context
         {
         }
         void finish() override { call_finish(x, 0); }
+
+        template <class U>
+        static auto call_replayable(const U& u, const instruction& ins, int) -> decltype(u.replayable(ins))
+        {
+            return u.replayable(ins);
+        }
+        template <class U>
+        static bool call_replayable(const U&, const instruction&, long)
+        {
+            return false;
+        }
+        bool replayable(const instruction& ins) const override { return call_replayable(x, ins, 0); }
+
+        template <class U>
+        static auto call_record(U& u, const std::function<void()>& run, int) -> decltype(u.record(run))
+        {
+            return u.record(run);
+        }
+        template <class U>
+        static std::shared_ptr<void> call_record(U&, const std::function<void()>&, long)
+        {
+            MIGRAPHX_THROW("context: this target cannot record work");
+        }
+        std::shared_ptr<void> record(const std::function<void()>& run) override { return call_record(x, run, 0); }
+
+        template <class U>
+        static auto call_replay(U& u, const std::shared_ptr<void>& r, int) -> decltype(u.replay(r))
+        {
+            u.replay(r);
+        }
+        template <class U>
+        static void call_replay(U&, const std::shared_ptr<void>&, long)
+        {
+            MIGRAPHX_THROW("context: this target cannot replay work");
+        }
+        void replay(const std::shared_ptr<void>& r) override { call_replay(x, r, 0); }
         const std::type_info& type() const override { return typeid(T); }
         T x;
     };

@@ -70,18 +70,20 @@ void init_program(py::module_& m)
         .def("get_module", &program::get_module, py::arg("name"), py::return_value_policy::reference_internal)
         .def("compile",
              [](program& p, const target& t, bool offload_copy, bool fast_math, bool exhaustive_tune,
-                std::size_t device_id) {
+                std::size_t device_id, bool cuda_graph) {
                  compile_options options;
                  options.offload_copy    = offload_copy;
                  options.fast_math       = fast_math;
                  options.exhaustive_tune = exhaustive_tune;
                  options.device_id       = device_id;
+                 options.cuda_graph      = cuda_graph;
                  py::gil_scoped_release nogil;
                  p.compile(t, options);
              },
              py::arg("t"), py::arg("offload_copy") = true, py::arg("fast_math") = true,
-             py::arg("exhaustive_tune") = false, py::arg("device_id") = 0,
-             "Compile for target t. offload_copy=True (the default) takes and returns host data on the gpu.")
+             py::arg("exhaustive_tune") = false, py::arg("device_id") = 0, py::arg("cuda_graph") = true,
+             "Compile for target t. offload_copy=True (the default) takes and returns host data on the gpu; "
+             "cuda_graph=False launches kernel by kernel instead of replaying a CUDA graph.")
         .def("is_compiled", &program::is_compiled)
         .def("target_name", &program::target_name)
         .def("run",

@@ -42,6 +42,7 @@ struct target_options
     bool cpu          = false;
     bool ref          = false;
     bool offload_copy = false;
+    bool no_cuda_graph = false;
     bool fp16         = false;
     bool int8         = false;
     bool quiet        = false;

@@ -11,6 +11,7 @@
 #include "ir/builtin.hpp"
 #include "ir/env.hpp"
 #include "ir/program_impl.hpp"
+#include "ir/replay.hpp"
 
 namespace migraphx {
 
@@ -178,6 +179,7 @@ struct evaluator
     const program& prog;
     context& ctx;
     tracer trace;
+    replay_cache* replays = nullptr; // set where recorded runs may be replayed
 
     std::vector<argument> run(const module& m,
                               const parameter_map& params,
@@ -200,8 +202,50 @@ struct evaluator
             }
             MIGRAPHX_THROW("eval: instruction " + x->name() + " used before it was computed");
         };
+        auto compute_op = [&](instruction_ref ins) -> argument {
+            std::vector<argument> args;
+            args.reserve(ins->inputs().size());
+            for(auto in : ins->inputs())
+                args.push_back(lookup(in));
+            try
+            {
+                if(not ins->module_inputs().empty())
+                {
+                    run_module_fn fn = [&](module_ref sub, const parameter_map& p) { return run(*sub, p, &results); };
+                    return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
+                }
+                return ins->get_operator().compute(ctx, ins->get_shape(), args);
+            }
+            catch(const exception&)
+            {
+                throw;
+            }
+            catch(const std::exception& e)
+            {
+                // A library's own error (oneDNN, CUDA, std::bad_alloc) becomes ours, naming the op.
+                MIGRAPHX_THROW("eval: " + ins->name() + " in module " + m.name() + " failed: " + e.what());
+            }
+        };
+        // Replay (CUDA graphs): the main module's recordable runs, unless each instruction is traced.
+        const std::vector<replay_segment>* segments = nullptr;
+        if(replays != nullptr and outer == nullptr and trace.level == 0)
+            segments = &replays->segments(m, ctx);
+        std::size_t next_segment = 0;
         for(auto ins = m.begin(); ins != m.end(); ++ins)
         {
+            if(segments != nullptr and next_segment < segments->size() and ins == (*segments)[next_segment].begin)
+            {
+                const auto& seg = (*segments)[next_segment++];
+                auto step       = [&](instruction_ref i) {
+                    auto r          = compute_op(i);
+                    results[&*i] = r;
+                    return r;
+                };
+                for(auto& [i, a] : replays->run(seg, ctx, lookup, step))
+                    results[i] = std::move(a);
+                ins = std::prev(seg.end);
+                continue;
+            }
             const auto& n = ins->name();
             bool traced   = trace.level > 0 and n != "@return";
             if(traced)
@@ -231,33 +275,7 @@ struct evaluator
                 return r;
             }
             else
-            {
-                std::vector<argument> args;
-                args.reserve(ins->inputs().size());
-                for(auto in : ins->inputs())
-                    args.push_back(lookup(in));
-                try
-                {
-                    if(not ins->module_inputs().empty())
-                    {
-                        run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
-                            return run(*sub, p, &results);
-                        };
-                        out = ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
-                    }
-                    else
-                        out = ins->get_operator().compute(ctx, ins->get_shape(), args);
-                }
-                catch(const exception&)
-                {
-                    throw;
-                }
-                catch(const std::exception& e)
-                {
-                    // A library's own error (oneDNN, CUDA, std::bad_alloc) becomes ours, naming the op.
-                    MIGRAPHX_THROW("eval: " + n + " in module " + m.name() + " failed: " + e.what());
-                }
-            }
+                out = compute_op(ins);
             if(traced)
             {
                 // As MIGraphX: the time until compute returned, then until the target finished.
@@ -304,6 +322,12 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
     e.trace.level = env_level("MIGRAPHX_TRACE_EVAL");
     if(not impl.target_ref.empty())
         e.trace.t = &impl.target_ref;
+    if(impl.compiled and impl.options.cuda_graph and not env_enabled("MIGRAPHX_DISABLE_CUDA_GRAPH"))
+    {
+        if(not impl.replays)
+            impl.replays = std::make_shared<replay_cache>();
+        e.replays = impl.replays.get();
+    }
     auto results = e.run(*mm, checked, nullptr);
     ctx.finish();
     return results;

@@ -10,6 +10,7 @@ namespace migraphx {
 
 struct dynamic_source;
 class variant_cache;
+class replay_cache;
 
 struct program::impl
 {
@@ -27,6 +28,8 @@ struct program::impl
     std::shared_ptr<const dynamic_source> dynamic;
     /// Its compiled static variants, per input dims; a copy starts with an empty cache.
     std::shared_ptr<variant_cache> variants;
+    /// Recorded runs for replay (ir/replay.hpp), made on first eval; a copy starts without.
+    std::shared_ptr<replay_cache> replays;
 };
 
 /// Deep-copies modules (remapping instructions and sub-module references) and state.

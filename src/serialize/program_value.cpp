@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include "ir/builtin.hpp"
 #include "ir/program_impl.hpp"
 #include "serialize/dynamic_value.hpp"
 #include "serialize/json_value.hpp"
+#include "serialize/op_serializer.hpp"
 
 namespace migraphx {
 namespace serialize {
@@ -36,26 +38,37 @@ value strings_to_value(const std::vector<std::string>& xs)
     return value(std::move(a));
 }
 
+// "data" (msgpack: raw bytes, aligned in the file by value_to_msgpack) or "base64" (json).
+void add_literal_bytes(value::object& o, const literal& l, literal_encoding enc)
+{
+    const auto& s = l.get_shape();
+    if(s.type() == shape::tuple_type or s.dynamic())
+        MIGRAPHX_THROW("save: cannot save a literal of tuple or dynamic shape");
+    auto n = l.empty() ? 0 : s.bytes();
+    if(enc == literal_encoding::raw)
+        o.emplace_back("data", std::string(l.data(), n));
+    else
+        o.emplace_back("base64", base64_encode(l.data(), n));
+}
+
 value instruction_to_value(const instruction& ins,
                            const std::unordered_map<const instruction*, std::size_t>& index,
                            literal_encoding enc)
 {
     value::object o;
     o.emplace_back("op", ins.name());
+    std::optional<literal> held; // bytes an op keeps outside its attributes (op_serializer.hpp)
     if(ins.name() == "@literal")
-    {
-        const auto& l = ins.get_literal();
-        const auto& s = l.get_shape();
-        if(s.type() == shape::tuple_type or s.dynamic())
-            MIGRAPHX_THROW("save: cannot save a literal of tuple or dynamic shape");
-        auto n = l.empty() ? 0 : s.bytes();
-        if(enc == literal_encoding::raw)
-            o.emplace_back("data", std::string(l.data(), n));
-        else
-            o.emplace_back("base64", base64_encode(l.data(), n));
-    }
+        add_literal_bytes(o, ins.get_literal(), enc);
     else if(ins.name() != "@return")
-        o.emplace_back("attrs", ins.get_operator().to_value());
+    {
+        const auto* s = find_op_serializer(ins.name());
+        o.emplace_back("attrs", s != nullptr and s->save ? s->save(ins.get_operator()) : ins.get_operator().to_value());
+        if(s != nullptr and s->get_literal)
+            held = s->get_literal(ins.get_operator());
+        if(s != nullptr and s->literal_required and not held)
+            MIGRAPHX_THROW("save: the operator '" + ins.name() + "' holds no data to save");
+    }
     value::array inputs;
     for(auto in : ins.inputs())
     {
@@ -70,6 +83,14 @@ value instruction_to_value(const instruction& ins,
         mods.push_back(m->name());
     o.emplace_back("modules", value(std::move(mods)));
     o.emplace_back("shape", shape_to_value(ins.get_shape()));
+    if(held)
+    {
+        // Its own shape (a binary's is not the instruction's); the bytes as @literal's are.
+        value::object lo;
+        lo.emplace_back("shape", shape_to_value(held->get_shape()));
+        add_literal_bytes(lo, *held, enc);
+        o.emplace_back("literal", value(std::move(lo)));
+    }
     return value(std::move(o));
 }
 
@@ -231,7 +252,7 @@ literal read_literal(const reader& r, const value& v, const shape& s, const byte
 }
 
 // A module may not call itself, directly or through others (eval would never end).
-void check_module_cycles(const program& p)
+void check_module_cycles(const program& p, const std::vector<std::pair<const module*, const module*>>& op_modules)
 {
     std::unordered_map<const module*, int> state; // 1: on the path, 2: done
     std::function<void(const module*)> visit = [&](const module* m) {
@@ -244,34 +265,50 @@ void check_module_cycles(const program& p)
         for(auto it = m->begin(); it != m->end(); ++it)
             for(const auto* sm : it->module_inputs())
                 visit(sm);
+        for(const auto& [caller, callee] : op_modules)
+            if(caller == m)
+                visit(callee);
         state[m] = 2;
     };
     for(const auto* m : p.get_modules())
         visit(m);
 }
 
-void restore_compiled_state(program& p, const value& v, std::size_t device_id)
+// The target a compiled program was compiled for, looked up before anything is rebuilt: a file
+// of a target this process lacks (a gpu program where there is no CUDA device, or a build
+// without the gpu target, whose ops are not even registered) says so, not that an op is unknown.
+target compiled_target(const value& v)
 {
     reader r{"program"};
     auto name = r.string(v, "target", 0);
-    target t;
     try
     {
-        t = get_target(name);
+        return get_target(name);
     }
     catch(const exception&)
     {
         std::string known;
         for(const auto& k : get_targets())
             known += (known.empty() ? "" : ", ") + k;
-        MIGRAPHX_THROW("the program was compiled for target '" + name +
-                       "', which is not available here (available: " + known + ")");
+        std::string why;
+        if(name == "gpu")
+            why = "; a gpu program runs only where a CUDA device is present, in a build with the gpu target";
+        auto shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
+        MIGRAPHX_THROW("the program was compiled for target '" + shown + "', which is not available here (available: " +
+                       known + ")" + why);
     }
+}
+
+void restore_compiled_state(program& p, const value& v, std::size_t device_id, const target& t)
+{
+    reader r{"program"};
     auto& impl   = p.get_impl();
     const auto& o = r.at(v, "compile_options");
     impl.options.offload_copy    = r.boolean(o, "offload_copy");
     impl.options.fast_math       = r.boolean(o, "fast_math");
     impl.options.exhaustive_tune = r.boolean(o, "exhaustive_tune");
+    if(o.contains("cuda_graph")) // written since CUDA-graph replay exists; before, always on
+        impl.options.cuda_graph = r.boolean(o, "cuda_graph");
     impl.options.device_id       = device_id;
     impl.target_ref              = t;
     impl.ctx                     = t.get_context();
@@ -287,18 +324,19 @@ void restore_compiled_state(program& p, const value& v, std::size_t device_id)
 value program_to_value(const program& p, literal_encoding enc)
 {
     const auto& impl = p.get_impl();
-    // A loader rebuilds every op by name: an op that is not registered (e.g. one that keeps data
-    // outside its attributes) would make a file that cannot be read back. Refuse it now.
+    // A loader rebuilds every op by name: an op that is neither registered nor known to the
+    // serializer (op_serializer.hpp) would make a file that cannot be read back. Refuse it now.
     auto known = get_operators();
     std::unordered_set<std::string> registered(known.begin(), known.end());
     for(const auto* m : p.get_modules())
         for(auto it = m->begin(); it != m->end(); ++it)
-            if(it->name().front() != '@' and registered.count(it->name()) == 0)
+            if(it->name().front() != '@' and registered.count(it->name()) == 0 and
+               find_op_serializer(it->name()) == nullptr)
                 MIGRAPHX_THROW("save: the operator '" + it->name() + "' (module " + m->name() +
                                ") cannot be saved: a loader could not rebuild it" +
                                (p.target_name().empty() ? std::string{}
-                                                        : "; programs compiled for '" + p.target_name() +
-                                                              "' cannot be saved yet, save the uncompiled program"));
+                                                        : "; save the program before compiling it for '" +
+                                                              p.target_name() + "'"));
     std::unordered_map<const instruction*, std::size_t> index;
     value::array modules;
     for(const auto* m : p.get_modules())
@@ -322,7 +360,8 @@ value program_to_value(const program& p, literal_encoding enc)
     o.emplace_back("compile_options",
                    value::object{{"offload_copy", impl.options.offload_copy},
                                  {"fast_math", impl.options.fast_math},
-                                 {"exhaustive_tune", impl.options.exhaustive_tune}});
+                                 {"exhaustive_tune", impl.options.exhaustive_tune},
+                                 {"cuda_graph", impl.options.cuda_graph}});
     if(impl.dynamic != nullptr)
         o.emplace_back("dynamic", dynamic_to_value(*impl.dynamic, enc));
     return value(std::move(o));
@@ -332,6 +371,9 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
 {
     reader top{"program"};
     program p;
+    std::optional<target> compiled_for;
+    if(top.boolean(v, "compiled"))
+        compiled_for = compiled_target(v);
     const auto& mods = top.array(v, "modules");
     if(mods.empty())
         top.fail("no modules");
@@ -353,6 +395,8 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
         }
     }
     std::vector<instruction_ref> all;
+    // modules that ops run without listing them as module inputs (gpu::ref::<op>): caller, callee
+    std::vector<std::pair<const module*, const module*>> op_modules;
     for(std::size_t mi = 0; mi < mods.size(); mi++)
     {
         auto* m                  = made[mi];
@@ -409,8 +453,30 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
                 }
                 else
                 {
-                    auto op = make_op(op_name, r.at(iv, "attrs"));
-                    ins     = m->insert_instruction_unchecked(m->end(), op, s, args, margs);
+                    const auto* ser   = find_op_serializer(op_name);
+                    const auto& attrs = r.at(iv, "attrs");
+                    auto lookup       = [&](const std::string& n) -> module_ref {
+                        // a module the op runs (gpu::ref::<op>'s body): not main nor its own
+                        if(n == "main" or n == m->name())
+                            r.fail("module '" + n + "' would make the module call itself");
+                        auto found = std::find_if(made.begin(), made.end(), [&](auto* x) { return x->name() == n; });
+                        if(found == made.end())
+                            r.fail("no module named '" + n + "'");
+                        op_modules.emplace_back(m, *found);
+                        return *found;
+                    };
+                    auto op = ser != nullptr and ser->load ? ser->load(op_name, attrs, lookup)
+                                                           : make_op(op_name, attrs);
+                    if(const auto* lv = iv.find("literal"); lv != nullptr)
+                    {
+                        if(ser == nullptr or not ser->set_literal)
+                            r.fail("has 'literal', which its operator does not take");
+                        reader lr{r.where + ", literal"};
+                        ser->set_literal(op, read_literal(lr, *lv, lr.get_shape(lr.at(*lv, "shape")), refs));
+                    }
+                    else if(ser != nullptr and ser->literal_required)
+                        r.fail("has no 'literal' (the operator's data)");
+                    ins = m->insert_instruction_unchecked(m->end(), op, s, args, margs);
                 }
             }
             catch(const exception& e)
@@ -423,7 +489,7 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
             all.push_back(ins);
         }
     }
-    check_module_cycles(p);
+    check_module_cycles(p, op_modules);
     // Every stored shape must be the one its op computes: a corrupted attribute or shape shows
     // here, before anything runs.
     for(auto* m : made)
@@ -436,8 +502,8 @@ program program_from_value(const value& v, std::size_t device_id, const byte_ref
     for(const auto& n : impl.output_param_names)
         if(p.get_main_module()->get_parameter(n) == p.get_main_module()->end())
             top.fail("output parameter '" + n + "' is not a parameter of main");
-    if(top.boolean(v, "compiled"))
-        restore_compiled_state(p, v, device_id);
+    if(compiled_for)
+        restore_compiled_state(p, v, device_id, *compiled_for);
     if(const auto* d = v.find("dynamic"); d != nullptr)
     {
         auto src = dynamic_from_value(*d, refs);

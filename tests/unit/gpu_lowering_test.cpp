@@ -39,9 +39,10 @@ TEST(gpu_lowering, conv_bias_relu)
     m->add_return({r});
     auto g = migx_test::expect_gpu_matches_ref(p);
     auto t = text(g);
-    EXPECT_NE(t.find("gpu::convolution[padding={1, 1, 1, 1},stride={2, 2}"), std::string::npos) << t;
-    EXPECT_NE(t.find("gpu::code_object[code_object="), std::string::npos) << t;
-    EXPECT_NE(t.find("symbol_name=add_relu_kernel"), std::string::npos) << t;
+    // conv + bias + relu: one cuDNN call (no add_relu kernel)
+    EXPECT_NE(t.find("gpu::conv_bias_relu[padding={1, 1, 1, 1},stride={2, 2}"), std::string::npos) << t;
+    EXPECT_NE(t.find("residual=0"), std::string::npos) << t;
+    EXPECT_EQ(t.find("symbol_name=add_relu_kernel"), std::string::npos) << t;
     EXPECT_NE(t.find("hip::copy_to_gpu(x,"), std::string::npos) << t;
     EXPECT_NE(t.find("hip::hip_copy_literal[id=main:@literal:"), std::string::npos) << t;
     EXPECT_NE(t.find("hip::hip_allocate_memory[shape=uint8_type"), std::string::npos) << t;
@@ -210,6 +211,57 @@ TEST(gpu_lowering, half_conv_and_gemm)
     auto b  = m->add_parameter("b", shape{shape::half_type, {32, 24}});
     m->add_return({c, m->add_instruction(make_op("dot"), a, b)});
     migx_test::expect_gpu_matches_ref(p, 2e-2, 2e-2);
+}
+
+namespace {
+
+/// A ResNet bottleneck's end in type t: relu(conv(relu(conv(x) + b1)) + b2 + x) with x itself
+/// relu(conv(input) + b0), then a
+/// 1x1 convolution and a pooling (users that need standard layout).
+migraphx::program residual_block(shape::type_t t)
+{
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto in  = m->add_parameter("x", shape{t, {2, 8, 9, 9}});
+    auto bias = [&](migraphx::instruction_ref c, unsigned long seed) {
+        auto b = lit(m, shape{t, {c->get_shape().lens()[1]}}, seed);
+        return m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", c->get_shape().lens()}}), b);
+    };
+    // the block's input: a convolution's result (NHWC in half)
+    auto c0 = m->add_instruction(make_op("convolution"), in, lit(m, shape{t, {16, 8, 1, 1}}, 10));
+    auto x  = m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), c0, bias(c0, 9)));
+    auto c1 = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, lit(m, shape{t, {16, 16, 3, 3}}, 11));
+    auto r1 = m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), c1, bias(c1, 12)));
+    auto c2 = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), r1, lit(m, shape{t, {16, 16, 3, 3}}, 13));
+    auto a2 = m->add_instruction(make_op("add"), m->add_instruction(make_op("add"), c2, bias(c2, 14)), x);
+    auto r2 = m->add_instruction(make_op("relu"), a2);
+    auto c3 = m->add_instruction(make_op("convolution"), r2, lit(m, shape{t, {8, 16, 1, 1}}, 15));
+    auto pool = m->add_instruction(
+        make_op("pooling", {{"mode", "max"}, {"lengths", {3, 3}}, {"stride", {2, 2}}}), c3);
+    m->add_return({pool});
+    return p;
+}
+
+} // namespace
+
+TEST(gpu_lowering, conv_bias_relu_with_residual_float_and_half_nhwc)
+{
+    MIGX_REQUIRE_GPU();
+    {
+        auto g = migx_test::expect_gpu_matches_ref(residual_block(shape::float_type));
+        auto t = text(g);
+        EXPECT_NE(t.find("gpu::conv_bias_relu["), std::string::npos) << t;
+        EXPECT_NE(t.find("residual=1"), std::string::npos) << t;
+    }
+    {
+        // half: the tolerance of the other half convolution test.
+        auto p = residual_block(shape::half_type);
+        auto g = migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-2);
+        auto t = text(g);
+        EXPECT_NE(t.find("gpu::conv_bias_relu["), std::string::npos) << t;
+        EXPECT_NE(t.find("residual=1"), std::string::npos) << t;
+        EXPECT_NE(t.find("{1296, 1, 144, 16}"), std::string::npos) << t; // NHWC buffers
+    }
 }
 
 TEST(gpu_lowering, host_fallback_ops)

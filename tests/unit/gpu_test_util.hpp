@@ -15,6 +15,8 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace migx_test {
 
@@ -67,39 +69,95 @@ inline void expect_close(const migraphx::argument& got, const migraphx::argument
     EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << g.size() << " elements differ";
 }
 
+/// Other values for the same inputs: floats mapped by 0.5 x + 0.25 (keeps an input inside
+/// [-1, 1] or (0, 1] where a test chose such), integers (indices) kept.
+inline migraphx::parameter_map other_values(const migraphx::parameter_map& params)
+{
+    migraphx::parameter_map r;
+    for(const auto& [name, a] : params)
+    {
+        auto t = a.get_shape().type();
+        if(t != migraphx::shape::float_type and t != migraphx::shape::half_type and t != migraphx::shape::double_type)
+        {
+            r[name] = a;
+            continue;
+        }
+        migraphx::argument b{a.get_shape()};
+        std::copy_n(a.data(), a.get_shape().bytes(), b.data());
+        b.visit([](auto v) {
+            using T = typename decltype(v)::value_type;
+            for(std::size_t i = 0; i < v.size(); i++)
+                v[i] = static_cast<T>(0.5 * static_cast<double>(v[i]) + 0.25);
+        });
+        r[name] = b;
+    }
+    return r;
+}
+
 /// Compiles copies of p for ref and gpu (both offload modes), runs them on the given host
 /// inputs, expects results within rtol/atol; returns the offload_copy=true gpu program. With
 /// offload_copy=false the inputs and outputs are device buffers the caller owns (outputs
 /// poisoned first), which must give what offload_copy=true gives.
+/// Each gpu program runs several times on two input sets (A, then other_values B), so that the
+/// recorded and replayed runs (CUDA graphs: the first run is plain, later ones replay) are
+/// checked as well as the first: a replay that computed nothing would leave the other set's
+/// results behind.
 inline migraphx::program
 expect_gpu_matches_ref(const migraphx::program& p, const migraphx::parameter_map& params, double rtol, double atol)
 {
     auto ref    = p;
     ref.compile(migraphx::ref::target{});
-    auto want = ref.eval(params);
+    auto params_b = other_values(params);
+    auto want     = ref.eval(params);
+    auto want_b   = ref.eval(params_b);
     auto gt   = migraphx::get_target("gpu");
 
     auto on = p;
     migraphx::compile_options o;
     o.offload_copy = true;
     on.compile(gt, o);
-    auto got = on.eval(params);
-    EXPECT_EQ(got.size(), want.size());
-    for(std::size_t i = 0; i < std::min(got.size(), want.size()); i++)
-        expect_close(got[i], want[i], rtol, atol, "offload_copy=true output " + std::to_string(i));
+    const char* order = "ABAB";
+    for(int run = 0; run < 4; run++)
+    {
+        bool a    = order[run] == 'A';
+        auto got  = on.eval(a ? params : params_b);
+        const auto& w = a ? want : want_b;
+        EXPECT_EQ(got.size(), w.size());
+        for(std::size_t i = 0; i < std::min(got.size(), w.size()); i++)
+            expect_close(got[i], w[i], rtol, atol,
+                         "offload_copy=true run " + std::to_string(run + 1) + " output " + std::to_string(i));
+    }
 
     auto off = p;
     o.offload_copy = false;
     off.compile(gt, o);
-    migraphx::parameter_map dev;
-    for(const auto& [name, a] : params)
-        dev[name] = gt.copy_to(a);
+    // Set 1: inputs A, outputs O1; set 2: inputs B, outputs O2; set 3: inputs B, outputs O1.
+    migraphx::parameter_map in_a, in_b, out_1, out_2;
+    for(const auto& [name, x] : params)
+        in_a[name] = gt.copy_to(x);
+    for(const auto& [name, x] : params_b)
+        in_b[name] = gt.copy_to(x);
     for(const auto& [name, s] : off.get_outputs())
-        dev[name] = gt.copy_to(nan_filled(s));
-    auto res = off.eval(dev);
-    EXPECT_EQ(res.size(), want.size());
-    for(std::size_t i = 0; i < std::min(res.size(), want.size()); i++)
-        expect_close(gt.copy_from(res[i]), want[i], rtol, atol, "offload_copy=false output " + std::to_string(i));
+    {
+        out_1[name] = gt.copy_to(nan_filled(s));
+        out_2[name] = gt.copy_to(nan_filled(s));
+    }
+    auto set = [](migraphx::parameter_map in, const migraphx::parameter_map& out) {
+        in.insert(out.begin(), out.end());
+        return in;
+    };
+    std::vector<std::pair<migraphx::parameter_map, const std::vector<migraphx::argument>*>> runs = {
+        {set(in_a, out_1), &want}, {set(in_b, out_2), &want_b}, {set(in_b, out_1), &want_b},
+        {set(in_a, out_1), &want}, {set(in_b, out_1), &want_b}, {set(in_a, out_1), &want}};
+    for(std::size_t run = 0; run < runs.size(); run++)
+    {
+        auto res      = off.eval(runs[run].first);
+        const auto& w = *runs[run].second;
+        EXPECT_EQ(res.size(), w.size());
+        for(std::size_t i = 0; i < std::min(res.size(), w.size()); i++)
+            expect_close(gt.copy_from(res[i]), w[i], rtol, atol,
+                         "offload_copy=false run " + std::to_string(run + 1) + " output " + std::to_string(i));
+    }
     return on;
 }
 

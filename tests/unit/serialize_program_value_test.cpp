@@ -335,3 +335,23 @@ TEST(serialize_program_value, an_unregistered_op_cannot_be_saved)
         EXPECT_NE(std::string(e.what()).find("test::unregistered"), std::string::npos) << e.what();
     }
 }
+
+// A compiled program's target is looked up before its ops are rebuilt: a file of a target this
+// process lacks (whose ops a build without it does not even register) says which target.
+TEST(serialize_program_value, unavailable_target_is_reported_before_its_ops)
+{
+    auto p = migx_test::small_cnn();
+    p.compile(migraphx::ref::target{});
+    auto v      = program_to_value(p, literal_encoding::raw);
+    v["target"] = "tpu";
+    for(auto& i : main_instructions(v))
+        if(i.at("op").get_string().front() != '@')
+            i["op"] = "tpu::kernel";
+    auto msg = load_error(v);
+    EXPECT_NE(msg.find("compiled for target 'tpu', which is not available here"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("unknown operator"), std::string::npos) << msg;
+    v["target"] = "gpu";
+    msg         = load_error(v);
+    if(not migx_test::have_target("gpu"))
+        EXPECT_NE(msg.find("a gpu program runs only where a CUDA device is present"), std::string::npos) << msg;
+}

@@ -3,7 +3,9 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
 #include <migraphx/register_op.hpp>
+#include "serialize/op_serializer.hpp"
 #include <algorithm>
+#include <optional>
 
 namespace migraphx {
 namespace gpu {
@@ -32,10 +34,34 @@ void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    auto& st   = g.get();
-    auto cubin = compile_cuda(source, symbol_name, st.sm_major, st.sm_minor);
-    binary_size = cubin.size();
-    kernel      = std::make_shared<loaded_kernel>(cubin, symbol_name);
+    auto& st  = g.get();
+    auto want = "sm_" + std::to_string(st.sm_major) + std::to_string(st.sm_minor);
+    kernel    = nullptr;
+    // A loaded program's binary, if it was built for this device's architecture and the driver
+    // takes it: no NVRTC. Otherwise the source is compiled, as at compile time.
+    if(not binary.empty() and binary.get_shape().type() == shape::uint8_type and arch == want)
+    {
+        try
+        {
+            auto arg = binary.get_argument();
+            kernel   = std::make_shared<loaded_kernel>(
+                binary.data(), binary.get_shape().bytes(), symbol_name, std::shared_ptr<const void>(arg.share_data()));
+        }
+        catch(const exception&)
+        {
+            kernel = nullptr;
+        }
+    }
+    if(not kernel)
+    {
+        auto cubin = compile_cuda(source, symbol_name, st.sm_major, st.sm_minor);
+        std::shared_ptr<char> bytes(new char[cubin.size()], std::default_delete<char[]>());
+        std::copy(cubin.begin(), cubin.end(), bytes.get());
+        binary = literal::adopt(shape{shape::uint8_type, {cubin.size()}}, bytes);
+        arch   = want;
+        kernel = std::make_shared<loaded_kernel>(cubin, symbol_name);
+    }
+    binary_size = binary.get_shape().bytes();
     if(not inputs.empty() and inputs_in_table(inputs.size() - 1))
     {
         table         = std::make_shared<pointer_table>();
@@ -82,6 +108,31 @@ argument code_object::compute(context& ctx, const shape&, const std::vector<argu
     return args.back();
 }
 MIGRAPHX_REGISTER_OP(code_object)
+
+namespace {
+// A saved program keeps each kernel's cubin, as literal bytes (src/serialize/op_serializer.hpp):
+// raw and aligned in the file, used from the mapped file on load.
+const bool serializer_registered = [] {
+    serialize::op_serializer s;
+    s.get_literal = [](const operation& op) -> std::optional<literal> {
+        const auto* c = op.any_cast<code_object>();
+        if(c == nullptr or c->binary.empty())
+            return std::nullopt;
+        return c->binary;
+    };
+    s.set_literal = [](operation& op, const literal& l) {
+        auto* c = op.any_cast<code_object>();
+        if(c == nullptr)
+            MIGRAPHX_THROW("gpu::code_object: expected the operator, got " + op.name());
+        if(l.get_shape().type() != shape::uint8_type or l.get_shape().lens().size() != 1)
+            MIGRAPHX_THROW("gpu::code_object: the binary must be a 1-d uint8 literal");
+        c->binary      = l;
+        c->binary_size = l.get_shape().bytes();
+    };
+    serialize::register_op_serializer(code_object{}.name(), s);
+    return true;
+}();
+} // namespace
 
 } // namespace gpu
 } // namespace migraphx

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <sstream>
 #include <unordered_map>
 
@@ -165,6 +166,18 @@ walk merge_dims(const std::vector<std::size_t>& lens, const std::vector<std::vec
     return w;
 }
 
+/// The output's dims from the largest stride to the smallest (0, 1, ... for a standard output).
+/// Only a packed output (no gaps, no broadcast) may be walked in another order.
+std::vector<std::size_t> memory_order(const shape& out)
+{
+    std::vector<std::size_t> order(out.lens().size());
+    std::iota(order.begin(), order.end(), 0);
+    if(out.standard() or out.element_space() != out.elements())
+        return order;
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return out.strides()[a] > out.strides()[b]; });
+    return order;
+}
+
 /// The loop and the offset of each tensor in it; body uses off0.., and i for the output.
 std::string loop_code(const std::string& name,
                       const std::vector<std::string>& input_types,
@@ -174,15 +187,25 @@ std::string loop_code(const std::string& name,
                       const std::string& body,
                       const std::string& head = "")
 {
+    // Walk the output in its memory order, so that i is its offset: a packed output whose dims
+    // lie in another order (NHWC memory, NCHW lens) has its dims, and every input's, permuted.
+    auto order = memory_order(out);
+    std::vector<std::size_t> lens;
+    for(auto d : order)
+        lens.push_back(out.lens()[d]);
     std::vector<std::vector<std::size_t>> strides;
     for(const auto& s : inputs)
-        strides.push_back(s.strides());
+    {
+        strides.emplace_back();
+        for(auto d : order)
+            strides.back().push_back(s.strides()[d]);
+    }
     std::size_t n = out.elements();
     bool big      = n >= (1ull << 31);
     for(const auto& s : inputs)
         big = big or s.element_space() >= (1ull << 31);
     std::string idx = big ? "unsigned long long" : "unsigned int";
-    auto w          = merge_dims(out.lens(), strides);
+    auto w          = merge_dims(lens, strides);
 
     std::ostringstream ss;
     ss << prelude;
@@ -193,7 +216,7 @@ std::string loop_code(const std::string& name,
     ss << "    const idx_t n = " << n << ";\n";
     ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
           "    {\n";
-    // The output is standard: its merged strides are the suffix products of the merged lens.
+    // In that order the output is standard: its merged strides are the suffix products of the lens.
     bool need_digits = false;
     std::vector<bool> linear(inputs.size());
     for(std::size_t k = 0; k < inputs.size(); k++)
@@ -348,7 +371,7 @@ kernel_source generate_fold(const std::string& op, const std::vector<shape>& inp
 
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
 {
-    if(not float_or_half(out.type()) or not out.standard())
+    if(not float_or_half(out.type()) or not(out.standard() or out.packed()))
         return std::nullopt;
     // Integer and bool inputs are read as float; only a convert may use them (see below).
     for(const auto& s : inputs)

@@ -44,6 +44,12 @@ struct gpu_context
     std::size_t workspace_size() const { return get().workspace_len; }
     void finish() const;
 
+    /// Recording (context.hpp, ir/replay.hpp): kernels, library calls, device copies and views
+    /// on fixed memory are recorded as a CUDA graph by stream capture and replayed with one launch.
+    bool replayable(const instruction& ins) const;
+    std::shared_ptr<void> record(const std::function<void()>& run) const;
+    void replay(const std::shared_ptr<void>& recording) const;
+
     private:
     mutable std::shared_ptr<gpu_state> m_state; // made on first use, on device_id
 };

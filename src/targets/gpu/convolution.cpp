@@ -1,13 +1,16 @@
 // gpu::convolution: cuDNN's convolution; gpu::convolution_backwards: its backward-data (a
-// transposed convolution). gpu::convolution: NCHW (input may be strided; weights standard), 1-d
+// transposed convolution). gpu::convolution: NCHW or NHWC (input and output may be strided;
+// weights standard, or KRSC for NHWC: layout_nhwc.hpp), 1-d
 // convolutions as 2-d with a trailing 1. The algorithm is measured once at finalize
 // (cudnnFindConvolutionForwardAlgorithmEx) and kept; float runs in plain FMA math (no TF32,
 // unless MIGRAPHX_GPU_TF32=1), half on tensor cores with float accumulation.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gpu_ops.hpp"
+#include "targets/gpu/layout_nhwc.hpp"
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -172,6 +175,27 @@ algo_choice choose_algorithm(gpu_context& g,
     });
 }
 
+/// solution_id: the algorithm, plus 256 x cuDNN's math type where the type does not fix it (not
+/// plain float). A loaded program's finalize takes it instead of searching when cuDNN accepts it
+/// for the problem (workspace(choice, &bytes) succeeds within the limit); else nullopt (search).
+std::int64_t to_solution_id(const algo_choice& c, bool plain)
+{
+    return c.algo + (plain ? 0 : 256 * static_cast<int>(c.math));
+}
+
+template <class Workspace>
+std::optional<algo_choice> saved_algorithm(std::int64_t id, bool plain, Workspace workspace)
+{
+    if(id < 0 or id / 256 > CUDNN_FMA_MATH)
+        return std::nullopt;
+    algo_choice c;
+    c.algo = static_cast<int>(id % 256);
+    c.math = plain ? CUDNN_FMA_MATH : static_cast<cudnnMathType_t>(id / 256);
+    if(workspace(c, &c.memory) != CUDNN_STATUS_SUCCESS or c.memory > search_buffers::ws_limit)
+        return std::nullopt;
+    return c;
+}
+
 /// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
 /// p.conv the forward convolution, which maps x to y (convolution) or y to x (the transposed
 /// convolution, computed as cuDNN's backward-data). Shapes are padded to 4 dims (a 1-d
@@ -209,7 +233,11 @@ void describe_convolution(convolution::plan& p,
     auto xli = to_int(xl), xsi = to_int(xs), wli = to_int(wl), yli = to_int(yl), ysi = to_int(ys);
     MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p.x, t, static_cast<int>(xli.size()), xli.data(), xsi.data()));
     MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p.y, t, static_cast<int>(yli.size()), yli.data(), ysi.data()));
-    MIGX_CUDA_CHECK(cudnnSetFilterNdDescriptor(p.w, t, CUDNN_TENSOR_NCHW, static_cast<int>(wli.size()), wli.data()));
+    // NHWC weights (layout_nhwc.hpp) are KRSC in memory; cuDNN takes their dims as K, C, R, S.
+    // Weights laid out as both (1x1, depthwise) follow x.
+    bool krsc    = is_nhwc(w) and (not w.standard() or (is_nhwc(x) and not x.standard()));
+    auto wformat = krsc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    MIGX_CUDA_CHECK(cudnnSetFilterNdDescriptor(p.w, t, wformat, static_cast<int>(wli.size()), wli.data()));
     auto pi = to_int(pads), si = to_int(strides), di = to_int(dil);
     MIGX_CUDA_CHECK(cudnnSetConvolutionNdDescriptor(
         p.conv, static_cast<int>(pi.size()), pi.data(), si.data(), di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
@@ -233,8 +261,8 @@ shape convolution::compute_shape(const std::vector<shape>& inputs) const
 {
     if(inputs.size() != 3)
         MIGRAPHX_THROW(name() + ": expects x, w and the output buffer");
-    if(not inputs[1].standard())
-        MIGRAPHX_THROW(name() + ": weights must be standard");
+    if(not inputs[1].standard() and not is_nhwc(inputs[1]))
+        MIGRAPHX_THROW(name() + ": weights must be standard or NHWC");
     return inputs[2];
 }
 
@@ -246,7 +274,12 @@ void convolution::finalize(context& ctx, const shape& out, const std::vector<sha
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, false);
     bool plain = plain_float(out.type());
     auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
-    auto c     = choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
+    auto saved = saved_algorithm(solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
+        cudnnSetConvolutionMathType(p->conv, a.math);
+        return cudnnGetConvolutionForwardWorkspaceSize(
+            g.get().dnn, p->x, p->w, p->conv, p->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
+    });
+    auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
         g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
             MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
                                                                    p->conv, p->y, buf.out.get(), want, returned, perf,
@@ -255,7 +288,7 @@ void convolution::finalize(context& ctx, const shape& out, const std::vector<sha
     p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
     p->ws   = c.memory;
     MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
-    solution_id = c.algo;
+    solution_id = to_solution_id(c, plain);
     g.reserve_workspace(p->ws);
     cache = p;
 }
@@ -285,6 +318,89 @@ argument convolution::compute(context& ctx, const shape& out, const std::vector<
 }
 MIGRAPHX_REGISTER_OP(convolution)
 
+// ---- gpu::conv_bias_relu ----------------------------------------------------------------------
+
+struct conv_bias_relu::epilogue
+{
+    cudnnTensorDescriptor_t bias = nullptr;
+    cudnnActivationDescriptor_t act = nullptr;
+    ~epilogue()
+    {
+        if(bias)
+            cudnnDestroyTensorDescriptor(bias);
+        if(act)
+            cudnnDestroyActivationDescriptor(act);
+    }
+};
+
+bool conv_bias_relu::supported_bias(const shape& b, const shape& out)
+{
+    if(b.type() != out.type() or b.lens() != out.lens() or out.lens().size() != 4)
+        return false;
+    const auto& st = b.strides();
+    for(std::size_t d = 0; d < 4; d++)
+        if(b.lens()[d] != 1 and st[d] != (d == 1 ? 1u : 0u))
+            return false;
+    return true;
+}
+
+shape conv_bias_relu::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != (residual ? 5u : 4u))
+        MIGRAPHX_THROW(name() + ": expects x, w, the bias" + (residual ? ", z" : "") + " and the output buffer");
+    if(not inputs[1].standard() and not is_nhwc(inputs[1]))
+        MIGRAPHX_THROW(name() + ": weights must be standard or NHWC");
+    if(not supported_bias(inputs[2], inputs.back()))
+        MIGRAPHX_THROW(name() + ": the bias must be one value per output channel");
+    if(residual and (inputs[3].lens() != inputs.back().lens() or inputs[3].strides() != inputs.back().strides()))
+        MIGRAPHX_THROW(name() + ": z must have the output's shape and layout");
+    return inputs.back();
+}
+
+void conv_bias_relu::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
+{
+    convolution::finalize(ctx, out, {inputs[0], inputs[1], out});
+    auto e = std::make_shared<epilogue>();
+    MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&e->bias));
+    int k = static_cast<int>(out.lens()[1]);
+    MIGX_CUDA_CHECK(cudnnSetTensor4dDescriptor(e->bias, CUDNN_TENSOR_NCHW, dnn_type(out.type()), 1, k, 1, 1));
+    MIGX_CUDA_CHECK(cudnnCreateActivationDescriptor(&e->act));
+    MIGX_CUDA_CHECK(cudnnSetActivationDescriptor(e->act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    fused = e;
+}
+
+argument conv_bias_relu::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    if(not cache or not fused)
+        MIGRAPHX_THROW(name() + ": run before finalize");
+    if(out.elements() == 0)
+        return args.back();
+    auto& g = get_gpu_context(ctx);
+    float a1 = 1, a2 = residual ? 1.0f : 0.0f;
+    // Without a residual, z is the output itself, scaled by 0.
+    const void* z = residual ? args[3].data() : args.back().data();
+    MIGX_CUDA_CHECK(cudnnConvolutionBiasActivationForward(g.get().dnn,
+                                                          &a1,
+                                                          cache->x,
+                                                          args[0].data(),
+                                                          cache->w,
+                                                          args[1].data(),
+                                                          cache->conv,
+                                                          cache->algo,
+                                                          g.workspace(),
+                                                          cache->ws,
+                                                          &a2,
+                                                          cache->y,
+                                                          z,
+                                                          fused->bias,
+                                                          args[2].data(),
+                                                          fused->act,
+                                                          cache->y,
+                                                          args.back().data()));
+    return args.back();
+}
+MIGRAPHX_REGISTER_OP(conv_bias_relu)
+
 struct convolution_backwards::plan : convolution::plan
 {
     cudnnConvolutionBwdDataAlgo_t bwd{};
@@ -308,7 +424,12 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
     bool plain = plain_float(out.type());
     auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
-    auto c     = choose_algorithm<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>(
+    auto saved = saved_algorithm(solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
+        cudnnSetConvolutionMathType(p->conv, a.math);
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(
+            g.get().dnn, p->w, p->x, p->conv, p->y, static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), bytes);
+    });
+    auto c = saved ? *saved : choose_algorithm<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>(
         g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
             MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
                 g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(), p->conv, p->y, buf.out.get(), want, returned, perf,
@@ -317,7 +438,7 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     p->bwd = static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo);
     p->ws  = c.memory;
     MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
-    solution_id = c.algo;
+    solution_id = to_solution_id(c, plain);
     g.reserve_workspace(p->ws);
     cache = p;
 }

@@ -7,6 +7,7 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
+#include <cstring>
 #include <optional>
 
 namespace migraphx {
@@ -232,8 +233,29 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         algo = res.algo;
         ws   = res.workspaceSize;
     };
-    choose(16, p->algo, p->ws);
-    choose(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
+    // The algorithms a loaded program was saved with, where cuBLASLt still accepts them for
+    // this problem (same library and architecture, as a rule): no heuristic query, the same
+    // choice as when it was compiled.
+    static_assert(sizeof(cublasLtMatmulAlgo_t) == 8 * sizeof(std::uint64_t), "cublasLtMatmulAlgo_t is 64 bytes");
+    auto reuse = [&](std::size_t slot, cublasLtMatmulAlgo_t& a, std::size_t& ws) {
+        if(algo.size() != 16)
+            return false;
+        std::memcpy(&a, algo.data() + 8 * slot, sizeof(a));
+        cublasLtMatmulHeuristicResult_t res{};
+        auto st = cublasLtMatmulAlgoCheck(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, &a, &res);
+        if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > (64u << 20))
+            return false;
+        ws = res.workspaceSize;
+        return true;
+    };
+    if(not(reuse(0, p->algo, p->ws) and reuse(1, p->algo_small, p->ws_small)))
+    {
+        choose(16, p->algo, p->ws);
+        choose(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
+    }
+    algo.resize(16);
+    std::memcpy(algo.data(), &p->algo, sizeof(p->algo));
+    std::memcpy(algo.data() + 8, &p->algo_small, sizeof(p->algo_small));
     g.reserve_workspace(std::max(p->ws, p->ws_small));
     cache = p;
 }

@@ -46,7 +46,9 @@ struct hip_allocate
     std::shared_ptr<char> buffer;
 };
 
-/// A literal copied to the device once, at finalize.
+/// A literal copied to the device once, at finalize. The op holds the literal (no @literal
+/// input, so it prints as the spec shows it); a saved program stores it as @literal's bytes
+/// (src/serialize/op_serializer.hpp, registered in hip_ops.cpp).
 struct hip_copy_literal
 {
     std::string id;
@@ -110,13 +112,17 @@ struct hip_copy
 
 struct loaded_kernel;
 
-/// A kernel generated as CUDA C++ and compiled with NVRTC at finalize (cached on disk).
+/// A kernel generated as CUDA C++ and compiled with NVRTC at finalize (cached on disk). The cubin
+/// is kept (`binary`, for sm `arch`): a saved program stores it, and a loaded one's finalize loads
+/// it instead of compiling, unless the device is of another architecture or the driver refuses
+/// the binary, in which case the source is compiled as at compile time.
 struct code_object
 {
     std::string symbol_name;
     std::size_t global = 0;
     std::size_t local  = 256;
     std::string source;
+    std::string arch; // "sm_90": the architecture `binary` was compiled for ("" before finalize)
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
@@ -124,6 +130,7 @@ struct code_object
         f(self.global, "global");
         f(self.local, "local");
         f(self.source, "source");
+        f(self.arch, "arch");
     }
     std::string name() const { return "gpu::code_object"; }
     void print_attributes(std::ostream& os) const;
@@ -133,6 +140,9 @@ struct code_object
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     std::shared_ptr<loaded_kernel> kernel;
     std::size_t binary_size = 0;
+    /// The cubin (uint8 bytes; in a loaded program, the mapped file's). Not an attribute: a
+    /// saved program stores it as literal bytes (op_serializer.hpp, registered in code_object.cpp).
+    literal binary;
     /// Kernels with more inputs than kernel parameters allow read their input pointers from
     /// this device table (codegen.hpp: inputs_in_table), refreshed when the pointers change.
     struct pointer_table;
@@ -143,17 +153,23 @@ struct code_object
 /// are read from the inputs' strides; the algorithm is chosen at finalize. epilogue "bias" or
 /// "relu_bias" (one product, no batches) adds bias {M, N} with strides {0, 1} (one value per
 /// column, as a broadcast N-vector) inside cuBLASLt, then relu: dot + add (+ relu) in one call.
+/// `algo` keeps the algorithms finalize chose (for 16-byte aligned and for other pointers: two
+/// cublasLtMatmulAlgo_t, 64 bytes each, as 16 words); finalize reuses them when they are given
+/// and cublasLtMatmulAlgoCheck accepts them for the problem (a loaded program), else asks the
+/// heuristic. Not printed.
 struct gemm
 {
     float alpha = 1;
     float beta  = 0;
     std::string epilogue; // "", "bias" or "relu_bias"
+    std::vector<std::uint64_t> algo;
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.alpha, "alpha");
         f(self.beta, "beta");
         f(self.epilogue, "epilogue");
+        f(self.algo, "algo");
     }
     std::string name() const { return "gpu::gemm"; }
     void print_attributes(std::ostream& os) const; // epilogue only when there is one
@@ -195,6 +211,30 @@ struct convolution
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     struct plan;
     std::shared_ptr<plan> cache;
+};
+
+/// (x, w, bias[, z], out): relu(conv(x, w) + bias [+ z]) in one cuDNN call
+/// (cudnnConvolutionBiasActivationForward): a convolution with its bias, residual add and relu,
+/// as ResNet's blocks end. bias: one value per output channel (a broadcast {N, K, H, W} with
+/// strides {0, 1, 0, 0}); z: the output's shape and layout.
+struct conv_bias_relu : convolution
+{
+    bool residual = false;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        convolution::reflect(self, f);
+        f(self.residual, "residual");
+    }
+    std::string name() const { return "gpu::conv_bias_relu"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    struct epilogue;
+    std::shared_ptr<epilogue> fused;
+    /// Whether b is a per-channel bias for output shape out.
+    static bool supported_bias(const shape& b, const shape& out);
 };
 
 /// (x, w, out) transposed convolution (ONNX ConvTranspose) as cuDNN's backward-data of the

@@ -4,7 +4,9 @@
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
+#include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
+#include "serialize/op_serializer.hpp"
 #include <unordered_map>
 
 namespace migraphx {
@@ -134,6 +136,7 @@ argument hip_copy_literal::compute(context&, const shape& out, const std::vector
         MIGRAPHX_THROW(name() + "[id=" + id + "]: run before finalize");
     return {out, buffer};
 }
+MIGRAPHX_REGISTER_OP(hip_copy_literal)
 
 // ---- hip::copy_to_gpu / hip::copy_from_gpu / hip::sync_stream / hip::copy / hip::to_host ----
 
@@ -309,6 +312,71 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
         return args.back();
     return {rs, args.back().share_data()};
 }
+
+// ---- how a saved program (.mxr) stores the ops whose state is more than their attributes ----
+
+namespace {
+
+template <class T>
+T& op_as(operation& op)
+{
+    auto* x = op.any_cast<T>();
+    if(x == nullptr)
+        MIGRAPHX_THROW("gpu: expected the operator " + T{}.name() + ", got " + op.name());
+    return *x;
+}
+
+template <class T>
+const T& op_as(const operation& op)
+{
+    const auto* x = op.any_cast<T>();
+    if(x == nullptr)
+        MIGRAPHX_THROW("gpu: expected the operator " + T{}.name() + ", got " + op.name());
+    return *x;
+}
+
+// hip::hip_copy_literal: its literal, stored as @literal's bytes are (once, aligned, mapped on
+// load). The op keeps the literal rather than reading an @literal input so that the program
+// prints as the spec shows it (no inputs).
+// gpu::ref::<op>: the op it runs on the host, its module (by name) and whether it has an output
+// buffer.
+const bool serializers_registered = [] {
+    serialize::op_serializer lit;
+    lit.literal_required = true;
+    lit.get_literal      = [](const operation& op) -> std::optional<literal> {
+        return op_as<hip_copy_literal>(op).value_;
+    };
+    lit.set_literal = [](operation& op, const literal& l) { op_as<hip_copy_literal>(op).value_ = l; };
+    serialize::register_op_serializer(hip_copy_literal{}.name(), lit);
+
+    serialize::op_serializer ref;
+    ref.save = [](const operation& op) {
+        const auto& f = op_as<ref_fallback>(op);
+        return value::object{{"op", f.op.name()},
+                             {"attrs", f.op.to_value()},
+                             {"module", f.mod == nullptr ? std::string{} : f.mod->name()},
+                             {"has_output", f.has_output}};
+    };
+    ref.load = [](const std::string& name, const value& attrs, const serialize::module_lookup& module) {
+        if(not attrs.is_object() or not attrs.contains("op") or not attrs.at("op").is_string() or
+           not attrs.contains("attrs") or not attrs.contains("module") or not attrs.at("module").is_string() or
+           not attrs.contains("has_output") or not attrs.at("has_output").is_bool())
+            MIGRAPHX_THROW(name + ": needs the attributes op, attrs, module and has_output");
+        ref_fallback f;
+        f.op = make_op(attrs.at("op").get_string(), attrs.at("attrs"));
+        if(f.name() != name)
+            MIGRAPHX_THROW(name + ": runs " + f.op.name() + ", which is another operator");
+        const auto& m = attrs.at("module").get_string();
+        if(not m.empty())
+            f.mod = module(m);
+        f.has_output = attrs.at("has_output").get_bool();
+        return operation{f};
+    };
+    serialize::register_op_serializer("gpu::ref::", ref, true);
+    return true;
+}();
+
+} // namespace
 
 } // namespace gpu
 } // namespace migraphx

@@ -2,6 +2,7 @@
 #include "targets/gpu/cuda_check.hpp"
 #include "ir/env.hpp"
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -139,11 +140,57 @@ std::string compile_cuda(const std::string& source, const std::string& kernel_na
 
 loaded_kernel::loaded_kernel(const std::string& cubin, const std::string& kernel_name)
 {
+    load(cubin.data(), kernel_name);
+}
+
+loaded_kernel::loaded_kernel(const char* data,
+                             std::size_t size,
+                             const std::string& kernel_name,
+                             std::shared_ptr<const void> keep)
+    : image_owner(std::move(keep))
+{
+    // The driver takes no size: a cubin (64-bit ELF) says how long it is itself. Check that its
+    // header and its program and section header tables lie within the bytes, so that bytes of
+    // something else are refused here instead of read past their end.
+    auto field = [&](std::size_t at, std::size_t n) {
+        std::uint64_t x = 0;
+        std::memcpy(&x, data + at, n); // ELF of x86-64 and Arm64 hosts: little-endian like them
+        return x;
+    };
+    bool ok = data != nullptr and size >= 64 and std::memcmp(data, "\x7f" "ELF", 4) == 0 and data[4] == 2;
+    if(ok)
+    {
+        auto table_fits = [&](std::uint64_t off, std::uint64_t entry, std::uint64_t count) {
+            return off <= size and entry * count <= size - off;
+        };
+        ok = table_fits(field(0x20, 8), field(0x36, 2), field(0x38, 2)) and
+             table_fits(field(0x28, 8), field(0x3a, 2), field(0x3c, 2));
+    }
+    if(not ok)
+        MIGRAPHX_THROW("gpu: the kernel binary for " + kernel_name + " is not a cubin");
+    load(data, kernel_name);
+}
+
+void loaded_kernel::load(const void* image, const std::string& kernel_name)
+{
     cudaLibrary_t l = nullptr;
-    MIGX_CUDA_CHECK(cudaLibraryLoadData(&l, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    lib = l;
+    auto rc         = cudaLibraryLoadData(&l, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if(rc != cudaSuccess)
+    {
+        cudaGetLastError(); // not sticky: clear it, the caller may compile the source instead
+        MIGRAPHX_THROW("gpu: the driver does not load the binary of kernel " + kernel_name + ": " +
+                       cudaGetErrorString(rc));
+    }
+    lib            = l;
     cudaKernel_t k = nullptr;
-    MIGX_CUDA_CHECK(cudaLibraryGetKernel(&k, l, kernel_name.c_str()));
+    rc             = cudaLibraryGetKernel(&k, l, kernel_name.c_str());
+    if(rc != cudaSuccess)
+    {
+        cudaGetLastError();
+        cudaLibraryUnload(l);
+        lib = nullptr;
+        MIGRAPHX_THROW("gpu: the binary has no kernel " + kernel_name + ": " + cudaGetErrorString(rc));
+    }
     kernel = k;
 }
 

@@ -9,6 +9,7 @@
 //                           variable names) and say where on stderr
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,13 @@ std::string compile_cuda(const std::string& source, const std::string& kernel_na
 struct loaded_kernel
 {
     loaded_kernel(const std::string& cubin, const std::string& kernel_name);
+    /// From a cubin of size bytes at data (e.g. a saved program's, in its mapped file); keep, if
+    /// given, owns those bytes and lives as long as the kernel. Throws migraphx::exception when
+    /// the driver refuses the image (another architecture, a newer toolkit) or lacks the kernel.
+    loaded_kernel(const char* data,
+                  std::size_t size,
+                  const std::string& kernel_name,
+                  std::shared_ptr<const void> keep = nullptr);
     ~loaded_kernel();
     loaded_kernel(const loaded_kernel&)            = delete;
     loaded_kernel& operator=(const loaded_kernel&) = delete;
@@ -30,8 +38,10 @@ struct loaded_kernel
     void launch(void* stream, std::size_t grid, std::size_t block, void** params) const;
 
     private:
+    void load(const void* image, const std::string& kernel_name);
     void* lib    = nullptr;
     void* kernel = nullptr;
+    std::shared_ptr<const void> image_owner;
 };
 
 /// 64-bit FNV-1a, stable across runs and machines (the cache key).

@@ -1,37 +1,51 @@
 #include "targets/gpu/lowering.hpp"
+#include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/gpu_ops.hpp"
+#include "ir/env.hpp"
 #include "ir/program_impl.hpp"
 #include "passes/pass_manager.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace migraphx {
 namespace gpu {
+bool device_view(const instruction& ins)
+{
+    static const std::set<std::string> views = {"broadcast", "multibroadcast", "flatten", "reshape", "slice",
+                                                "squeeze",   "unsqueeze",      "step",    "transpose", "get_tuple_elem",
+                                                "load"};
+    if(views.count(ins.name()) == 0)
+        return false;
+    std::vector<shape> in;
+    for(auto x : ins.inputs())
+        in.push_back(x->get_shape());
+    return ins.get_operator().output_alias(in) == 0;
+}
+
 namespace {
+
+/// A pointwise module's instructions other than its parameters, in order.
+std::vector<instruction_ref> body_of(const module& sub)
+{
+    std::vector<instruction_ref> body;
+    for(auto it = sub.begin(); it != sub.end(); ++it)
+        if(it->name() != "@param")
+            body.push_back(it);
+    return body;
+}
 
 bool float_or_half(const shape& s)
 {
     return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
 }
 
-/// View ops whose compute only re-describes the input's memory (never reads it).
-bool device_view(instruction_ref ins)
-{
-    static const std::set<std::string> views = {"broadcast", "multibroadcast", "flatten", "reshape", "slice",
-                                                "squeeze",   "unsqueeze",      "step",    "transpose", "get_tuple_elem",
-                                                "load"};
-    if(views.count(ins->name()) == 0)
-        return false;
-    std::vector<shape> in;
-    for(auto x : ins->inputs())
-        in.push_back(x->get_shape());
-    return ins->get_operator().output_alias(in) == 0;
-}
 
 operation make_kernel(const kernel_source& k)
 {
@@ -69,6 +83,8 @@ struct lowerer
     /// Data-dependent results and everything computed from them: generated kernels and library
     /// calls are built for static shapes, so these run as on ref (host fallback; views stay).
     std::set<const instruction*> data_dependent;
+    /// NHWC copies made for convolutions, by the instruction copied.
+    std::unordered_map<const instruction*, instruction_ref> nhwc_copies{};
 
     instruction_ref alloc(instruction_ref pos, const shape& s)
     {
@@ -77,7 +93,12 @@ struct lowerer
 
     instruction_ref copy_kernel(instruction_ref pos, instruction_ref x)
     {
-        auto s  = shape{x->get_shape().type(), x->get_shape().lens()};
+        return copy_kernel(pos, x, shape{x->get_shape().type(), x->get_shape().lens()});
+    }
+
+    /// x copied into a buffer of shape s (same lens; s may be NHWC).
+    instruction_ref copy_kernel(instruction_ref pos, instruction_ref x, const shape& s)
+    {
         auto k  = generate_copy(x->get_shape(), s);
         auto a  = alloc(pos, s);
         return m.insert_instruction(pos, make_kernel(k), {x, a});
@@ -85,8 +106,48 @@ struct lowerer
 
     void replace(instruction_ref ins, const operation& op, std::vector<instruction_ref> args)
     {
-        args.push_back(alloc(ins, ins->get_shape()));
+        replace(ins, op, std::move(args), ins->get_shape());
+    }
+
+    /// ins becomes op writing a buffer of shape out (ins's lens; another layout, e.g. NHWC).
+    void replace(instruction_ref ins, const operation& op, std::vector<instruction_ref> args, const shape& out)
+    {
+        args.push_back(alloc(ins, out));
         m.replace_instruction(ins, op, args, {});
+    }
+
+    /// Whether every user of ins reads an NHWC tensor as well as a standard one: pointwise
+    /// kernels (any strides) and NHWC convolutions (layout_nhwc.hpp) reading it as their input.
+    static bool users_read_nhwc(instruction_ref ins)
+    {
+        if(ins->outputs().empty())
+            return false;
+        return std::all_of(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
+            return u->name() == "pointwise" or nhwc_convolution_of(u, ins);
+        });
+    }
+
+    static bool nhwc_convolution_of(instruction_ref u, instruction_ref x)
+    {
+        return u->name() == "convolution" and u->inputs().size() == 2 and u->inputs()[0] == x and
+               u->inputs()[1] != x and u->get_shape().type() == shape::half_type and
+               is_nhwc(u->inputs()[1]->get_shape());
+    }
+
+    /// The layout of a half 4-d pointwise result: NHWC where its users take NHWC and it reads
+    /// NHWC (the layout flows on) or feeds only NHWC convolutions (the transpose is free here).
+    static shape pointwise_output(instruction_ref ins)
+    {
+        const auto& out = ins->get_shape();
+        if(out.type() != shape::half_type or out.lens().size() != 4 or not users_read_nhwc(ins))
+            return out;
+        bool reads_nhwc = std::any_of(ins->inputs().begin(), ins->inputs().end(), [&](instruction_ref x) {
+            return is_nhwc(x->get_shape()) and x->get_shape().lens() == out.lens();
+        });
+        bool feeds_convolutions = std::all_of(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
+            return nhwc_convolution_of(u, ins);
+        });
+        return reads_nhwc or feeds_convolutions ? nhwc_shape(out) : out;
     }
 
     void fallback(instruction_ref ins)
@@ -111,10 +172,11 @@ struct lowerer
         std::vector<shape> in;
         for(auto x : ins->inputs())
             in.push_back(x->get_shape());
-        auto k = generate_pointwise(*ins->module_inputs().front(), in, ins->get_shape());
+        auto out = pointwise_output(ins);
+        auto k   = generate_pointwise(*ins->module_inputs().front(), in, out);
         if(not k)
             return false;
-        replace(ins, make_kernel(*k), ins->inputs());
+        replace(ins, make_kernel(*k), ins->inputs(), out);
         return true;
     }
 
@@ -143,10 +205,7 @@ struct lowerer
            data_dependent.count(&*pw) > 0 or pw->get_shape() != dot->get_shape())
             return false;
         const module& sub = *pw->module_inputs().front();
-        std::vector<instruction_ref> body;
-        for(auto it = sub.begin(); it != sub.end(); ++it)
-            if(it->name() != "@param")
-                body.push_back(it);
+        auto body         = body_of(sub);
         bool relu = body.size() == 3 and body[1]->name() == "relu";
         if(not(body.size() == 2 or relu) or body.front()->name() != "add" or body.back()->name() != "@return" or
            body.back()->inputs().size() != 1 or body.back()->inputs().front() != body[body.size() - 2] or
@@ -183,6 +242,77 @@ struct lowerer
         gemm g;
         g.epilogue = relu ? "relu_bias" : "bias";
         replace(pw, operation{g}, {a, b, bias}); // the dot is left without users (dead code)
+        return true;
+    }
+
+    /// pointwise relu(add(conv, bias)) or relu(add(add(conv, bias), z)) (either operand order)
+    /// over an already lowered gpu::convolution used only here -> one gpu::conv_bias_relu in
+    /// the convolution's layout. True when done.
+    bool lower_conv_bias_relu(instruction_ref pw)
+    {
+        if(pw->module_inputs().size() != 1 or data_dependent.count(&*pw) > 0 or env_enabled("MIGRAPHX_DISABLE_CONV_FUSION"))
+            return false;
+        const module& sub = *pw->module_inputs().front();
+        auto body         = body_of(sub);
+        bool residual = pw->inputs().size() == 3;
+        if(body.size() != (residual ? 4u : 3u) or (pw->inputs().size() != 2 and not residual))
+            return false;
+        auto add0 = body[0], relu = body[body.size() - 2], ret = body.back();
+        if(add0->name() != "add" or relu->name() != "relu" or ret->name() != "@return" or
+           ret->inputs() != std::vector<instruction_ref>{relu})
+            return false;
+        // The pointwise input each module parameter stands for.
+        auto input_of = [&](instruction_ref p) -> std::optional<instruction_ref> {
+            if(p->name() != "@param")
+                return std::nullopt;
+            auto n = p->get_operator().to_value().at("parameter").get_string();
+            auto k = static_cast<std::size_t>(std::stoul(n.substr(1)));
+            return k < pw->inputs().size() ? std::optional<instruction_ref>{pw->inputs()[k]} : std::nullopt;
+        };
+        instruction_ref last_add = add0;
+        std::optional<instruction_ref> z;
+        if(residual)
+        {
+            auto add1 = body[1];
+            if(add1->name() != "add" or relu->inputs().front() != add1)
+                return false;
+            auto other = add1->inputs()[0] == add0 ? add1->inputs()[1] : add1->inputs()[0];
+            if(add1->inputs()[0] != add0 and add1->inputs()[1] != add0)
+                return false;
+            z = input_of(other);
+            if(not z)
+                return false;
+            last_add = add1;
+        }
+        if(relu->inputs().front() != last_add)
+            return false;
+        auto a = input_of(add0->inputs()[0]), b = input_of(add0->inputs()[1]);
+        if(not a or not b)
+            return false;
+        auto conv = (*a)->name() == "gpu::convolution" ? *a : *b;
+        auto bias = conv == *a ? *b : *a;
+        const auto* op = conv->get_operator().any_cast<convolution>();
+        if(op == nullptr or conv->outputs().size() != 1 or bias == conv or (z and *z == conv))
+            return false;
+        auto out = conv->get_shape();
+        for(const auto& x : sub)
+            if(x.name() != "@return" and x.get_shape().type() != out.type())
+                return false;
+        if(pw->get_shape().lens() != out.lens() or pw->get_shape().type() != out.type() or
+           not conv_bias_relu::supported_bias(bias->get_shape(), out))
+            return false;
+        // An NHWC result only where the users read NHWC (else the plain kernel writes standard).
+        if(not out.standard() and not users_read_nhwc(pw))
+            return false;
+        if(z and ((*z)->get_shape().lens() != out.lens() or (*z)->get_shape().strides() != out.strides()))
+            return false;
+        conv_bias_relu f;
+        static_cast<convolution&>(f) = *op;
+        f.residual = residual;
+        std::vector<instruction_ref> args{conv->inputs()[0], conv->inputs()[1], bias};
+        if(z)
+            args.push_back(*z);
+        replace(pw, operation{f}, args, out); // the convolution is left without users (dead code)
         return true;
     }
 
@@ -231,11 +361,37 @@ struct lowerer
         bool zero_stride = false;
         for(std::size_t i = 0; i < xl.size(); i++)
             zero_stride = zero_stride or (xs.strides()[i] == 0 and xl[i] > 1);
-        if(zero_stride)
+        if(is_nhwc(ws) and xl.size() == 4 and xs.type() == shape::half_type)
+            return lower_nhwc_convolution(ins, op, x, w);
+        if(zero_stride or (is_nhwc(xs) and not xs.standard()))
             x = copy_kernel(ins, x);
         if(not ws.standard())
             w = copy_kernel(ins, w);
         replace(ins, operation{op}, {x, w});
+        return true;
+    }
+
+    /// A convolution whose weights layout_nhwc laid out KRSC: NHWC input (copied into NHWC if
+    /// it is not), NHWC output; users that need another layout read a standard copy.
+    bool lower_nhwc_convolution(instruction_ref ins, const convolution& op, instruction_ref x, instruction_ref w)
+    {
+        auto out = nhwc_shape(ins->get_shape());
+        if(not is_nhwc(x->get_shape()))
+        {
+            // One NHWC copy of x for all the convolutions that read it (a block's first
+            // convolution and its downsample).
+            auto it = nhwc_copies.find(&*x);
+            if(it == nhwc_copies.end())
+                it = nhwc_copies.emplace(&*x, copy_kernel(std::next(x), x, nhwc_shape(x->get_shape()))).first;
+            x = it->second;
+        }
+        if(users_read_nhwc(ins))
+        {
+            replace(ins, operation{op}, {x, w}, out);
+            return true;
+        }
+        auto conv = m.insert_instruction(ins, operation{op}, {x, w, alloc(ins, out)});
+        replace(ins, make_kernel(generate_copy(out, ins->get_shape())), {conv});
         return true;
     }
 
@@ -276,14 +432,14 @@ struct lowerer
     void lower(instruction_ref ins)
     {
         const auto& n = ins->name();
-        if(n.front() == '@' or n.rfind("hip::", 0) == 0 or n.rfind("gpu::", 0) == 0 or device_view(ins))
+        if(n.front() == '@' or n.rfind("hip::", 0) == 0 or n.rfind("gpu::", 0) == 0 or device_view(*ins))
             return;
         if(data_dependent.count(&*ins) > 0)
         {
             fallback(ins);
             return;
         }
-        if(n == "pointwise" and lower_pointwise(ins))
+        if(n == "pointwise" and (lower_conv_bias_relu(ins) or lower_pointwise(ins)))
             return;
         if(n == "contiguous" and not ins->get_shape().dynamic() and ins->get_shape().type() != shape::tuple_type)
         {

@@ -31,6 +31,9 @@ struct lowering
     void apply(module& m) const;
 };
 
+/// Whether ins is a view op whose compute only re-describes its input's memory (never reads it).
+bool device_view(const instruction& ins);
+
 /// The generated kernel for a reduction, softmax, pooling, concat, gather or pad, if one fits
 /// (lower_generated.cpp); nothing for other ops, types the generators lack, or empty results.
 std::optional<kernel_source> generate_for(instruction_ref ins);

@@ -6,6 +6,7 @@
 #include "passes/memory_coloring.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/lowering.hpp"
 #include <cctype>
 #include <cstring>
@@ -23,6 +24,7 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
     auto passes = simplify_passes();
     passes.insert(passes.end(),
                   {fuse_pointwise{},
+                   layout_nhwc{},
                    dead_code_elimination{},
                    lowering{options.offload_copy},
                    dead_code_elimination{},

@@ -1,0 +1,169 @@
+// migx's side of bench/gpu/run.py: one model, one precision, compiled for gpu with parameters
+// and outputs in device memory (offload_copy=false, as a serving loop would hold them), warmed
+// up, then timed run by run. A run's time is the host's wall time of one eval, which returns
+// with the results ready in device memory (eval waits for the stream); run.py times PyTorch the
+// same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
+//
+// usage: migx_gpu_bench MODEL.onnx [--fp16] [--runs N] [--warmup N] [--no-cuda-graph]
+//                       [--input NAME=FILE]... [--save-output FILE]
+//   --input: the input's raw bytes (its type, standard layout; else generated values)
+//   --save-output: writes the first output as float32 bytes (run.py's accuracy column)
+#include "../bench_util.hpp"
+#include <migraphx/generate.hpp>
+#include <migraphx/gpu/hip.hpp>
+#include <migraphx/onnx.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/quantization.hpp>
+#include <migraphx/target.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using migx_bench::clock_type;
+using migx_bench::make_input;
+using migx_bench::ms_since;
+
+
+
+migraphx::argument read_input(const std::string& path, const migraphx::shape& s)
+{
+    std::ifstream f(path, std::ios::binary);
+    if(not f)
+        throw std::runtime_error("cannot open " + path);
+    migraphx::argument a{s};
+    f.read(a.data(), static_cast<std::streamsize>(s.bytes()));
+    if(static_cast<std::size_t>(f.gcount()) != s.bytes() or f.peek() != EOF)
+        throw std::runtime_error(path + " does not hold exactly " + std::to_string(s.bytes()) + " bytes");
+    return a;
+}
+
+int run(int argc, char** argv)
+{
+    if(argc < 2)
+    {
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--runs N] [--warmup N] [--no-cuda-graph] "
+                     "[--save-output FILE]\n";
+        return 2;
+    }
+    std::string model = argv[1], save_output;
+    std::map<std::string, std::string> input_files;
+    bool fp16 = false, graph = true;
+    int runs = 200, warmup = 20;
+    for(int i = 2; i < argc; i++)
+    {
+        std::string a = argv[i];
+        auto next     = [&]() -> std::string {
+            if(i + 1 >= argc)
+                throw std::runtime_error(a + " needs a value");
+            return argv[++i];
+        };
+        if(a == "--fp16")
+            fp16 = true;
+        else if(a == "--no-cuda-graph")
+            graph = false;
+        else if(a == "--runs")
+            runs = std::stoi(next());
+        else if(a == "--warmup")
+            warmup = std::stoi(next());
+        else if(a == "--save-output")
+            save_output = next();
+        else if(a == "--input")
+        {
+            auto v  = next();
+            auto eq = v.find('=');
+            if(eq == std::string::npos)
+                throw std::runtime_error("--input wants NAME=FILE, got " + v);
+            input_files[v.substr(0, eq)] = v.substr(eq + 1);
+        }
+        else
+            throw std::runtime_error("unknown option " + a);
+    }
+    if(runs < 1)
+        throw std::runtime_error("--runs must be at least 1");
+
+    auto t0   = clock_type::now();
+    auto prog = migraphx::parse_onnx(model);
+    auto parse_ms = ms_since(t0);
+    if(fp16)
+        migraphx::quantize_fp16(prog);
+    migraphx::compile_options opts;
+    opts.offload_copy = false;
+    opts.cuda_graph   = graph;
+    t0                = clock_type::now();
+    prog.compile(migraphx::get_target("gpu"), opts);
+    auto compile_ms = ms_since(t0);
+
+    auto inputs = prog.get_inputs();
+    migraphx::parameter_map params;
+    unsigned seed = 0;
+    for(const auto& [name, s] : prog.get_parameter_shapes())
+    {
+        if(input_files.count(name) != 0)
+            params[name] = migraphx::gpu::to_gpu(read_input(input_files[name], s));
+        else if(inputs.count(name) != 0)
+            params[name] = migraphx::gpu::to_gpu(make_input(s, seed++));
+        else
+            params[name] = migraphx::gpu::allocate_gpu(s); // an output buffer
+    }
+
+    std::vector<migraphx::argument> out;
+    for(int i = 0; i < warmup; i++)
+        out = prog.eval(params);
+    std::vector<double> times;
+    times.reserve(runs);
+    for(int i = 0; i < runs; i++)
+    {
+        auto t = clock_type::now();
+        out    = prog.eval(params);
+        times.push_back(ms_since(t));
+    }
+    std::sort(times.begin(), times.end());
+    double med = times[times.size() / 2];
+
+    if(not save_output.empty() and not out.empty())
+    {
+        auto host = migraphx::gpu::from_gpu(out.front());
+        std::vector<float> values;
+        host.visit([&](auto v) {
+            for(std::size_t i = 0; i < v.size(); i++)
+                values.push_back(static_cast<float>(v[i]));
+        });
+        std::ofstream f(save_output, std::ios::binary);
+        f.write(reinterpret_cast<const char*>(values.data()),
+                static_cast<std::streamsize>(values.size() * sizeof(float)));
+    }
+    std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f compile_ms=%.1f median_ms=%.4f "
+                "min_ms=%.4f p90_ms=%.4f runs=%d\n",
+                model.c_str(),
+                fp16 ? "fp16" : "fp32",
+                graph ? 1 : 0,
+                parse_ms,
+                compile_ms,
+                med,
+                times.front(),
+                times[times.size() * 9 / 10],
+                runs);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try
+    {
+        return run(argc, argv);
+    }
+    catch(const std::exception& e)
+    {
+        std::cerr << "migx_gpu_bench: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,188 @@
+#include "ir/replay.hpp"
+#include "ir/env.hpp"
+#include <migraphx/instruction.hpp>
+#include <algorithm>
+#include <iostream>
+#include <unordered_set>
+
+namespace migraphx {
+
+namespace {
+
+constexpr std::size_t max_recordings_per_segment = 4;
+constexpr std::size_t max_unused_recordings      = 3;
+
+bool trace_replay() { return env_enabled("MIGRAPHX_TRACE_CUDA_GRAPH"); }
+
+} // namespace
+
+std::vector<replay_segment> find_replay_segments(const module& m,
+                                                 const context& ctx,
+                                                 std::size_t min_size,
+                                                 const std::unordered_set<const instruction*>& excluded)
+{
+    std::vector<replay_segment> segs;
+    auto close = [&](instruction_ref b, instruction_ref e, std::size_t n) {
+        if(n < min_size)
+            return;
+        replay_segment s{b, e, {}};
+        std::unordered_set<const instruction*> inside, seen;
+        for(auto i = b; i != e; ++i)
+            inside.insert(&*i);
+        for(auto i = b; i != e; ++i)
+            for(auto x : i->inputs())
+                if(inside.count(&*x) == 0 and seen.insert(&*x).second)
+                    s.inputs.push_back(x);
+        segs.push_back(std::move(s));
+    };
+    auto begin      = m.end();
+    std::size_t len = 0;
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        // Sub-modules run through the evaluator, not as recorded work.
+        bool ok = ins->module_inputs().empty() and excluded.count(&*ins) == 0 and ctx.replayable(*ins);
+        if(ok)
+        {
+            if(len++ == 0)
+                begin = ins;
+            continue;
+        }
+        if(len > 0)
+            close(begin, ins, len);
+        len = 0;
+    }
+    if(len > 0)
+        close(begin, m.end(), len);
+    return segs;
+}
+
+const std::vector<replay_segment>& replay_cache::segments(const module& m, const context& ctx)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if(m_refind)
+    {
+        // An instruction was excluded during the last run: find the segments again, and
+        // record them afresh (their first run plain again).
+        m_segments.clear();
+        m_entries.clear();
+        m_refind = false;
+    }
+    auto it = m_segments.find(&m);
+    if(it == m_segments.end())
+    {
+        it = m_segments.emplace(&m, find_replay_segments(m, ctx, 2, m_excluded)).first;
+        if(trace_replay())
+        {
+            // Which instructions run outside the recordings, and the recordings' sizes.
+            std::cerr << "migx: module " << m.name() << ": " << it->second.size() << " recordable run(s) of";
+            for(const auto& seg : it->second)
+                std::cerr << " " << std::distance(seg.begin, seg.end);
+            std::cerr << " instructions; outside them:";
+            std::size_t next = 0;
+            for(auto ins = m.begin(); ins != m.end(); ++ins)
+            {
+                if(next < it->second.size() and ins == it->second[next].begin)
+                {
+                    ins = std::prev(it->second[next++].end);
+                    continue;
+                }
+                std::cerr << " " << ins->name();
+            }
+            std::cerr << "\n";
+        }
+    }
+    return it->second;
+}
+
+std::vector<std::pair<const instruction*, argument>>
+replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& lookup, const step_fn& step)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<const void*> pointers;
+    std::vector<shape> shapes;
+    bool fits = true; // inputs of their declared shapes (a data-dependent result may be smaller)
+    for(auto x : seg.inputs)
+    {
+        const auto& a = lookup(x);
+        pointers.push_back(a.data());
+        shapes.push_back(a.get_shape());
+        fits = fits and a.get_shape() == x->get_shape();
+    }
+    auto compute_all = [&] {
+        std::vector<std::pair<const instruction*, argument>> r;
+        for(auto i = seg.begin; i != seg.end; ++i)
+            r.emplace_back(&*i, step(i));
+        return r;
+    };
+
+    auto& e = m_entries[&*seg.begin];
+    auto found = std::find_if(e.recordings.begin(), e.recordings.end(), [&](const recording& r) {
+        return r.pointers == pointers and r.shapes == shapes;
+    });
+    if(found != e.recordings.end())
+    {
+        ctx.replay(found->handle);
+        replays++;
+        e.hits++;
+        std::rotate(e.recordings.begin(), found, found + 1);
+        return e.recordings.front().results;
+    }
+    if(e.made >= max_unused_recordings and e.hits == 0)
+    {
+        e.failed = true;
+        if(trace_replay())
+            std::cerr << "migx: the segment from " << seg.begin->name()
+                      << " gets other input pointers every run; it runs instruction by instruction\n";
+    }
+    if(e.failed or not fits or e.runs++ == 0)
+        return compute_all();
+
+    recording rec{pointers, shapes, nullptr, {}};
+    const instruction* failing = nullptr; // the instruction whose call failed while recording
+    try
+    {
+        rec.handle = ctx.record([&] {
+            for(auto i = seg.begin; i != seg.end; ++i)
+            {
+                failing = &*i;
+                rec.results.emplace_back(&*i, step(i));
+            }
+            failing = nullptr;
+        });
+    }
+    catch(const std::exception& ex)
+    {
+        if(failing != nullptr)
+        {
+            // Leave that instruction out and record the rest around it, from the next run.
+            m_excluded.insert(failing);
+            m_refind = true;
+            failures++;
+            if(trace_replay())
+                std::cerr << "migx: " << failing->name() << " cannot be recorded (" << ex.what()
+                          << "); it runs outside the recordings\n";
+            return compute_all();
+        }
+        // Something in the segment cannot be recorded (e.g. a library call that synchronises):
+        // run it plainly, now and from now on.
+        e.failed = true;
+        failures++;
+        if(trace_replay())
+            std::cerr << "migx: cannot record the segment from " << seg.begin->name() << " (" << ex.what()
+                      << "); it runs instruction by instruction\n";
+        return compute_all();
+    }
+    recordings++;
+    e.made++;
+    if(trace_replay())
+        std::cerr << "migx: recorded " << std::distance(seg.begin, seg.end) << " instructions from "
+                  << seg.begin->name() << "\n";
+    ctx.replay(rec.handle); // recording queued nothing: run it now
+    replays++;
+    e.recordings.insert(e.recordings.begin(), std::move(rec));
+    if(e.recordings.size() > max_recordings_per_segment)
+        e.recordings.pop_back();
+    return e.recordings.front().results;
+}
+
+} // namespace migraphx

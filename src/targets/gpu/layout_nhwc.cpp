@@ -1,0 +1,79 @@
+#include "targets/gpu/layout_nhwc.hpp"
+#include "ir/env.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <cstring>
+#include <unordered_map>
+
+namespace migraphx {
+namespace gpu {
+
+shape nhwc_shape(const shape& s)
+{
+    if(s.lens().size() != 4)
+        MIGRAPHX_THROW("nhwc_shape: expects a 4-d shape, got " + std::to_string(s.lens().size()) + " dims");
+    const auto& l = s.lens();
+    return shape{s.type(), l, {l[1] * l[2] * l[3], 1, l[3] * l[1], l[1]}};
+}
+
+bool is_nhwc(const shape& s)
+{
+    if(s.lens().size() != 4 or s.dynamic() or s.element_space() != s.elements())
+        return false;
+    auto want = nhwc_shape(s).strides();
+    for(std::size_t d = 0; d < 4; d++)
+        if(s.lens()[d] != 1 and s.strides()[d] != want[d])
+            return false;
+    return true;
+}
+
+namespace {
+
+/// The same values, laid out NHWC.
+literal to_nhwc(const literal& l)
+{
+    auto src = l.get_argument();
+    auto ns  = nhwc_shape(src.get_shape());
+    argument dst{ns};
+    auto ts = ns.type_size();
+    // Standard element i of the source goes to where the NHWC shape puts element i.
+    for(std::size_t i = 0; i < ns.elements(); i++)
+        std::memcpy(dst.data() + ns.index(i) * ts, src.data() + src.get_shape().index(i) * ts, ts);
+    return literal{dst};
+}
+
+bool nhwc_candidate(instruction_ref ins)
+{
+    if(ins->name() != "convolution" or ins->inputs().size() != 2)
+        return false;
+    const auto& x = ins->inputs()[0]->get_shape();
+    auto w        = ins->inputs()[1];
+    auto v        = ins->get_operator().to_value();
+    return x.type() == shape::half_type and x.lens().size() == 4 and not x.dynamic() and
+           w->name() == "@literal" and w->get_shape().type() == shape::half_type and
+           v.at("padding_mode").get_int64() == 0;
+}
+
+} // namespace
+
+void layout_nhwc::apply(module& m) const
+{
+    if(env_enabled("MIGRAPHX_DISABLE_NHWC"))
+        return;
+    std::unordered_map<const instruction*, instruction_ref> done; // weights shared by convolutions
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(not nhwc_candidate(ins))
+            continue;
+        auto w = ins->inputs()[1];
+        if(is_nhwc(w->get_shape()))
+            continue;
+        auto it = done.find(&*w);
+        if(it == done.end())
+            it = done.emplace(&*w, m.add_literal(to_nhwc(w->get_literal()))).first;
+        m.replace_instruction(ins, ins->get_operator(), {ins->inputs()[0], it->second});
+    }
+}
+
+} // namespace gpu
+} // namespace migraphx

@@ -1,0 +1,138 @@
+// gpu::layout_nhwc (before/after) and how lowering carries the layout: these run the passes
+// only (no device needed); gpu_lowering_test runs such programs on the device against ref.
+#include <gtest/gtest.h>
+#ifdef MIGRAPHX_HAVE_GPU
+#include "passes/dead_code_elimination.hpp"
+#include "passes/fuse_pointwise.hpp"
+#include "passes/pass_manager.hpp"
+#include "targets/gpu/layout_nhwc.hpp"
+#include "targets/gpu/lowering.hpp"
+#include <migraphx/generate.hpp>
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <cstdlib>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+migraphx::instruction_ref conv_weights(migraphx::instruction_ref conv) { return conv->inputs()[1]; }
+
+/// x -> conv(w) -> +bias -> relu -> conv(w2) -> return, in type t.
+migraphx::program conv_chain(shape::type_t t, bool literal_weights = true)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{t, {2, 8, 10, 10}});
+    auto w  = literal_weights ? m->add_literal(migraphx::generate_literal(shape{t, {16, 8, 3, 3}}, 1))
+                              : m->add_parameter("w", shape{t, {16, 8, 3, 3}});
+    auto c  = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
+    auto b  = m->add_literal(migraphx::generate_literal(shape{t, {16}}, 2));
+    auto bb = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", c->get_shape().lens()}}), b);
+    auto a  = m->add_instruction(make_op("add"), c, bb);
+    auto r  = m->add_instruction(make_op("relu"), a);
+    auto w2 = m->add_literal(migraphx::generate_literal(shape{t, {4, 16, 1, 1}}, 3));
+    auto c2 = m->add_instruction(make_op("convolution"), r, w2);
+    m->add_return({c2});
+    return p;
+}
+
+std::vector<migraphx::instruction_ref> convolutions(const migraphx::module& m)
+{
+    std::vector<migraphx::instruction_ref> r;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(it->name() == "convolution")
+            r.push_back(it);
+    return r;
+}
+
+} // namespace
+
+TEST(gpu_layout_nhwc, nhwc_shapes)
+{
+    shape s{shape::half_type, {2, 8, 5, 7}};
+    auto n = migraphx::gpu::nhwc_shape(s);
+    EXPECT_EQ(n.lens(), s.lens());
+    EXPECT_EQ(n.strides(), (std::vector<std::size_t>{280, 1, 56, 8}));
+    EXPECT_TRUE(migraphx::gpu::is_nhwc(n));
+    EXPECT_FALSE(n.standard());
+    EXPECT_FALSE(migraphx::gpu::is_nhwc(s));
+    // One channel, or one pixel: the same memory in both layouts.
+    EXPECT_TRUE(migraphx::gpu::is_nhwc(shape{shape::half_type, {4, 1, 3, 3}}));
+    EXPECT_TRUE(migraphx::gpu::is_nhwc(shape{shape::half_type, {4, 16, 1, 1}}));
+    EXPECT_FALSE(migraphx::gpu::is_nhwc(shape{shape::half_type, {4, 16, 3}}));
+    EXPECT_THROW(migraphx::gpu::nhwc_shape(shape{shape::half_type, {4, 16}}), migraphx::exception);
+}
+
+TEST(gpu_layout_nhwc, half_convolution_weights_become_krsc_with_the_same_values)
+{
+    auto p = conv_chain(shape::half_type);
+    auto* m = p.get_main_module();
+    auto before = conv_weights(convolutions(*m)[0])->get_literal().to_vector<float>();
+    migraphx::run_passes(*m, {migraphx::gpu::layout_nhwc{}, migraphx::dead_code_elimination{}});
+    auto convs = convolutions(*m);
+    ASSERT_EQ(convs.size(), 2u);
+    auto w = conv_weights(convs[0]);
+    EXPECT_TRUE(migraphx::gpu::is_nhwc(w->get_shape()));
+    EXPECT_FALSE(w->get_shape().standard());
+    EXPECT_EQ(w->get_literal().to_vector<float>(), before); // logical order unchanged
+    // The convolution's own shape stays standard NCHW: lowering picks the buffers' layout.
+    EXPECT_TRUE(convs[0]->get_shape().standard());
+    // The old weights are gone.
+    std::size_t literals = 0;
+    for(const auto& ins : *m)
+        literals += ins.name() == "@literal" ? 1 : 0;
+    EXPECT_EQ(literals, 3u);
+}
+
+TEST(gpu_layout_nhwc, float_or_computed_weights_or_disabled_are_left_alone)
+{
+    for(auto p : {conv_chain(shape::float_type), conv_chain(shape::half_type, false)})
+    {
+        auto* m = p.get_main_module();
+        migraphx::run_passes(*m, {migraphx::gpu::layout_nhwc{}});
+        EXPECT_TRUE(conv_weights(convolutions(*m)[0])->get_shape().standard());
+    }
+    auto p = conv_chain(shape::half_type);
+    setenv("MIGRAPHX_DISABLE_NHWC", "1", 1);
+    migraphx::run_passes(*p.get_main_module(), {migraphx::gpu::layout_nhwc{}});
+    unsetenv("MIGRAPHX_DISABLE_NHWC");
+    EXPECT_TRUE(conv_weights(convolutions(*p.get_main_module())[0])->get_shape().standard());
+}
+
+TEST(gpu_layout_nhwc, lowering_keeps_nhwc_between_convolutions_and_returns_standard)
+{
+    auto p = conv_chain(shape::half_type);
+    migraphx::run_passes(p,
+                         {migraphx::fuse_pointwise{},
+                          migraphx::gpu::layout_nhwc{},
+                          migraphx::dead_code_elimination{},
+                          migraphx::gpu::lowering{true},
+                          migraphx::dead_code_elimination{}});
+    const auto* m = p.get_main_module();
+    std::vector<std::string> seen;
+    for(const auto& ins : *m)
+    {
+        const auto& n = ins.name();
+        if(n == "gpu::convolution" or n == "gpu::conv_bias_relu" or n == "gpu::code_object")
+        {
+            seen.push_back(n);
+            if(n == "gpu::code_object")
+                continue;
+            EXPECT_TRUE(migraphx::gpu::is_nhwc(ins.inputs()[0]->get_shape())) << n;
+        }
+    }
+    // x is copied into NHWC, conv + bias + relu is one cuDNN call writing NHWC, the second
+    // convolution writes NHWC, and a copy turns it standard for the output.
+    EXPECT_EQ(seen, (std::vector<std::string>{"gpu::code_object", "gpu::conv_bias_relu", "gpu::convolution",
+                                              "gpu::code_object"}));
+    auto ret = std::prev(m->end());
+    for(auto r : ret->inputs())
+        EXPECT_TRUE(r->get_shape().standard());
+}
+#else
+TEST(gpu_layout_nhwc, skipped) { GTEST_SKIP() << "built without CUDA"; }
+#endif
