@@ -231,6 +231,11 @@ def main():
               "|---|---|---|---|---|---|---|---|---|---|\n")
     rows = []
     print(header, end="", flush=True)
+    # Written row by row, so a run cut short by a time limit still leaves its rows.
+    out = open(a.out, "w") if a.out else None
+    if out:
+        out.write(header)
+        out.flush()
     for name in a.models.split(","):
         model = make_model(name)
         for b in batches[name]:
@@ -259,12 +264,14 @@ def main():
                 row = f"| {name} | {b} | {prec} | {f(migx_ms)} | {f(eager_ms)} | {f(comp_ms)} | {r(eager_ms)} | {r(comp_ms)} | {rate} | {acc} |"
                 rows.append(row)
                 print(row, flush=True)
+                if out:
+                    out.write(row + "\n")
+                    out.flush()
                 log(f"{key}: migx {note}")
         del model
         torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as fh:
-            fh.write(header + "\n".join(rows) + "\n")
+    if out:
+        out.close()
 
 
 if __name__ == "__main__":

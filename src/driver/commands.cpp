@@ -3,6 +3,7 @@
 #include "driver/version.hpp"
 #include <migraphx/make_op.hpp>
 #include "ir/dynamic_program.hpp"
+#include <cstdlib>
 #include <iostream>
 
 namespace migraphx {
@@ -116,7 +117,10 @@ int perf_command(const model_options& mo, const target_options& to, const param_
     std::cout << run << std::flush;
     std::cout << "Allocating params ..." << std::endl;
     std::cout << "Running performance report ..." << std::endl;
-    perf_report(std::cout, run, params_for(run, params), n, batch_size(mo, m.prog));
+    // Only the gpu target replays runs, unless told not to (a loaded .mxr keeps its own setting).
+    bool replays = run.target_name() == "gpu" and not to.no_cuda_graph and
+                   std::getenv("MIGRAPHX_DISABLE_CUDA_GRAPH") == nullptr;
+    perf_report(std::cout, run, params_for(run, params), n, batch_size(mo, m.prog), replays);
     return 0;
 }
 

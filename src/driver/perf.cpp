@@ -55,7 +55,12 @@ double percent(double part, double whole) { return whole > 0 ? 100.0 * part / wh
 
 } // namespace
 
-void perf_report(std::ostream& os, const program& p, const parameter_map& params, std::size_t n, std::size_t batch)
+void perf_report(std::ostream& os,
+                 const program& p,
+                 const parameter_map& params,
+                 std::size_t n,
+                 std::size_t batch,
+                 bool graph_replay)
 {
     context& ctx = p.get_context();
     p.eval(params); // warm-up: first-touch allocations and lazy initialisation stay out of the figures
@@ -129,6 +134,11 @@ void perf_report(std::ostream& os, const program& p, const parameter_map& params
     os << "Overhead time: " << overhead << "ms, " << computed << "ms\n";
     os << "Overhead: " << std::round(percent(overhead, total)) << "%, " << std::round(percent(computed, total))
        << "%" << std::endl;
+    if(computed < 0 and graph_replay)
+        os << "Note: whole runs replay as a CUDA graph (compile_options::cuda_graph); the instruction times come "
+              "from runs instruction by instruction, each launched and waited for, so they add up to more than a "
+              "run takes"
+           << std::endl;
 }
 
 } // namespace driver

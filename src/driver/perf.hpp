@@ -18,7 +18,14 @@ namespace driver {
 ///  - Overhead time: the same walk n times without running any instruction (first figure), and
 ///    Total time - Total instructions time (second); Overhead: both as % of Total time.
 ///  - Rate = 1000 / Total time * batch.
-void perf_report(std::ostream& os, const program& p, const parameter_map& params, std::size_t n, std::size_t batch);
+/// graph_replay: whether p's runs replay as a CUDA graph (a note then explains why the instruction
+/// times add up to more than a run).
+void perf_report(std::ostream& os,
+                 const program& p,
+                 const parameter_map& params,
+                 std::size_t n,
+                 std::size_t batch,
+                 bool graph_replay = false);
 
 } // namespace driver
 } // namespace migraphx

@@ -19,6 +19,7 @@ struct comparison
     bool passed         = true;
     double max_abs      = 0;
     double max_rel      = 0;
+    double rms_rel      = 0; // ||got - ref|| / ||ref||: the error of the whole tensor (fp16, int8)
     std::size_t bad     = 0;
     std::size_t count   = 0;
     std::string problem; // set when the results cannot be compared element by element
@@ -45,8 +46,14 @@ comparison compare(const argument& got, const argument& want, double rtol, doubl
     auto x = got.to_vector<double>();
     auto y = want.to_vector<double>();
     c.count = x.size();
+    double diff2 = 0, ref2 = 0;
     for(std::size_t i = 0; i < x.size(); i++)
     {
+        if(not std::isnan(x[i]) and not std::isnan(y[i]))
+        {
+            diff2 += (x[i] - y[i]) * (x[i] - y[i]);
+            ref2 += y[i] * y[i];
+        }
         bool same = (std::isnan(x[i]) and std::isnan(y[i])) or x[i] == y[i];
         double d  = std::fabs(x[i] - y[i]);
         bool ok   = same or d <= atol + rtol * std::fabs(y[i]);
@@ -59,7 +66,8 @@ comparison compare(const argument& got, const argument& want, double rtol, doubl
         c.max_abs = std::max(c.max_abs, d);
         c.max_rel = std::max(c.max_rel, y[i] != 0 ? d / std::fabs(y[i]) : std::numeric_limits<double>::infinity());
     }
-    c.passed = c.bad == 0;
+    c.rms_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    c.passed  = c.bad == 0;
     return c;
 }
 
@@ -68,8 +76,8 @@ std::ostream& operator<<(std::ostream& os, const comparison& c)
     if(not c.problem.empty())
         os << c.problem;
     else
-        os << "max abs diff " << c.max_abs << ", max rel diff " << c.max_rel << ", " << c.bad << "/" << c.count
-           << " mismatched";
+        os << "max abs diff " << c.max_abs << ", max rel diff " << c.max_rel << ", rms rel " << c.rms_rel << ", "
+           << c.bad << "/" << c.count << " mismatched";
     return os << ": " << (c.passed ? "PASSED" : "FAILED");
 }
 

@@ -159,7 +159,7 @@ def test_verify():
     out = lines(p)
     check(out[:3] == ["Compiling ...", "Reading: " + ADD, "Verifying ref against ref (rtol=0.001, atol=0.001)"],
           "verify header:\n" + p.stdout)
-    line = r": max abs diff 0, max rel diff 0, 0/48 mismatched: PASSED"
+    line = r": max abs diff 0, max rel diff 0, rms rel 0, 0/48 mismatched: PASSED"
     check(re.match("^z" + line + "$", out[3]) and re.match("^sum" + line + "$", out[4]), "per-output lines")
     check(out[-1] == "PASSED", "verify passes")
     p = run("verify", "--ref", "--per-instruction", "--rtol", "0.5", "--atol", "0.25", CONV, "--batch", "1")
