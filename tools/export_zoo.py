@@ -1,0 +1,584 @@
+#!/usr/bin/python3
+"""Export the model zoo (issue 11: the spec's section 1.5 model list) to ONNX with reference outputs.
+
+Uses Debian's torch/torchvision (no downloads: weights are random and seeded) and the helpers of
+tools/export_models.py: batch-norm statistics are re-estimated on random batches
+(export_models.reestimate_batch_norm) so activations keep a usable scale, the model is put in
+eval() and exported by export_models.export, which writes the ONNX test-data layout:
+
+    DIR/<model>/model.onnx
+    DIR/<model>/test_data_set_0/input_<i>.pb    (onnx.TensorProto named as the model input)
+    DIR/<model>/test_data_set_0/output_<i>.pb   (torch's output for that input)
+
+Every model of ZOO is attempted; a failure (torch export error, a torchvision that lacks the
+model) is printed with its reason and written to DIR/<model>/export.error, so that
+tools/run_zoo.py lists it as a row of its table instead of leaving it out.
+
+Usage: tools/export_zoo.py --out DIR [--models a,b,c|all] [--opset N] [--seed S] [--skip-existing]
+       tools/export_zoo.py --list
+"""
+
+import argparse
+import hashlib
+import math
+import os
+import shutil
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_models as em  # noqa: E402  (exits 77 when torch/onnx are missing)
+
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+
+tvm = torchvision.models
+
+
+def no_fused_attention(model):
+    """torch 1.13 runs an eval() nn.MultiheadAttention as one aten::_native_multi_head_attention,
+    which its ONNX exporter cannot export; a non-zero dropout probability keeps it on the
+    decomposed path (dropout itself is not applied in eval())."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.MultiheadAttention) and m.dropout == 0.0:
+            m.dropout = 1e-9
+    return model
+
+
+def vit_prepare(model):
+    """torchvision's ViT initialises its classifier head to zeros (an all-zero output): give it
+    random weights as the other classifiers have, and keep attention exportable."""
+    torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+    torch.nn.init.normal_(model.heads.head.bias, std=0.02)
+    return no_fused_attention(model)
+
+
+def image(ctor_name, size=224, batches=2, batch=4, prepare=None, **kwargs):
+    """A torchvision classifier `ctor_name(weights=None, **kwargs)` on a 1x3xSIZExSIZE input.
+
+    Batch norm is re-estimated on `batches` random batches of `batch` images (fewer than
+    export_models' 4x8: the big zoo models are slow on a 2-core machine)."""
+
+    def make(gen):
+        ctor = getattr(tvm, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.{ctor_name}")
+        model = ctor(weights=None, **kwargs)
+        if prepare is not None:
+            model = prepare(model)
+        em.reestimate_batch_norm(model, lambda: torch.randn(batch, 3, size, size, generator=gen), batches)
+        return model, {"input": torch.randn(1, 3, size, size, generator=gen)}, ["output"]
+
+    return make
+
+
+class NotInstalled(Exception):
+    """The installed torchvision lacks the model: the model is skipped, and said so."""
+
+
+class NotWritten(Exception):
+    """A model of the issue's list this script does not export yet: a TODO row, not a silent gap."""
+
+
+def todo(what):
+    def make(gen):
+        raise NotWritten(what)
+    return make
+
+
+class DetectionRaw(torch.nn.Module):
+    """A torchvision single-stage detector (SSD, RetinaNet) on an already normalised image: the
+    raw per-anchor box regressions and class logits of its head, as export_models.SsdLiteRaw does
+    for SSDLite (anchor decoding and NMS are data dependent and left out)."""
+
+    def __init__(self, det):
+        super().__init__()
+        self.backbone = det.backbone
+        self.head = det.head
+
+    def forward(self, x):
+        features = self.backbone(x)
+        features = list(features.values()) if isinstance(features, dict) else [features]
+        out = self.head(features)
+        return out["bbox_regression"], out["cls_logits"]
+
+
+def detection_raw(ctor_name, size):
+    def make(gen):
+        ctor = getattr(tvm.detection, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.detection.{ctor_name}")
+        model = DetectionRaw(ctor(weights=None, weights_backbone=None))
+        em.reestimate_batch_norm(model, lambda: torch.randn(2, 3, size, size, generator=gen), 2)
+        return model, {"input": torch.randn(1, 3, size, size, generator=gen)}, ["boxes", "scores"]
+    return make
+
+
+def bert_base(gen):
+    """export_models.BertEncoder at BERT-base's size; inputs as export_models.bert's."""
+    seq = 128
+    model = em.BertEncoder(seq=seq, d=768, heads=12, ffn=3072, layers=12).eval()
+    ids = torch.randint(0, 30522, (1, seq), generator=gen, dtype=torch.int64)
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    mask[0, 100:] = 0
+    return model, {"input_ids": ids, "attention_mask": mask}, ["last_hidden_state"]
+
+
+class TwoStageRaw(torch.nn.Module):
+    """A torchvision Faster/Mask R-CNN without its data-dependent parts: the backbone + FPN, the
+    RPN head's raw objectness and box deltas (all levels, flattened), and the RoI heads run on
+    RoIs given as an input ([K, 4] boxes in image pixels) instead of the RPN's NMS'd proposals:
+    MultiScaleRoIAlign, the box head's class logits and box regressions, and for Mask R-CNN the
+    mask head's logits."""
+
+    def __init__(self, det):
+        super().__init__()
+        self.backbone = det.backbone
+        self.rpn_head = det.rpn.head
+        self.box_roi_pool = det.roi_heads.box_roi_pool
+        self.box_head = det.roi_heads.box_head
+        self.box_predictor = det.roi_heads.box_predictor
+        self.mask_roi_pool = det.roi_heads.mask_roi_pool
+        self.mask_head = det.roi_heads.mask_head
+        self.mask_predictor = det.roi_heads.mask_predictor
+
+    def forward(self, x, rois):
+        features = self.backbone(x)
+        objectness, deltas = self.rpn_head(list(features.values()))
+        image_shapes = [(x.shape[-2], x.shape[-1])]
+        box = self.box_head(self.box_roi_pool(features, [rois], image_shapes))
+        logits, regression = self.box_predictor(box)
+        outs = (torch.cat([o.flatten(1) for o in objectness], 1), torch.cat([d.flatten(1) for d in deltas], 1),
+                logits, regression)
+        if self.mask_roi_pool is not None:
+            outs += (self.mask_predictor(self.mask_head(self.mask_roi_pool(features, [rois], image_shapes))),)
+        return outs
+
+
+class Star(torch.nn.Module):
+    """model(*batch): for export_models.reestimate_batch_norm, which calls model(batch)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch):
+        return self.model(*batch)
+
+
+def two_stage_raw(ctor_name, size=320, rois=8):
+    def make(gen):
+        ctor = getattr(tvm.detection, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.detection.{ctor_name}")
+        model = TwoStageRaw(ctor(weights=None, weights_backbone=None))
+        xy = torch.rand(rois, 2, generator=gen) * (size * 0.6)
+        wh = 16 + torch.rand(rois, 2, generator=gen) * (size * 0.4 - 16)  # 16..128 px: several FPN levels
+        boxes = torch.cat([xy, xy + wh], 1)
+        em.reestimate_batch_norm(Star(model), lambda: (torch.randn(2, 3, size, size, generator=gen), boxes), 2)
+        names = ["rpn_objectness", "rpn_deltas", "class_logits", "box_regression"]
+        if model.mask_roi_pool is not None:
+            names.append("mask_logits")
+        return model, {"input": torch.randn(1, 3, size, size, generator=gen), "rois": boxes}, names
+    return make
+
+
+class Crnn(torch.nn.Module):
+    """CRNN (Shi et al.): a VGG-style conv stack with batch norm over a 1x32xW grey text line,
+    collapsed to a sequence of W/4 feature columns, a 2-layer bidirectional LSTM and a per-step
+    Linear to 37 classes (36 characters + CTC blank): [W/4, N, 37] logits."""
+
+    def __init__(self, classes=37, hidden=128):
+        super().__init__()
+
+        def block(cin, cout, pool):
+            layers = [torch.nn.Conv2d(cin, cout, 3, padding=1, bias=False), torch.nn.BatchNorm2d(cout),
+                      torch.nn.ReLU(inplace=True)]
+            return layers + ([torch.nn.MaxPool2d(pool, pool)] if pool else [])
+
+        self.cnn = torch.nn.Sequential(*block(1, 64, (2, 2)), *block(64, 128, (2, 2)), *block(128, 256, None),
+                                       *block(256, 256, (2, 1)), *block(256, 256, (2, 1)),
+                                       *block(256, 256, (2, 1)))  # H 32 -> 1, W -> W/4
+        self.rnn = torch.nn.LSTM(256, hidden, num_layers=2, bidirectional=True)
+        self.fc = torch.nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        f = self.cnn(x).squeeze(2).permute(2, 0, 1)  # [W/4, N, 256]
+        y, _ = self.rnn(f)
+        return self.fc(y)
+
+
+def crnn(gen):
+    model = Crnn()
+    em.reestimate_batch_norm(model, lambda: torch.randn(4, 1, 32, 128, generator=gen), 2)
+    return model, {"input": torch.randn(1, 1, 32, 128, generator=gen)}, ["output"]
+
+
+class MtcnnPNet(torch.nn.Module):
+    """MTCNN's first cascade stage (P-Net), fully convolutional: PReLU convs, a 2-way face
+    probability map (softmax over channels) and a 4-channel box regression map."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 10, 3), torch.nn.PReLU(10), torch.nn.MaxPool2d(2, 2, ceil_mode=True),
+            torch.nn.Conv2d(10, 16, 3), torch.nn.PReLU(16), torch.nn.Conv2d(16, 32, 3), torch.nn.PReLU(32))
+        self.prob = torch.nn.Conv2d(32, 2, 1)
+        self.box = torch.nn.Conv2d(32, 4, 1)
+
+    def forward(self, x):
+        f = self.body(x)
+        return torch.softmax(self.prob(f), dim=1), self.box(f)
+
+
+def mtcnn_pnet(gen):
+    model = MtcnnPNet().eval()
+    return model, {"input": torch.randn(1, 3, 120, 160, generator=gen)}, ["prob", "boxes"]
+
+
+def cbs(cin, cout, k=1, stride=1):
+    """Conv + BatchNorm + SiLU, the YOLOv5-style building block."""
+    return torch.nn.Sequential(torch.nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, bias=False), torch.nn.BatchNorm2d(cout),
+                               torch.nn.SiLU())
+
+
+class Csp(torch.nn.Module):
+    """A C3-style cross-stage-partial block: two 1x1 branches, n bottlenecks on one, concat, 1x1."""
+
+    def __init__(self, cin, cout, n=1, shortcut=True):
+        super().__init__()
+        h = cout // 2
+        self.a, self.b, self.out = cbs(cin, h), cbs(cin, h), cbs(2 * h, cout)
+        self.m = torch.nn.ModuleList([torch.nn.Sequential(cbs(h, h), cbs(h, h, 3)) for _ in range(n)])
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        y = self.a(x)
+        for m in self.m:
+            y = y + m(y) if self.shortcut else m(y)
+        return self.out(torch.cat([y, self.b(x)], 1))
+
+
+class YoloStyle(torch.nn.Module):
+    """A YOLOv5-style detector at width 1/4: CSP backbone with SPPF, PAN neck, three detection
+    heads (strides 8/16/32, 3 anchors each, 80 classes) and the decode (sigmoid, grid offsets,
+    anchor sizes) to [1, anchors, 85] = (cx, cy, w, h, objectness, 80 class scores)."""
+
+    ANCHORS = [[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119], [116, 90, 156, 198, 373, 326]]
+
+    def __init__(self, classes=80, w=16, size=320):
+        super().__init__()
+        self.no = classes + 5
+        self.stem = torch.nn.Sequential(cbs(3, w, 6, 2), cbs(w, 2 * w, 3, 2), Csp(2 * w, 2 * w))
+        self.p3 = torch.nn.Sequential(cbs(2 * w, 4 * w, 3, 2), Csp(4 * w, 4 * w, 2))
+        self.p4 = torch.nn.Sequential(cbs(4 * w, 8 * w, 3, 2), Csp(8 * w, 8 * w, 3))
+        self.p5 = torch.nn.Sequential(cbs(8 * w, 16 * w, 3, 2), Csp(16 * w, 16 * w))
+        self.sppf_in, self.sppf_out = cbs(16 * w, 8 * w), cbs(32 * w, 16 * w)
+        self.pool = torch.nn.MaxPool2d(5, 1, 2)
+        self.lat5, self.up_csp4 = cbs(16 * w, 8 * w), Csp(16 * w, 8 * w, shortcut=False)
+        self.lat4, self.up_csp3 = cbs(8 * w, 4 * w), Csp(8 * w, 4 * w, shortcut=False)
+        self.down3, self.down_csp4 = cbs(4 * w, 4 * w, 3, 2), Csp(8 * w, 8 * w, shortcut=False)
+        self.down4, self.down_csp5 = cbs(8 * w, 8 * w, 3, 2), Csp(16 * w, 16 * w, shortcut=False)
+        self.heads = torch.nn.ModuleList([torch.nn.Conv2d(c, 3 * self.no, 1) for c in (4 * w, 8 * w, 16 * w)])
+        grids, anchors = [], []
+        for i, stride in enumerate((8, 16, 32)):
+            n = size // stride
+            yv, xv = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+            grids.append(torch.stack((xv, yv), 2).view(1, 1, n, n, 2).float() * stride)
+            anchors.append(torch.tensor(self.ANCHORS[i], dtype=torch.float32).view(1, 3, 1, 1, 2))
+        self.strides = (8, 16, 32)
+        for i in range(3):
+            self.register_buffer(f"grid{i}", grids[i])
+            self.register_buffer(f"anchor{i}", anchors[i])
+
+    def forward(self, x):
+        c3 = self.p3(self.stem(x))
+        c4 = self.p4(c3)
+        c5 = self.p5(c4)
+        y = self.sppf_in(c5)
+        y1 = self.pool(y)
+        y2 = self.pool(y1)
+        c5 = self.sppf_out(torch.cat([y, y1, y2, self.pool(y2)], 1))
+        up = torch.nn.functional.interpolate
+        l5 = self.lat5(c5)
+        n4 = self.up_csp4(torch.cat([up(l5, scale_factor=2.0, mode="nearest"), c4], 1))
+        l4 = self.lat4(n4)
+        n3 = self.up_csp3(torch.cat([up(l4, scale_factor=2.0, mode="nearest"), c3], 1))
+        n4 = self.down_csp4(torch.cat([self.down3(n3), l4], 1))
+        n5 = self.down_csp5(torch.cat([self.down4(n4), l5], 1))
+        outs = []
+        for i, f in enumerate((n3, n4, n5)):
+            b, _, h, w = f.shape
+            p = self.heads[i](f).view(b, 3, self.no, h, w).permute(0, 1, 3, 4, 2).sigmoid()
+            xy = (p[..., 0:2] * 2 - 0.5) * self.strides[i] + getattr(self, f"grid{i}")
+            wh = (p[..., 2:4] * 2) ** 2 * getattr(self, f"anchor{i}")
+            outs.append(torch.cat([xy, wh, p[..., 4:]], -1).view(b, -1, self.no))
+        return torch.cat(outs, 1)
+
+
+def yolo_style(gen):
+    model = YoloStyle()
+    em.reestimate_batch_norm(model, lambda: torch.randn(2, 3, 320, 320, generator=gen), 2)
+    return model, {"input": torch.randn(1, 3, 320, 320, generator=gen)}, ["detections"]
+
+
+class DbnetStyle(torch.nn.Module):
+    """A DBNet-style text detector: torchvision ResNet-18 features (strides 4..32), an FPN
+    (1x1 laterals, nearest up-sampling and adds, 3x3 smoothing, all levels up-sampled to 1/4 and
+    concatenated), the probability and threshold heads (conv-BN-ReLU, two stride-2
+    ConvTranspose, sigmoid) and the differentiable binarisation 1 / (1 + exp(-50 (P - T)))."""
+
+    def __init__(self, inner=64):
+        super().__init__()
+        r = tvm.resnet18(weights=None)
+        self.stem = torch.nn.Sequential(r.conv1, r.bn1, r.relu, r.maxpool)
+        self.layers = torch.nn.ModuleList([r.layer1, r.layer2, r.layer3, r.layer4])
+        self.lateral = torch.nn.ModuleList([torch.nn.Conv2d(c, inner, 1) for c in (64, 128, 256, 512)])
+        self.smooth = torch.nn.ModuleList([torch.nn.Conv2d(inner, inner // 4, 3, padding=1) for _ in range(4)])
+
+        def head():
+            q = inner // 4
+            return torch.nn.Sequential(
+                torch.nn.Conv2d(inner, q, 3, padding=1, bias=False), torch.nn.BatchNorm2d(q), torch.nn.ReLU(),
+                torch.nn.ConvTranspose2d(q, q, 2, 2), torch.nn.BatchNorm2d(q), torch.nn.ReLU(),
+                torch.nn.ConvTranspose2d(q, 1, 2, 2), torch.nn.Sigmoid())
+
+        self.prob, self.thresh = head(), head()
+
+    def forward(self, x):
+        feats, y = [], self.stem(x)
+        for layer in self.layers:
+            y = layer(y)
+            feats.append(y)
+        up = torch.nn.functional.interpolate
+        lat = [l(f) for l, f in zip(self.lateral, feats)]
+        for i in (2, 1, 0):
+            lat[i] = lat[i] + up(lat[i + 1], scale_factor=2.0, mode="nearest")
+        size = lat[0].shape[-2:]
+        fused = torch.cat([up(s(l), size=size, mode="nearest") if i else s(l)
+                           for i, (s, l) in enumerate(zip(self.smooth, lat))], 1)
+        p, t = self.prob(fused), self.thresh(fused)
+        return p, t, torch.reciprocal(1 + torch.exp(-50 * (p - t)))
+
+
+def dbnet_style(gen):
+    model = DbnetStyle()
+    em.reestimate_batch_norm(model, lambda: torch.randn(2, 3, 256, 256, generator=gen), 2)
+    return model, {"input": torch.randn(1, 3, 256, 256, generator=gen)}, ["prob", "thresh", "binary"]
+
+
+class GptBlock(torch.nn.Module):
+    """A GPT-2 block: pre-norm causal self-attention over past + current keys/values, GELU (tanh) MLP."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.c_attn, self.c_proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.proj = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+
+    def forward(self, x, past):  # past: [2, batch, heads, past_len, head_dim]
+        b, s, d = x.shape
+        h = self.heads
+        q, k, v = self.c_attn(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (t.reshape(b, s, h, d // h).transpose(1, 2) for t in (q, k, v))
+        k = torch.cat([past[0], k], dim=2)
+        v = torch.cat([past[1], v], dim=2)
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d // h)
+        past_len = past.shape[3]
+        q_pos = torch.arange(s, device=x.device).unsqueeze(1) + past_len
+        k_pos = torch.arange(k.shape[2], device=x.device).unsqueeze(0)
+        scores = torch.where(k_pos <= q_pos, scores, torch.tensor(-1e4, dtype=scores.dtype))  # causal
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.c_proj(ctx)
+        x = x + self.proj(torch.nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+        return x, torch.stack([k, v])
+
+
+class Gpt2Style(torch.nn.Module):
+    """GPT-2-small-sized decoder (12 layers, d768, 12 heads, vocab 50257, tied LM head) on input_ids
+    [batch, seq] and past_key_values [layers, 2, batch, heads, past_len, 64]: logits and the present
+    keys/values [layers, 2, batch, heads, past_len + seq, 64]."""
+
+    def __init__(self, vocab=50257, positions=1024, d=768, heads=12, layers=12):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(vocab, d), torch.nn.Embedding(positions, d)
+        self.blocks = torch.nn.ModuleList([GptBlock(d, heads) for _ in range(layers)])
+        self.ln_f = torch.nn.LayerNorm(d)
+        for m in self.modules():
+            if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)):
+                torch.nn.init.normal_(m.weight, std=0.02)
+            if isinstance(m, torch.nn.Linear):
+                torch.nn.init.zeros_(m.bias)
+
+    def forward(self, input_ids, past_key_values):
+        past_len = past_key_values.shape[4]
+        pos = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0) + past_len
+        x = self.wte(input_ids) + self.wpe(pos)
+        presents = []
+        for i, block in enumerate(self.blocks):
+            x, present = block(x, past_key_values[i])
+            presents.append(present)
+        return torch.matmul(self.ln_f(x), self.wte.weight.t()), torch.stack(presents)
+
+
+def gpt2_style(gen, seq=8, past=16):
+    model = Gpt2Style().eval()
+    ids = torch.randint(0, 50257, (1, seq), generator=gen, dtype=torch.int64)
+    past_kv = torch.randn(12, 2, 1, 12, past, 64, generator=gen)
+    return model, {"input_ids": ids, "past_key_values": past_kv}, ["logits", "present_key_values"]
+
+
+class SegmentationOut(torch.nn.Module):
+    """torchvision's segmentation models return a dict: keep its 'out' tensor."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def segmentation(ctor_name, size=224):
+    def make(gen):
+        ctor = getattr(tvm.segmentation, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.segmentation.{ctor_name}")
+        model = SegmentationOut(ctor(weights=None, weights_backbone=None, aux_loss=False))
+        em.reestimate_batch_norm(model, lambda: torch.randn(2, 3, size, size, generator=gen), 2)
+        return model, {"input": torch.randn(1, 3, size, size, generator=gen)}, ["output"]
+    return make
+
+
+# name -> (factory, what it is). Classifiers at 224 (Inception-v3 at its 299); EfficientNet-B5/B7
+# at 224 rather than their 456/600 to keep exports and runs short (the network is the same).
+ZOO = {
+    "alexnet": (image("alexnet"), "AlexNet, 224"),
+    "vgg16": (image("vgg16"), "VGG16, 224"),
+    "vgg19": (image("vgg19"), "VGG19, 224"),
+    "googlenet": (image("googlenet", aux_logits=False, init_weights=True), "GoogLeNet, 224, no aux heads"),
+    "inception_v3": (image("inception_v3", size=299, aux_logits=False, init_weights=True), "Inception-v3, 299"),
+    "resnet50": (em.MODELS["resnet50"], "ResNet-50, 224 (export_models.py)"),
+    "densenet121": (image("densenet121"), "DenseNet-121, 224"),
+    "shufflenet_v2": (image("shufflenet_v2_x1_0"), "ShuffleNet-v2 x1.0, 224"),
+    "squeezenet": (image("squeezenet1_1"), "SqueezeNet 1.1, 224"),
+    "mobilenet_v2": (em.MODELS["mobilenetv2"], "MobileNet-v2, 224 (export_models.py)"),
+    "mobilenet_v3": (image("mobilenet_v3_large"), "MobileNet-v3-Large, 224"),
+    "efficientnet_b3": (image("efficientnet_b3"), "EfficientNet-B3, 224"),
+    "efficientnet_b5": (image("efficientnet_b5"), "EfficientNet-B5, 224"),
+    "efficientnet_b7": (image("efficientnet_b7"), "EfficientNet-B7, 224"),
+    "vit_b_16": (image("vit_b_16", prepare=vit_prepare), "ViT-B/16, 224"),
+    "swin_t": (image("swin_t"), "Swin-T, 224"),
+    "fcn_resnet50": (segmentation("fcn_resnet50"), "FCN-ResNet50, 224, 'out' head"),
+    "ssd_vgg16_raw": (detection_raw("ssd300_vgg16", 300), "SSD300-VGG16 raw heads, no decode/NMS"),
+    "retinanet_raw": (detection_raw("retinanet_resnet50_fpn", 320), "RetinaNet-ResNet50-FPN raw heads, 320"),
+    "faster_rcnn_raw": (two_stage_raw("fasterrcnn_resnet50_fpn"),
+                        "Faster R-CNN-ResNet50-FPN, 320: RPN raw heads + RoI heads on 8 given RoIs"),
+    "mask_rcnn_raw": (two_stage_raw("maskrcnn_resnet50_fpn"),
+                      "Mask R-CNN-ResNet50-FPN, 320: RPN raw heads + box and mask heads on 8 given RoIs"),
+    "detection_boxes": (todo("final boxes (anchor decode, proposals, NMS) of the detectors: not exported yet"),
+                        "detectors' final boxes"),
+    "yolo_style": (yolo_style, "YOLOv5-style CSP/SPPF/PAN detector, width 1/4, 320, with decode (no NMS)"),
+    "dbnet_style": (dbnet_style, "DBNet-style: ResNet-18 + FPN + prob/thresh heads + binarisation, 256"),
+    "crnn": (crnn, "CRNN: VGG-style conv + 2-layer bidirectional LSTM, 1x1x32x128"),
+    "mtcnn_pnet": (mtcnn_pnet, "MTCNN P-Net stage (PReLU, softmax map + box map), 1x3x120x160"),
+    "mtcnn_rnet_onet": (todo("MTCNN R-Net/O-Net stages and the cascade's NMS: not written yet"),
+                        "MTCNN R-Net/O-Net"),
+    "bert_base": (bert_base, "BERT-base-sized encoder (12 layers, d768, 12 heads), seq 128, torch-written"),
+    "gpt2_small": (gpt2_style, "GPT-2-small-sized decoder, 8 new tokens after 16 past key/values, torch-written"),
+    "unet": (em.MODELS["unet"], "3-level UNet, 128 (export_models.py)"),
+    "bert_small": (em.MODELS["bert"], "BERT-style 4-layer encoder, seq 128 (export_models.py)"),
+    "lstm": (em.MODELS["lstm"], "2-layer LSTM + Linear (export_models.py)"),
+    "ssdlite_raw": (em.MODELS["ssdlite"], "SSDLite320 raw heads, no NMS (export_models.py)"),
+}
+
+
+def zoo_stamp(opset, seed):
+    """What an export depends on: both scripts, the options and the torch version."""
+    h = hashlib.sha256()
+    for f in (os.path.abspath(__file__), os.path.abspath(em.__file__)):
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return f"{h.hexdigest()} opset={opset} seed={seed} torch={torch.__version__}\n"
+
+
+def export_one(name, out_dir, opset, seed):
+    """Exports one zoo model; returns (status, message) with status ok/skipped/failed."""
+    factory, _ = ZOO[name]
+    em.MODELS[name] = factory  # export_models.export looks the factory up by name
+    try:
+        path, outs = em.export(name, out_dir, opset, seed)
+    except NotInstalled as e:
+        return "skipped", str(e)
+    except NotWritten as e:
+        return "todo", str(e)
+    except Exception as e:  # noqa: BLE001  any export failure is a table row, with its reason
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        return "failed", f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''} " \
+                         f"({os.path.basename(last.filename)}:{last.lineno})"
+    desc = ", ".join(f"{list(shape)} mean|y|={mean_abs:.4g}" for shape, mean_abs in outs)
+    if any(mean_abs < 1e-4 for _, mean_abs in outs):  # model_test's and run_zoo's rule
+        return "failed", f"reference output ~0, any engine would pass it: {desc}"
+    return "ok", f"{path} opset {opset}, output {desc}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", help="zoo directory")
+    parser.add_argument("--models", default="all", help="comma-separated names or 'all': " + ", ".join(ZOO))
+    parser.add_argument("--opset", type=int, default=em.DEFAULT_OPSET,
+                        help=f"ONNX opset (default {em.DEFAULT_OPSET})")
+    parser.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
+    parser.add_argument("--skip-existing", action="store_true",
+                        help="leave a model alone that was exported with the same scripts and options")
+    parser.add_argument("--list", action="store_true", help="print the zoo's models and exit")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for name, (_, what) in ZOO.items():
+            print(f"{name}: {what}")
+        return 0
+    if not args.out:
+        parser.error("--out DIR is required")
+    names = list(ZOO) if args.models == "all" else [n.strip() for n in args.models.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ZOO]
+    if unknown:
+        parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(ZOO))
+
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    stamp = zoo_stamp(args.opset, args.seed)
+    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, opset {args.opset}", flush=True)
+    failed = 0
+    for name in names:
+        model_dir = os.path.join(args.out, name)
+        stamp_file = os.path.join(model_dir, "export.stamp")
+        error_file = os.path.join(model_dir, "export.error")
+        if args.skip_existing and os.path.exists(stamp_file):
+            with open(stamp_file) as f:
+                if f.read() == stamp:
+                    print(f"{name}: up to date", flush=True)
+                    continue
+        os.makedirs(model_dir, exist_ok=True)
+        for f in (stamp_file, error_file):
+            if os.path.exists(f):
+                os.remove(f)
+        start = time.time()
+        status, message = export_one(name, args.out, args.opset, args.seed)
+        elapsed = time.time() - start
+        if status == "ok":
+            with open(stamp_file, "w") as f:
+                f.write(stamp)
+        else:
+            failed += status == "failed"
+            if status == "todo":
+                shutil.rmtree(os.path.join(model_dir, "test_data_set_0"), ignore_errors=True)
+            with open(error_file, "w") as f:
+                f.write(f"{status}: {message}\n")
+        print(f"{name}: {status}: {message} ({elapsed:.1f}s)", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+#!/usr/bin/python3
+"""Run the model zoo (tools/export_zoo.py's output) on one target and print a markdown table.
+
+For every model of the zoo (every model export_zoo.py knows, plus any other folder of DIR with a
+model.onnx), in a child process of its own so that a crash or a hang is one row, not the end:
+parse the ONNX file, compile it for the target (after quantize_fp16 with --fp16), run it on the
+saved inputs (test_data_set_0/input_*.pb) and compare each output with torch's
+(test_data_set_0/output_*.pb). The run goes through the `migraphx` Python module of the same
+build as the driver (the driver only feeds generated inputs and prints 10 values of an output,
+so it cannot be compared with saved references); the driver names the build (`version`) and,
+for a model whose results depart from torch's, finds the first instruction that departs from
+the `ref` target (`verify --per-instruction`).
+
+Error measure, per output element i, with m = mean |ref| over the output:
+    err_i = |got_i - ref_i| / (|ref_i| + m)
+"max rel err" is the largest err_i over all outputs; a model passes when it is <= TOL, i.e.
+|got - ref| <= TOL * |ref| + TOL * m: the driver's and model tests' rtol, with an atol scaled to
+the output's magnitude (tests/models/CMakeLists.txt's rule). TOL = 1e-3 for fp32, 1e-2 with --fp16
+(the driver's verify defaults). A reference output with m < 1e-4 is refused (model_test's rule).
+
+Usage: tools/run_zoo.py --zoo DIR [--driver build-cpu/src/migraphx-driver] [--target cpu|ref|gpu]
+                        [--fp16] [--models a,b,c] [--out FILE.md] [--timeout S] [--no-diagnose]
+Exit status: 0 when every listed model passes, 1 otherwise.
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# --- the child: one model, one target -------------------------------------------------------------
+
+def load_pbs(data_dir, prefix):
+    import onnx
+    import onnx.numpy_helper
+    out = []
+    for i in range(10000):
+        path = os.path.join(data_dir, f"{prefix}{i}.pb")
+        if not os.path.exists(path):
+            break
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+        out.append((t.name, onnx.numpy_helper.to_array(t)))
+    return out
+
+
+def child(model_dir, target, fp16, runs):
+    """Prints `STAGE <name>` lines as it goes and one `RESULT <json>` line at the end."""
+    import numpy as np
+    import migraphx
+
+    result = {}
+
+    def stage(name):
+        print(f"STAGE {name}", flush=True)
+
+    stage("load")
+    data_dir = os.path.join(model_dir, "test_data_set_0")
+    inputs = load_pbs(data_dir, "input_")
+    wants = load_pbs(data_dir, "output_")
+    if target not in migraphx.get_targets():
+        raise RuntimeError(f"target '{target}' is not registered in this build ({migraphx.get_targets()})")
+
+    stage("parse")
+    t0 = time.perf_counter()
+    prog = migraphx.parse_onnx(os.path.join(model_dir, "model.onnx"))
+    result["parse_s"] = time.perf_counter() - t0
+    if fp16:
+        stage("quantize_fp16")
+        migraphx.quantize_fp16(prog)
+    stage("compile")
+    t0 = time.perf_counter()
+    prog.compile(migraphx.get_target(target), offload_copy=True)
+    result["compile_s"] = time.perf_counter() - t0
+
+    stage("run")
+    params = {name: np.ascontiguousarray(value) for name, value in inputs}
+    missing = [n for n in params if n not in prog.get_parameter_names()]
+    if missing:
+        raise RuntimeError(f"test data inputs {missing} are not parameters of the model")
+    times = []
+    gots = None
+    for _ in range(max(1, runs)):
+        t0 = time.perf_counter()
+        outs = prog.run(params)
+        times.append(time.perf_counter() - t0)
+        if gots is None:
+            gots = [np.array(o) for o in outs]
+        if times[0] > 20:  # a slow model: one run is enough
+            break
+    result["run_ms"] = 1000 * min(times)
+
+    stage("compare")
+    if len(gots) != len(wants):
+        raise RuntimeError(f"{len(gots)} outputs, expected {len(wants)}")
+    worst, notes = 0.0, []
+    for (name, want), got in zip(wants, gots):
+        want = want.astype(np.float64)
+        got = got.astype(np.float64)
+        if got.shape != want.shape:
+            raise RuntimeError(f"output {name}: shape {list(got.shape)}, expected {list(want.shape)}")
+        m = float(np.abs(want).mean()) if want.size else 0.0
+        if m < 1e-4:
+            notes.append(f"{name}: reference output ~0 (mean |ref| {m:.3g}): re-export")
+            worst = float("inf")
+            continue
+        err = np.abs(got - want) / (np.abs(want) + m)
+        err = np.where(np.isnan(err), np.inf, err)
+        e = float(err.max()) if err.size else 0.0
+        if e > worst:
+            worst = e
+        notes.append(f"{name}: mean |ref| {m:.3g}, max abs diff {float(np.nanmax(np.abs(got - want))):.3g}")
+    result["max_rel_err"] = worst
+    result["notes"] = notes
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+# --- the parent: the table ------------------------------------------------------------------------
+
+def onnx_info(path):
+    """(opset, nodes) of an ONNX file, without loading external data."""
+    try:
+        import onnx
+        m = onnx.load(path, load_external_data=False)
+        opset = max((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), default=None)
+        return opset, len(m.graph.node)
+    except Exception:  # noqa: BLE001
+        return None, None
+
+
+def first_line(text, limit=160):
+    for line in text.strip().splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[:limit - 3] + "..."
+    return ""
+
+
+def diagnose(driver, model_dir, target, fp16, timeout):
+    """The first instruction whose cpu/gpu result departs from ref's (driver verify --per-instruction)."""
+    cmd = [driver, "verify", f"--{target}", "--quiet", "--per-instruction"]
+    if fp16:
+        cmd.append("--fp16")
+    cmd.append(os.path.join(model_dir, "model.onnx"))
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"verify --per-instruction timed out after {timeout}s"
+    for line in p.stdout.splitlines():
+        if line.startswith("First departing instruction:"):
+            return line.strip()
+        if line.startswith("No instruction departs"):
+            return (f"{target} agrees with ref on every instruction (generated inputs): the parser or a ref "
+                    "operator differs from torch, or the difference is inside a fused kernel / needs the saved inputs")
+    return "verify: " + first_line(p.stderr or p.stdout)
+
+
+def failing_instruction(cmd, env, timeout):
+    """Re-runs a child whose run raised, with MIGRAPHX_TRACE_EVAL=1: the last instruction the trace
+    shows starting is the one that raised."""
+    env = dict(env, MIGRAPHX_TRACE_EVAL="1")
+    last = None
+    try:
+        with tempfile.TemporaryFile("w+") as out:
+            subprocess.run(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env, timeout=timeout)
+            out.seek(0)
+            for line in out:
+                if line.startswith("Run instruction: "):
+                    last = line[len("Run instruction: "):].strip()
+    except subprocess.TimeoutExpired:
+        return None
+    return last
+
+
+def run_model(args, name, model_dir, env):
+    row = {"model": name, "opset": None, "nodes": None, "parse_s": None, "compile_s": None, "run_ms": None,
+           "max_rel_err": None, "result": "FAIL", "fault": ""}
+    error_file = os.path.join(model_dir, "export.error")
+    onnx_path = os.path.join(model_dir, "model.onnx")
+    if os.path.exists(error_file):
+        with open(error_file) as f:
+            text = f.read().strip()
+        if text.startswith("skipped:"):
+            row["result"], row["fault"] = "SKIP", text[len("skipped:"):].strip()
+        elif text.startswith("todo:"):
+            row["result"], row["fault"] = "TODO", text[len("todo:"):].strip()
+        else:
+            row["fault"] = "export " + text
+        return row
+    if not os.path.exists(onnx_path) or not os.path.exists(os.path.join(model_dir, "test_data_set_0", "output_0.pb")):
+        row["result"], row["fault"] = "MISSING", "not exported (run tools/export_zoo.py)"
+        return row
+    row["opset"], row["nodes"] = onnx_info(onnx_path)
+
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", model_dir, "--target", args.target,
+           "--runs", str(args.runs)] + (["--fp16"] if args.fp16 else [])
+    stage, out, err = "start", "", ""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
+        out, err, rc = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        rc = None
+    result = None
+    for line in out.splitlines():
+        if line.startswith("STAGE "):
+            stage = line[6:].strip()
+        elif line.startswith("RESULT "):
+            result = json.loads(line[7:])
+    if result is None:
+        if rc is None:
+            row["fault"] = f"{stage}: timed out after {args.timeout}s"
+        elif rc < 0:
+            row["fault"] = f"{stage}: crashed (signal {-rc})"
+        else:
+            # the child's exception: its last line is "ExceptionType: message"
+            lines = [l for l in err.strip().splitlines() if l.strip()]
+            row["fault"] = f"{stage}: " + (first_line(lines[-1], 300) if lines else f"exit {rc}")
+        if stage == "run" and args.diagnose:
+            ins = failing_instruction(cmd[:cmd.index("--runs") + 1] + ["1"] + cmd[cmd.index("--runs") + 2:],
+                                      env, args.timeout)
+            if ins:
+                row["fault"] += f"; raised in `{ins}`"
+        return row
+    row.update({k: result[k] for k in ("parse_s", "compile_s", "run_ms", "max_rel_err")})
+    row["notes"] = result["notes"]
+    if result["max_rel_err"] <= args.tol:
+        row["result"] = "PASS"
+    elif args.diagnose:
+        row["fault"] = diagnose(args.driver, model_dir, args.target, args.fp16, args.timeout)
+    else:
+        row["fault"] = "results depart from torch's"
+    return row
+
+
+def fmt(v, spec):
+    return "" if v is None else format(v, spec)
+
+
+def table_row(r):
+    err = r["max_rel_err"]
+    err = "" if err is None else ("inf" if err == float("inf") else format(err, ".2e"))
+    return (f"| {r['model']} | {fmt(r['opset'], '')} | {fmt(r['nodes'], '')} | {fmt(r['parse_s'], '.2f')} | "
+            f"{fmt(r['compile_s'], '.2f')} | {fmt(r['run_ms'], '.1f')} | {err} | {r['result']} | "
+            f"{r['fault'].replace('|', '/')} |")
+
+
+def machine_line(driver):
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        version = subprocess.run([driver, "version"], capture_output=True, text=True, timeout=60).stdout
+        version = "; ".join(l.strip() for l in version.splitlines() if l.strip())
+    except (OSError, subprocess.TimeoutExpired) as e:
+        version = f"driver not runnable: {e}"
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{cpu}, {os.cpu_count()} cores, load average at start {load}; {version}"
+
+
+def torch_versions():
+    try:
+        out = subprocess.run(["/usr/bin/python3", "-c", "import torch, torchvision, onnx; "
+                              "print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, "
+                              "onnx {onnx.__version__}')"], capture_output=True, text=True, timeout=120).stdout
+        return out.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def zoo_names(zoo):
+    """Every model export_zoo.py knows, then any other exported folder of the zoo."""
+    names = []
+    try:
+        out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "export_zoo.py"), "--list"],
+                             capture_output=True, text=True, timeout=300).stdout
+        names = [l.split(":", 1)[0] for l in out.splitlines() if ":" in l]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    for d in sorted(glob.glob(os.path.join(zoo, "*", "model.onnx"))):
+        n = os.path.basename(os.path.dirname(d))
+        if n not in names:
+            names.append(n)
+    return names
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--zoo", help="the folder export_zoo.py wrote")
+    parser.add_argument("--driver", default="build-cpu/src/migraphx-driver", help="migraphx-driver of the build")
+    parser.add_argument("--python-module", help="folder of the build's migraphx Python module "
+                        "(default: DRIVER/../../python, i.e. <build>/python)")
+    parser.add_argument("--target", default="cpu", choices=["cpu", "ref", "gpu"])
+    parser.add_argument("--fp16", action="store_true", help="quantize_fp16 before compiling (TOL 1e-2)")
+    parser.add_argument("--models", help="comma-separated names (default: the whole zoo)")
+    parser.add_argument("--out", help="also write the table to this markdown file")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per model (default 1800)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per model; the fastest is reported")
+    parser.add_argument("--tol", type=float, help="error bound (default 1e-3, 1e-2 with --fp16)")
+    parser.add_argument("--no-diagnose", dest="diagnose", action="store_false",
+                        help="do not run the driver's verify --per-instruction on a mismatch")
+    parser.add_argument("--child", metavar="MODEL_DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        child(args.child, args.target, args.fp16, args.runs)
+        return 0
+    if not args.zoo:
+        parser.error("--zoo DIR is required")
+    if args.tol is None:
+        args.tol = 1e-2 if args.fp16 else 1e-3
+    args.driver = os.path.abspath(args.driver)
+    module_dir = os.path.abspath(args.python_module or os.path.join(os.path.dirname(args.driver), "..", "python"))
+    if not glob.glob(os.path.join(module_dir, "migraphx*.so")):
+        parser.error(f"no migraphx Python module in {module_dir} (build migraphx_python, or --python-module)")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = module_dir + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+
+    names = zoo_names(args.zoo) if not args.models else [n.strip() for n in args.models.split(",") if n.strip()]
+    mode = f"{args.target}{' fp16' if args.fp16 else ' fp32'}"
+    header = [f"# Model zoo on {mode}", "",
+              f"Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}. Machine: {machine_line(args.driver)}.",
+              f"Exports: {torch_versions()}; `tools/export_zoo.py`, random weights, batch norm re-estimated.",
+              f"Pass: max over elements of |got - ref| / (|ref| + mean|ref|) <= {args.tol:g} "
+              f"(see docs/model-zoo.md). Run: the fastest of up to {args.runs} runs, 1 image, offload_copy.",
+              "",
+              "| model | opset | nodes | parse s | compile s | run ms | max rel err | result | at fault / note |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    print("\n".join(header), flush=True)
+    rows, failed = [], 0
+    for name in names:
+        row = run_model(args, name, os.path.join(args.zoo, name), env)
+        rows.append(row)
+        failed += row["result"] in ("FAIL", "MISSING")
+        line = table_row(row)
+        print(line, flush=True)
+        for note in row.get("notes", []):
+            print(f"    {name}: {note}", file=sys.stderr, flush=True)
+    passed = sum(r["result"] == "PASS" for r in rows)
+    skipped = sum(r["result"] == "SKIP" for r in rows)
+    todos = sum(r["result"] == "TODO" for r in rows)
+    summary = (f"\n{passed} passed, {failed} failed (or not exported), {skipped} skipped (torchvision lacks them), "
+               f"{todos} not written yet (of {len(rows)}).")
+    print(summary, flush=True)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        table = [table_row(r) for r in rows]
+        with open(args.out, "w") as f:
+            f.write("\n".join(header + table) + "\n" + summary + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
