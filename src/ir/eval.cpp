@@ -62,6 +62,34 @@ argument check_param(const std::string& name, const shape& want, const argument&
     return given;
 }
 
+/// The instruction's output shape for these arguments: its static shape, unless an input is
+/// smaller than declared (a data-dependent result: nonzero, unique, ...), when the op's shape
+/// for what it really got, so that a view of such a result (a transpose) describes its memory.
+shape actual_output_shape(instruction_ref ins, const std::vector<argument>& args)
+{
+    const auto& inputs = ins->inputs();
+    bool same          = true;
+    for(std::size_t i = 0; same and i < inputs.size(); i++)
+    {
+        const auto& want = inputs[i]->get_shape();
+        const auto& got  = args[i].get_shape();
+        same = want.dynamic() or want.type() == shape::tuple_type or got.lens() == want.lens();
+    }
+    if(same)
+        return ins->get_shape();
+    std::vector<shape> actual;
+    for(const auto& a : args)
+        actual.push_back(a.get_shape());
+    try
+    {
+        return ins->get_operator().compute_shape(actual);
+    }
+    catch(const exception&)
+    {
+        return ins->get_shape(); // the op takes no other shapes: let compute say why
+    }
+}
+
 // MIGRAPHX_TRACE_EVAL, as MIGraphX prints it (docs/env-vars.md): 1 names each instruction and
 // its time, 2 adds a summary of its output, 3 the whole output.
 struct tracer
@@ -214,7 +242,7 @@ struct evaluator
                     run_module_fn fn = [&](module_ref sub, const parameter_map& p) { return run(*sub, p, &results); };
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
-                return ins->get_operator().compute(ctx, ins->get_shape(), args);
+                return ins->get_operator().compute(ctx, actual_output_shape(ins, args), args);
             }
             catch(const exception&)
             {

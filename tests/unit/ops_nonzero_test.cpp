@@ -45,3 +45,20 @@ TEST(ops_nonzero, program_on_transposed_input)
     EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{2, 3}));
     EXPECT_EQ(r.to_vector<std::int64_t>(), (i64{0, 1, 2, 1, 0, 1}));
 }
+
+// Faster R-CNN's export: NonZero then Transpose(perm 1, 0). The transpose is compiled for
+// nonzero's largest shape {1, 8} but gets {1, 3}: it must view what it got.
+TEST(ops_nonzero, a_view_of_the_result_sees_its_real_size)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {8}});
+    auto nz  = mm->add_instruction(migraphx::make_op("nonzero"), x);
+    auto t   = mm->add_instruction(migraphx::make_op("transpose", {{"permutation", {1, 0}}}), nz);
+    mm->add_return({mm->add_instruction(migraphx::make_op("contiguous"), t)});
+    p.compile(migraphx::ref::target{});
+    std::vector<float> d{0, 1, 0, 2, 0, 0, 3, 0};
+    auto r = p.eval({{"x", migraphx::argument{shape{shape::float_type, {8}}, d.data()}}}).back();
+    EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{3, 1}));
+    EXPECT_EQ(r.to_vector<std::int64_t>(), (i64{1, 3, 6}));
+}
