@@ -8,7 +8,8 @@
 namespace migraphx {
 namespace op {
 
-/// Convolution of int8 (or uint8) data and weights with an int32 result. Shape rules and the
+/// Convolution of int8 or uint8 data and int8 or uint8 weights (the two may differ: uint8
+/// activations after a relu with int8 weights) with an int32 result. Shape rules and the
 /// reference loop are convolution's (exact: int8 products summed in double).
 struct quant_convolution
 {
@@ -37,12 +38,15 @@ struct quant_convolution
     shape compute_shape(const std::vector<shape>& inputs) const
     {
         check_shapes cs{inputs, *this};
-        cs.has(2).not_tuple().same_type();
-        if(inputs[0].type() != shape::int8_type and inputs[0].type() != shape::uint8_type)
-            cs.fail("data and weights must be int8 (or uint8), got " + inputs[0].type_string());
+        cs.has(2).not_tuple();
+        for(const auto& s : inputs)
+            if(s.type() != shape::int8_type and s.type() != shape::uint8_type)
+                cs.fail("data and weights must be int8 or uint8, got " + s.type_string());
         try
         {
-            return as_convolution().compute_shape(inputs).with_type(shape::int32_type);
+            // mixed int8/uint8 is fine (uint8 activations after relu, int8 weights)
+            return as_convolution().compute_shape({inputs[0], inputs[1].with_type(inputs[0].type())})
+                .with_type(shape::int32_type);
         }
         catch(const exception& e)
         {

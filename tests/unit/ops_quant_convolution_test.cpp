@@ -73,3 +73,24 @@ TEST(ops_quant_convolution, strided_weights)
     auto r  = op.compute(op.compute_shape({xa.get_shape(), wt.get_shape()}), {xa, wt});
     EXPECT_EQ(r.to_vector<std::int32_t>(), (std::vector<std::int32_t>{35, 45, 65, 75}));
 }
+
+TEST(ops_quant_convolution, uint8_data_with_int8_weights)
+{
+    // uint8 activations (after relu) with int8 weights: mixed types, exact int32 sums
+    std::vector<std::uint8_t> x{255, 200, 0, 1, 2, 3, 250, 128, 7};
+    i8vec w{127, -127, 63, -1};
+    migraphx::argument xa{shape{shape::uint8_type, {1, 1, 3, 3}}, x.data()};
+    migraphx::argument wa{i8({1, 1, 2, 2}), w.data()};
+    auto op = migraphx::make_op("quant_convolution");
+    auto s  = op.compute_shape({xa.get_shape(), wa.get_shape()});
+    EXPECT_EQ(s, (shape{shape::int32_type, {1, 1, 2, 2}}));
+    auto r = op.compute(s, {xa, wa});
+    std::vector<std::int32_t> expected{
+        255 * 127 - 200 * 127 + 1 * 63 - 2,
+        200 * 127 - 0 * 127 + 2 * 63 - 3,
+        1 * 127 - 2 * 127 + 250 * 63 - 128,
+        2 * 127 - 3 * 127 + 128 * 63 - 7,
+    };
+    EXPECT_EQ(r.to_vector<std::int32_t>(), expected);
+    EXPECT_THROW(op.compute_shape({xa.get_shape(), shape{shape::float_type, {1, 1, 2, 2}}}), migraphx::exception);
+}

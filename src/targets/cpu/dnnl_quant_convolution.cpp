@@ -4,6 +4,7 @@
 // format (with its s8-activation compensation) on the first run and kept.
 
 #include "targets/cpu/dnnl_quant_ops.hpp"
+#include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/register_op.hpp>
 #include <cstring>
 
@@ -17,6 +18,19 @@ shape channels_last(shape::type_t t, const std::vector<std::size_t>& lens)
     auto n = lens[0], c = lens[1], h = lens[2], w = lens[3];
     (void)n;
     return {t, lens, {h * w * c, 1, w * c, c}};
+}
+
+bool int8_pairs_saturate()
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool r = [] {
+        __builtin_cpu_init();
+        return not(__builtin_cpu_supports("avx512vnni") or __builtin_cpu_supports("avxvnni"));
+    }();
+    return r;
+#else
+    return false;
+#endif
 }
 
 shape dnnl_quant_convolution::compute_shape(const std::vector<shape>& inputs) const
@@ -143,6 +157,66 @@ std::string dnnl_quant_convolution::impl(context& ctx, const std::vector<shape>&
 }
 
 MIGRAPHX_REGISTER_OP(dnnl_quant_convolution)
+
+namespace {
+
+dnnl_pooling as_max_pooling(const dnnl_quant_pooling& p)
+{
+    dnnl_pooling d;
+    d.mode      = "max";
+    d.lengths   = p.lengths;
+    d.stride    = p.stride;
+    d.padding   = p.padding;
+    d.ceil_mode = p.ceil_mode;
+    return d;
+}
+
+} // namespace
+
+shape dnnl_quant_pooling::compute_shape(const std::vector<shape>& inputs) const
+{
+    if(inputs.size() != 1)
+        MIGRAPHX_THROW("dnnl::quant_pooling: expected 1 input");
+    auto t = inputs[0].type();
+    if(t != shape::int8_type and t != shape::uint8_type)
+        MIGRAPHX_THROW("dnnl::quant_pooling: needs int8 or uint8 data");
+    if(inputs[0].lens().size() != 4)
+        MIGRAPHX_THROW("dnnl::quant_pooling: only 2-d pooling");
+    return channels_last(t, as_max_pooling(*this).compute_shape({shape{t, inputs[0].lens()}}).lens());
+}
+
+argument dnnl_quant_pooling::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    auto& c = get_dnnl_context(ctx);
+    if(not cache)
+    {
+        // same window arithmetic as dnnl::pooling (ceil mode through the end padding)
+        const auto& in = args[0].get_shape().lens();
+        const auto& ol = out.lens();
+        dnnl::memory::dims s(stride.begin(), stride.end()), k(lengths.begin(), lengths.end()), pl, pr;
+        for(std::size_t i = 0; i < 2; i++)
+        {
+            pl.push_back(static_cast<std::int64_t>(padding[i]));
+            auto need = static_cast<std::int64_t>((ol[i + 2] - 1) * stride[i] + lengths[i]) -
+                        static_cast<std::int64_t>(in[i + 2] + padding[i]);
+            pr.push_back(std::max<std::int64_t>(need, 0));
+        }
+        auto pc  = std::make_shared<prim_cache>();
+        pc->pd   = {{dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
+                     to_dnnl_md(args[0].get_shape(), "plain"), to_dnnl_md(out, "plain"), s, k, pl, pr},
+                    *c.engine};
+        pc->prim = dnnl::pooling_forward{pc->pd};
+        const_cast<dnnl_quant_pooling*>(this)->cache = pc; // NOLINT: lazy, same result
+    }
+    argument result = uninitialized(out);
+    cache->prim.execute(*c.stream,
+                        {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
+                         {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
+    c.stream->wait();
+    return result;
+}
+
+MIGRAPHX_REGISTER_OP(dnnl_quant_pooling)
 
 } // namespace cpu
 } // namespace migraphx

@@ -19,6 +19,11 @@ namespace cpu {
 /// NHWC strides for logical NCHW lens (standard strides for other ranks).
 shape channels_last(shape::type_t t, const std::vector<std::size_t>& lens);
 
+/// Whether oneDNN's int8 kernels on this machine multiply uint8 x int8 pairs into a saturating
+/// int16 (vpmaddubsw: x86 without VNNI): then |weight| <= 63 keeps uint8 inputs exact, and a
+/// convolution with int8 inputs halves its weights internally (exact only for even weights).
+bool int8_pairs_saturate();
+
 /// Inputs: x (int8/uint8), w (int8 {K, C/g, kh, kw}), [bias {K}, float, already divided by
 /// scales], [summed input, float, the result's shape].
 /// dst = post_ops(scales * (conv(x, w) + bias) [+ sum]) in out_type (float, int8 or uint8,
@@ -72,13 +77,85 @@ struct dnnl_quant_convolution
     dnnl::convolution_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
 };
 
-/// float x -> int8/uint8 round(x / scale) saturated to [lo, hi], written channels-last.
+/// Inputs: a (int8/uint8 {..., M, K}, standard), w (int8 {K, N}, leading 1s allowed),
+/// [bias {N}, float, already divided by scales], [summed input, float, the result's shape].
+/// dst = post_ops(scales * (a w + bias) [+ sum]) in float {..., M, N}, standard; scales has one
+/// entry or one per column.
+struct dnnl_quant_matmul
+{
+    bool bias = false;
+    bool sum  = false;
+    std::vector<float> scales;
+    std::vector<std::string> post_ops;
+    std::vector<float> post_alpha;
+    std::vector<float> post_beta;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.bias, "bias");
+        f(self.sum, "sum");
+        f(self.scales, "scales");
+        f(self.post_ops, "post_ops");
+        f(self.post_alpha, "post_alpha");
+        f(self.post_beta, "post_beta");
+    }
+    std::string name() const { return "dnnl::quant_matmul"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    struct prim_cache
+    {
+        dnnl::matmul::primitive_desc pd;
+        dnnl::matmul prim;
+        argument packed; // the weights in the primitive's format, made on the first run
+        const char* packed_from = nullptr;
+    };
+    std::shared_ptr<prim_cache> cache;
+
+    private:
+    dnnl::matmul::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
+};
+
+/// Max pooling of int8/uint8 {N, C, H, W} data (any strides), written channels-last: pooling
+/// commutes with quantization, so the int8 chain needs no float round trip around it.
+struct dnnl_quant_pooling
+{
+    std::vector<std::size_t> lengths;
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> padding; // begin..., end...
+    bool ceil_mode = false;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.lengths, "lengths");
+        f(self.stride, "stride");
+        f(self.padding, "padding");
+        f(self.ceil_mode, "ceil_mode");
+    }
+    std::string name() const { return "dnnl::quant_pooling"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    struct prim_cache
+    {
+        dnnl::pooling_forward::primitive_desc pd;
+        dnnl::pooling_forward prim;
+    };
+    std::shared_ptr<prim_cache> cache;
+};
+
+/// float x -> int8/uint8 round(x / scale) saturated to [lo, hi], written channels-last (rank 4)
+/// or in standard layout.
 struct cpu_quantize
 {
     float scale            = 1;
     shape::type_t out_type = shape::int8_type;
     float lo               = -128;
     float hi               = 127;
+    bool channels_last     = true;
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -87,6 +164,7 @@ struct cpu_quantize
         f(self.out_type, "out_type");
         f(self.lo, "lo");
         f(self.hi, "hi");
+        f(self.channels_last, "channels_last");
     }
     std::string name() const { return "cpu::quantize"; }
     shape compute_shape(const std::vector<shape>& inputs) const;

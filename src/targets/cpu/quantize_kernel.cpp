@@ -1,4 +1,5 @@
-// cpu::quantize: float -> int8/uint8 for the int8 convolutions, written channels-last.
+// cpu::quantize: float -> int8/uint8 for the int8 convolutions (written channels-last) and
+// matmuls (standard layout).
 // round(x / scale) to nearest even through the float magic number (exact for |v| < 2^22, which
 // the clamp guarantees), so the loop vectorises.
 #include "targets/cpu/dnnl_quant_ops.hpp"
@@ -15,7 +16,7 @@ shape cpu_quantize::compute_shape(const std::vector<shape>& inputs) const
         MIGRAPHX_THROW("cpu::quantize: expected one float input");
     if(out_type != shape::int8_type and out_type != shape::uint8_type)
         MIGRAPHX_THROW("cpu::quantize: output must be int8 or uint8");
-    return channels_last(out_type, inputs[0].lens());
+    return channels_last ? migraphx::cpu::channels_last(out_type, inputs[0].lens()) : shape{out_type, inputs[0].lens()};
 }
 
 namespace {
@@ -36,10 +37,13 @@ void quantize_rows(const float* in, T* out, const shape& is, const shape& os, fl
         so[off + i] = ot[i];
     }
     const float magic = 12582912.0f; // 1.5 * 2^23
+    // Memory-bound: a second thread gains little below a few MB, and each parallel region costs
+    // a scheduler tick or two when another process holds a core (spinning OpenMP barriers).
+    const bool threads = is.elements() >= (std::size_t{1} << 21);
     if(is.strides() == os.strides() and is.packed())
     {
         auto n = static_cast<std::ptrdiff_t>(is.elements());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(threads)
         for(std::ptrdiff_t i = 0; i < n; i++)
         {
             float v = std::min(hi, std::max(lo, in[i] * inv));
@@ -47,7 +51,7 @@ void quantize_rows(const float* in, T* out, const shape& is, const shape& os, fl
         }
         return;
     }
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if(threads)
     for(std::size_t a = 0; a < d[0]; a++)
         for(std::size_t b = 0; b < d[1]; b++)
             for(std::size_t c = 0; c < d[2]; c++)
