@@ -62,7 +62,10 @@ struct pointwise
         for(std::size_t i = 0; i < names.size(); i++)
             params.emplace(names[i], args[i]);
         auto outs = run(mods.at(0), params);
-        if(outs.size() != 1 or outs.front().get_shape().lens() != output_shape.lens() or
+        // The inputs' lens, which are the output's: smaller than declared after a data-dependent op
+        // (nonzero, ...), whose real size the sub-module's ops then follow.
+        const auto& lens = args.empty() ? output_shape.lens() : args.front().get_shape().lens();
+        if(outs.size() != 1 or outs.front().get_shape().lens() != lens or
            outs.front().get_shape().type() != output_shape.type())
             MIGRAPHX_THROW("pointwise: module " + m->name() + " did not return one value of the output shape");
         auto r = outs.front();
