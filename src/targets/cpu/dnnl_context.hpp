@@ -39,6 +39,19 @@ dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v);
 /// A tensor's layout as the cpu ops see it. "plain": the shape's own lens and strides (any
 /// strides). "blocked8": oneDNN's nChw8c; the IR shape is the physical {N, C/8, spatial..., 8}.
 /// The logical dims of a blocked8 shape {N, Cb, d..., 8} are {N, Cb*8, d...}.
+/// Runs op.finalize on args' shapes if it has not run (an op evaluated outside a compiled program,
+/// e.g. in a unit test, is finalized lazily on its first run; the result is the same).
+template <class Op>
+void finalize_once(const Op& op, context& ctx, const shape& out, const std::vector<argument>& args)
+{
+    if(op.cache)
+        return;
+    std::vector<shape> shapes;
+    for(const auto& a : args)
+        shapes.push_back(a.get_shape());
+    const_cast<Op&>(op).finalize(ctx, out, shapes); // NOLINT: lazy, same result
+}
+
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout);
 shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical);
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout);

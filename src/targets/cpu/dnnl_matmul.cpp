@@ -93,13 +93,7 @@ void dnnl_matmul::finalize(context& ctx, const shape&, const std::vector<shape>&
 argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& c = get_dnnl_context(ctx);
-    if(not cache)
-    {
-        std::vector<shape> shapes;
-        for(const auto& a : args)
-            shapes.push_back(a.get_shape());
-        const_cast<dnnl_matmul*>(this)->finalize(ctx, out, shapes); // NOLINT: lazy, same result
-    }
+    finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
     argument result = uninitialized(out);
     if(sum)
