@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libdnnl-dev
-  libmsgpack-cxx-dev
+  libmsgpack-cxx-dev libxxhash-dev
   libcli11-dev
   pybind11-dev python3-dev python3-numpy python3-onnx
   python3-torch python3-torchvision

@@ -20,7 +20,7 @@ namespace serialize {
 
 /// The .mxr format version this build writes and reads. Raise it whenever the content changes
 /// in a way an older or newer build would misread.
-constexpr int mxr_version = 1;
+constexpr int mxr_version = 2; // 2: per-chunk XXH3 checksum (mxr_checksum)
 constexpr const char* mxr_magic = "MIGX-MXR";
 constexpr std::size_t mxr_magic_size = 8;
 
@@ -68,8 +68,11 @@ class checksum_check
     std::future<bool> m_job;
 };
 
-/// 64-bit checksum of the bytes (four independent multiply-rotate lanes; any change of a single
-/// 8-byte word, hence of a single byte, changes the result).
+/// The bytes' checksums are taken per chunk of this size (on several threads) and then folded.
+constexpr std::size_t mxr_checksum_chunk = std::size_t{1} << 20;
+
+/// 64-bit checksum of the bytes: XXH3-64 of each 1 MiB chunk (on several threads), the chunks'
+/// values folded in order by a multiply-rotate step (docs/mxr.md, "Format").
 std::uint64_t mxr_checksum(const char* data, std::size_t size);
 
 } // namespace serialize

@@ -43,6 +43,14 @@ def project_version(source):
     return m.group(1)
 
 
+def mxr_version(source):
+    """The .mxr format version this build writes (serialize::mxr_version)."""
+    text = open(os.path.join(source, "src", "serialize", "mxr_format.hpp")).read()
+    m = re.search(r"constexpr int mxr_version\s*=\s*(\d+)", text)
+    check(m, "constexpr int mxr_version = N in src/serialize/mxr_format.hpp")
+    return m.group(1)
+
+
 def check_error(args, p):
     """A user mistake: exit 1 or 2, one line on stderr, no crash."""
     err = p.stderr.splitlines()

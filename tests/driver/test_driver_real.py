@@ -211,7 +211,7 @@ def test_verify():
 
 def test_version():
     out = lines(run("version"))
-    check(out[:3] == ["MIGraphX version: " + project_version(SOURCE), "ONNX Opset version: 17", "MXR version: 1"],
+    check(out[:3] == ["MIGraphX version: " + project_version(SOURCE), "ONNX Opset version: 17", "MXR version: " + lib.mxr_version(SOURCE)],
           "version (spec 10.2)")
     check(TARGET[2:] in targets() and "ref" in targets(), "the targets in use are listed")
 
