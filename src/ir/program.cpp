@@ -1,10 +1,14 @@
 #include <migraphx/program.hpp>
 #include <migraphx/errors.hpp>
 #include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include "ir/builtin.hpp"
 #include "ir/dynamic_program.hpp"
+#include "ir/env.hpp"
 #include "ir/eval.hpp"
 #include "ir/program_impl.hpp"
 #include "passes/pass_manager.hpp"
@@ -137,8 +141,43 @@ bool program::is_compiled() const { return m_impl->compiled; }
 std::string program::target_name() const { return m_impl->target_ref.empty() ? "" : m_impl->target_ref.name(); }
 context& program::get_context() const { return m_impl->ctx; }
 
+namespace {
+
+/// Time spent in finalize by op name (MIGRAPHX_TIME_PASSES for a compile, MIGRAPHX_TIME_LOAD
+/// for a load: finalize is where a loaded program loads kernels, uploads weights and makes
+/// library plans).
+struct finalize_times
+{
+    using clock = std::chrono::steady_clock;
+    bool on     = env_enabled("MIGRAPHX_TIME_PASSES") or env_enabled("MIGRAPHX_TIME_LOAD");
+    std::map<std::string, std::pair<double, int>> by_op;
+    clock::time_point start = clock::now();
+
+    void add(const std::string& op, clock::time_point t0)
+    {
+        auto& e = by_op[op];
+        e.first += std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+        e.second++;
+    }
+
+    void print() const
+    {
+        std::vector<std::pair<std::string, std::pair<double, int>>> v(by_op.begin(), by_op.end());
+        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+        std::ostringstream ss;
+        ss << "finalize: " << std::chrono::duration<double, std::milli>(clock::now() - start).count() << " ms";
+        for(std::size_t i = 0; i < v.size() and i < 8; i++)
+            ss << (i == 0 ? "; " : ", ") << v[i].first << " " << v[i].second.first << " ms (" << v[i].second.second
+               << ")";
+        std::cerr << ss.str() << "\n";
+    }
+};
+
+} // namespace
+
 void program::finalize()
 {
+    finalize_times times;
     for(const auto& m : m_impl->modules)
         for(auto it = m->begin(); it != m->end(); ++it)
         {
@@ -148,6 +187,7 @@ void program::finalize()
             for(auto in : it->inputs())
                 shapes.push_back(in->get_shape());
             auto op = it->get_operator();
+            auto t0 = finalize_times::clock::now();
             try
             {
                 op.finalize(m_impl->ctx, it->get_shape(), shapes);
@@ -161,8 +201,12 @@ void program::finalize()
                 // e.g. oneDNN rejecting a primitive: report it as ours, naming the instruction.
                 MIGRAPHX_THROW("finalize: " + it->name() + " in module " + m->name() + " failed: " + e.what());
             }
+            if(times.on)
+                times.add(it->name(), t0);
             it->set_operator(op);
         }
+    if(times.on)
+        times.print();
 }
 
 std::vector<argument> program::eval(const parameter_map& params) const

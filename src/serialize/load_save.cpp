@@ -7,12 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <functional>
 #include <memory>
 #include <new>
+#include "ir/env.hpp"
 #include "serialize/mxr_format.hpp"
 #include "serialize/program_value.hpp"
 
@@ -143,9 +146,20 @@ program load_bytes(const char* buffer,
         program p;
         // The program is rebuilt while the checksum is computed on another thread; read_mxr
         // reports a mismatch instead of whatever the rebuilding said.
+        using clock = std::chrono::steady_clock;
+        auto t0     = clock::now();
+        double rebuild = 0;
         serialize::read_mxr(buffer, size, header, true, &refs, [&](const value& v) {
-            p = serialize::program_from_value(v, options.device_id, &refs);
+            auto r0 = clock::now();
+            p       = serialize::program_from_value(v, options.device_id, &refs);
+            rebuild = std::chrono::duration<double, std::milli>(clock::now() - r0).count();
         });
+        if(env_enabled("MIGRAPHX_TIME_LOAD"))
+        {
+            auto total = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+            std::cerr << what << ": " << size << " bytes in " << total << " ms: rebuild (finalize included) "
+                      << rebuild << " ms, decode and checksum " << total - rebuild << " ms\n";
+        }
         return p;
     });
 }

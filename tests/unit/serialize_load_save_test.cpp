@@ -102,6 +102,25 @@ TEST(serialize_load_save, compiled_ref_round_trip_is_bit_exact)
     expect_compiled_round_trip(migx_test::with_submodules(), "ref");
 }
 
+// MIGRAPHX_TIME_LOAD=1 says where a load's time went: the phases and finalize by op.
+TEST(serialize_load_save, time_load_prints_the_phases)
+{
+    auto p = migx_test::small_cnn();
+    p.compile(migraphx::ref::target{});
+    auto bytes = migraphx::save_buffer(p);
+    setenv("MIGRAPHX_TIME_LOAD", "1", 1);
+    testing::internal::CaptureStderr();
+    auto q   = migraphx::load_buffer(bytes);
+    auto err = testing::internal::GetCapturedStderr();
+    unsetenv("MIGRAPHX_TIME_LOAD");
+    EXPECT_NE(err.find("load_buffer: " + std::to_string(bytes.size()) + " bytes in "), std::string::npos) << err;
+    EXPECT_NE(err.find("rebuild (finalize included)"), std::string::npos) << err;
+    EXPECT_NE(err.find("finalize: "), std::string::npos) << err;
+    testing::internal::CaptureStderr();
+    auto quiet = migraphx::load_buffer(bytes);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(serialize_load_save, compiled_cpu_round_trip_is_bit_exact)
 {
     if(not migx_test::have_target("cpu"))
