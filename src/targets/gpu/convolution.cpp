@@ -3,14 +3,25 @@
 // weights standard, or KRSC for NHWC: layout_nhwc.hpp), 1-d
 // convolutions as 2-d with a trailing 1. The algorithm is measured once at finalize
 // (cudnnFindConvolutionForwardAlgorithmEx) and kept; float runs in plain FMA math (no TF32,
-// unless MIGRAPHX_GPU_TF32=1), half on tensor cores with float accumulation.
+// unless MIGRAPHX_GPU_TF32=1), half on tensor cores with float accumulation. For half,
+// finalize also times the cuDNN backend graph API's engine configurations for the same problem
+// (with conv_bias_relu's epilogue fused into the graph) and keeps whichever is fastest
+// (cudnn_graph.hpp; MIGRAPHX_DISABLE_CUDNN_GRAPH=1: the legacy API only; MIGRAPHX_TRACE_CUDNN=1
+// prints the candidates and their times).
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
 #include "ir/env.hpp"
+#include <migraphx/half.hpp>
 #include <migraphx/register_op.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iostream>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <unordered_map>
 
@@ -24,6 +35,9 @@ struct convolution::plan
     cudnnConvolutionDescriptor_t conv = nullptr;
     cudnnConvolutionFwdAlgo_t algo{};
     std::size_t ws = 0;
+    /// The backend graph plan finalize chose (nullptr: the legacy call), shared by every op of
+    /// the same problem in the process.
+    std::shared_ptr<dnn::graph_plan> graph;
     ~plan()
     {
         if(x)
@@ -34,6 +48,19 @@ struct convolution::plan
             cudnnDestroyFilterDescriptor(w);
         if(conv)
             cudnnDestroyConvolutionDescriptor(conv);
+    }
+};
+
+struct conv_bias_relu::epilogue
+{
+    cudnnTensorDescriptor_t bias = nullptr;
+    cudnnActivationDescriptor_t act = nullptr;
+    ~epilogue()
+    {
+        if(bias)
+            cudnnDestroyTensorDescriptor(bias);
+        if(act)
+            cudnnDestroyActivationDescriptor(act);
     }
 };
 
@@ -255,6 +282,362 @@ void describe_convolution(convolution::plan& p,
         MIGRAPHX_THROW(what + ": cuDNN computes another output shape than the op");
 }
 
+// ---- the backend graph API (half only) ---------------------------------------------------------
+
+bool graph_enabled(const shape& out)
+{
+    return out.type() == shape::half_type and out.elements() > 0 and
+           not env_enabled("MIGRAPHX_DISABLE_CUDNN_GRAPH");
+}
+
+bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
+
+/// Device pointers of one run, in the graph's variant-pack order (x, w, y[, bias][, z]).
+struct conv_io
+{
+    void* x    = nullptr;
+    void* w    = nullptr;
+    void* y    = nullptr;
+    void* bias = nullptr;
+    void* z    = nullptr;
+    std::vector<void*> pointers(const dnn::conv_graph_spec& s) const
+    {
+        std::vector<void*> r{x, w, y};
+        if(s.has_bias)
+            r.push_back(bias);
+        if(s.has_z)
+            r.push_back(z);
+        return r;
+    }
+};
+
+/// Whether every pointer has the alignment the graph's tensors declare (16 bytes).
+bool aligned16(const std::vector<void*>& ptrs)
+{
+    return std::all_of(ptrs.begin(), ptrs.end(), [](void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; });
+}
+
+/// Plans by problem and engine choice, built once per process (with the process's building
+/// handle of the device) and shared.
+struct plan_cache
+{
+    std::mutex m;
+    std::unordered_map<std::string, std::shared_ptr<dnn::graph_plan>> plans;
+    static plan_cache& get()
+    {
+        static plan_cache c;
+        return c;
+    }
+    static std::string key_of(const std::string& key, const dnn::engine_choice& c) { return key + " engine " + c.str(); }
+};
+
+/// The plan for a problem and an engine choice (a choice just measured, or a loaded program's);
+/// nullptr if cuDNN refuses it.
+std::shared_ptr<dnn::graph_plan>
+cached_plan(const std::string& key, const dnn::engine_choice& c, int device, const dnn::conv_graph_spec& spec)
+{
+    auto& cache = plan_cache::get();
+    std::lock_guard<std::mutex> lock(cache.m);
+    auto& slot = cache.plans[plan_cache::key_of(key, c)];
+    if(slot)
+        return slot;
+    try
+    {
+        auto h = dnn::build_handle(device);
+        auto p = dnn::make_plan(h, dnn::build_graph(h, spec), c);
+        if(p->workspace <= static_cast<std::int64_t>(search_buffers::ws_limit))
+            slot = p;
+    }
+    catch(const std::exception& e)
+    {
+        if(trace_cudnn())
+            std::cerr << "cudnn: " << key << ": engine " << c.str() << " cannot be rebuilt (" << e.what()
+                      << "); the legacy algorithm runs\n";
+    }
+    return slot;
+}
+
+void remember_plan(const std::string& key, const std::shared_ptr<dnn::graph_plan>& p)
+{
+    auto& cache = plan_cache::get();
+    std::lock_guard<std::mutex> lock(cache.m);
+    cache.plans[plan_cache::key_of(key, p->choice)] = p;
+}
+
+/// Fills n halves at p with a repeated pseudo-random pattern in [-scale, scale] (on the stream,
+/// waited for).
+void fill_random(const gpu_context& g, void* p, std::size_t n, float scale, unsigned seed)
+{
+    if(n == 0)
+        return;
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-scale, scale);
+    std::vector<std::uint16_t> pattern(std::min<std::size_t>(n, 65521));
+    for(auto& v : pattern)
+        v = half(dist(gen)).bits;
+    auto* dst = static_cast<char*>(p);
+    for(std::size_t done = 0; done < n; done += pattern.size())
+    {
+        auto count = std::min(pattern.size(), n - done);
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(dst + done * 2, pattern.data(), count * 2, cudaMemcpyHostToDevice, g.stream()));
+    }
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+}
+
+/// The first n halves of the buffer at p (after the stream's work).
+std::vector<std::uint16_t> read_halves(const gpu_context& g, const void* p, std::size_t n)
+{
+    std::vector<std::uint16_t> r(n);
+    MIGX_CUDA_CHECK(cudaMemcpyAsync(r.data(), p, n * 2, cudaMemcpyDeviceToHost, g.stream()));
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+    return r;
+}
+
+// Candidates, in the heuristics' order: up to 24 configurations of mode A and 2 more of the
+// fallback list, of which at most 12 precompiled engines and 4 that compile a kernel when their
+// plan is made (tens to hundreds of ms each) are timed.
+constexpr int max_heuristic_configs = 24;
+constexpr int max_fallback_configs  = 2;
+constexpr int max_precompiled       = 12;
+constexpr int max_runtime_compiled  = 4;
+
+/// The engine choice measured fastest for a problem ("" where the legacy call `legacy` is at
+/// least as fast, or no engine configuration works), once per problem in a process: each
+/// candidate plan runs on scratch buffers of the real sizes filled with random values, must
+/// agree with the legacy call's result, and is timed as the legacy call is (dnn::time_on_stream).
+template <class Legacy>
+std::string choose_engine(gpu_context& g,
+                          const std::string& problem,
+                          const dnn::conv_graph_spec& spec,
+                          const shape& x,
+                          const shape& w,
+                          const shape& y,
+                          const std::string& legacy_name,
+                          Legacy legacy)
+{
+    static std::mutex m;
+    static std::unordered_map<std::string, std::string> chosen;
+    // Tests: the fastest engine configuration that works even where the legacy call is faster.
+    bool force = env_enabled("MIGRAPHX_CUDNN_GRAPH_FORCE");
+    const std::string key = problem + (force ? " force" : "");
+    {
+        std::lock_guard<std::mutex> lock(m);
+        auto it = chosen.find(key);
+        if(it != chosen.end())
+            return it->second;
+    }
+    bool trace = trace_cudnn();
+    std::ostringstream log;
+    log << "cudnn: " << key << "\n";
+    std::string result;
+    try
+    {
+        search_buffers buf(g, x, w, y);
+        std::shared_ptr<char> bias, z;
+        conv_io io{buf.in.get(), buf.w.get(), buf.out.get(), nullptr, nullptr};
+        if(spec.has_bias)
+        {
+            bias    = device_alloc(static_cast<std::size_t>(spec.bias.dims[1]) * 2);
+            io.bias = bias.get();
+            fill_random(g, io.bias, static_cast<std::size_t>(spec.bias.dims[1]), 1.0f, 3);
+        }
+        if(spec.has_z)
+        {
+            z    = device_alloc(y.bytes());
+            io.z = z.get();
+            fill_random(g, io.z, y.bytes() / 2, 1.0f, 4);
+        }
+        fill_random(g, io.x, x.bytes() / 2, 1.0f, 1);
+        fill_random(g, io.w, w.bytes() / 2, 0.5f, 2);
+        auto out_n   = std::min<std::size_t>(y.bytes() / 2, 1u << 20);
+        auto clear_y = [&] { MIGX_CUDA_CHECK(cudaMemsetAsync(io.y, 0, y.bytes(), g.stream())); };
+        clear_y();
+        if(not legacy(io, buf.ws.get()))
+            MIGRAPHX_THROW("the legacy call failed");
+        auto want      = read_halves(g, io.y, out_n);
+        auto legacy_ms = dnn::time_on_stream(g.stream(), [&] { return legacy(io, buf.ws.get()); });
+        log << "  " << legacy_name << ": " << (legacy_ms ? std::to_string(*legacy_ms) + " ms" : "failed") << "\n";
+
+        auto h     = dnn::build_handle(g.get().device);
+        auto graph = dnn::build_graph(h, spec);
+        auto cands = dnn::heuristic_candidates(h, *graph, max_heuristic_configs, max_fallback_configs);
+        std::vector<std::shared_ptr<dnn::graph_plan>> plans;
+        std::vector<std::optional<double>> times;
+        int compiled = 0, precompiled = 0;
+        for(auto& c : cands)
+        {
+            auto name = "engine " + c.choice.str() + (c.runtime_compiled ? " [rt]" : "") +
+                        (c.from_fallback ? " [fallback]" : "");
+            if(c.reduced_precision or c.nondeterministic)
+            {
+                log << "  " << name << ": skipped ("
+                    << (c.reduced_precision ? "reduced precision" : "nondeterministic") << ")\n";
+                continue;
+            }
+            if(c.runtime_compiled ? compiled >= max_runtime_compiled : precompiled >= max_precompiled)
+            {
+                log << "  " << name << ": skipped (" << (c.runtime_compiled ? max_runtime_compiled : max_precompiled)
+                    << " such tried)\n";
+                continue;
+            }
+            (c.runtime_compiled ? compiled : precompiled)++;
+            auto t0 = std::chrono::steady_clock::now();
+            std::shared_ptr<dnn::graph_plan> p;
+            try
+            {
+                p = dnn::make_plan(h, graph, std::move(c));
+            }
+            catch(const dnn::backend_error& e)
+            {
+                log << "  " << name << ": no plan (" << e.what() << ")\n";
+                continue;
+            }
+            auto build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            name += " (plan " + std::to_string(static_cast<int>(build_ms)) + " ms, workspace " +
+                    std::to_string(p->workspace) + ")";
+            if(p->workspace > static_cast<std::int64_t>(search_buffers::ws_limit))
+            {
+                log << "  " << name << ": skipped (workspace over the limit)\n";
+                continue;
+            }
+            auto ptrs = io.pointers(spec);
+            clear_y();
+            auto st = p->execute(g.get().dnn, ptrs, buf.ws.get());
+            if(st != CUDNN_STATUS_SUCCESS)
+            {
+                log << "  " << name << ": failed (" << cudnnGetErrorString(st) << ")\n";
+                continue;
+            }
+            if(not dnn::half_close(read_halves(g, io.y, out_n).data(), want.data(), out_n))
+            {
+                log << "  " << name << ": skipped (its result differs from the legacy call's)\n";
+                continue;
+            }
+            auto ms = dnn::time_on_stream(g.stream(), [&] {
+                return p->execute(g.get().dnn, ptrs, buf.ws.get()) == CUDNN_STATUS_SUCCESS;
+            });
+            log << "  " << name << ": " << (ms ? std::to_string(*ms) + " ms" : "failed (or not capturable)") << "\n";
+            if(ms)
+            {
+                plans.push_back(p);
+                times.push_back(ms);
+            }
+        }
+        auto best = dnn::fastest(times);
+        if(best >= 0 and (force or not legacy_ms or *times[best] < *legacy_ms))
+        {
+            remember_plan(problem, plans[best]);
+            result = plans[best]->choice.str();
+        }
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+    }
+    catch(const std::exception& e)
+    {
+        // Whatever went wrong (no graph for the problem, a failed copy), the legacy call stays.
+        (void)cudaGetLastError();
+        log << "  graph API: " << e.what() << "\n";
+        result.clear();
+    }
+    log << "  -> " << (result.empty() ? legacy_name : "engine " + result) << "\n";
+    if(trace)
+        std::cerr << log.str() << std::flush;
+    std::lock_guard<std::mutex> lock(m);
+    return chosen.emplace(key, result).first->second;
+}
+
+/// finalize of gpu::convolution and gpu::conv_bias_relu (e: its epilogue, nullptr for a plain
+/// convolution): the legacy algorithm as before, then for half the graph API's choice.
+void finalize_convolution(convolution& op,
+                          const std::string& what,
+                          context& ctx,
+                          const shape& out,
+                          const shape& x,
+                          const shape& w,
+                          const conv_bias_relu::epilogue* e,
+                          bool residual)
+{
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    // A loaded (or already finalized) op says what to run; a fresh one is measured.
+    bool given = op.solution_id >= 0 or not op.engine.empty();
+    auto p     = std::make_shared<convolution::plan>();
+    describe_convolution(*p, what, x, w, out, op.padding, op.stride, op.dilation, op.group, false);
+    bool plain      = plain_float(out.type());
+    std::vector<shape> inputs{x, w};
+    auto key   = problem_key("gpu::convolution", g.get().device, inputs, out, op.padding, op.stride, op.dilation,
+                           op.group);
+    auto saved = saved_algorithm(op.solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
+        cudnnSetConvolutionMathType(p->conv, a.math);
+        return cudnnGetConvolutionForwardWorkspaceSize(
+            g.get().dnn, p->x, p->w, p->conv, p->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
+    });
+    auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
+        g, key, inputs, out, plain, what, [&](search_buffers& buf, auto* perf, int want, int* returned) {
+            MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
+                                                                   p->conv, p->y, buf.out.get(), want, returned, perf,
+                                                                   buf.ws.get(), search_buffers::ws_limit));
+        });
+    p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
+    p->ws   = c.memory;
+    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
+    op.solution_id = to_solution_id(c, plain);
+    g.reserve_workspace(p->ws);
+
+    std::string engine;
+    std::swap(engine, op.engine);
+    if(graph_enabled(out))
+    {
+        std::optional<dnn::conv_graph_spec> spec;
+        try
+        {
+            spec = dnn::make_conv_spec(x, w, out, op.padding, op.stride, op.dilation, e != nullptr,
+                                       e != nullptr and residual, e != nullptr);
+        }
+        catch(const std::exception&)
+        {
+        }
+        auto gkey = key + (e == nullptr ? "" : residual ? " +bias+z relu" : " +bias relu");
+        if(spec and not given)
+        {
+            auto legacy = [&](const conv_io& io, void* ws) {
+                float a1 = 1, a2 = residual ? 1.0f : 0.0f, b = 0;
+                if(e == nullptr)
+                    return cudnnConvolutionForward(g.get().dnn, &a1, p->x, io.x, p->w, io.w, p->conv, p->algo, ws,
+                                                   p->ws, &b, p->y, io.y) == CUDNN_STATUS_SUCCESS;
+                return cudnnConvolutionBiasActivationForward(g.get().dnn, &a1, p->x, io.x, p->w, io.w, p->conv,
+                                                             p->algo, ws, p->ws, &a2, p->y, residual ? io.z : io.y,
+                                                             e->bias, io.bias, e->act, p->y,
+                                                             io.y) == CUDNN_STATUS_SUCCESS;
+            };
+            engine = choose_engine(g, gkey, *spec, x, w, out, "legacy algo " + std::to_string(c.algo), legacy);
+        }
+        if(spec and not engine.empty())
+        {
+            auto choice = dnn::engine_choice::parse(engine);
+            if(choice)
+                p->graph = cached_plan(gkey, *choice, g.get().device, *spec);
+        }
+    }
+    if(p->graph)
+    {
+        op.engine = p->graph->choice.str();
+        g.reserve_workspace(static_cast<std::size_t>(p->graph->workspace));
+    }
+    op.cache = p;
+}
+
+/// Runs the chosen graph plan; false (nothing queued) where there is none, a pointer is not
+/// aligned as the plan declares, or cuDNN refuses the call: the legacy call runs instead.
+bool run_graph(const convolution::plan& p, gpu_context& g, const conv_io& io)
+{
+    if(not p.graph)
+        return false;
+    auto ptrs = io.pointers(p.graph->graph->spec);
+    if(not aligned16(ptrs))
+        return false;
+    return p.graph->execute(g.get().dnn, ptrs, g.workspace()) == CUDNN_STATUS_SUCCESS;
+}
+
 } // namespace
 
 shape convolution::compute_shape(const std::vector<shape>& inputs) const
@@ -268,29 +651,7 @@ shape convolution::compute_shape(const std::vector<shape>& inputs) const
 
 void convolution::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
 {
-    auto& g = get_gpu_context(ctx);
-    g.make_current();
-    auto p = std::make_shared<plan>();
-    describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, false);
-    bool plain = plain_float(out.type());
-    auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
-    auto saved = saved_algorithm(solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
-        cudnnSetConvolutionMathType(p->conv, a.math);
-        return cudnnGetConvolutionForwardWorkspaceSize(
-            g.get().dnn, p->x, p->w, p->conv, p->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
-    });
-    auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
-        g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
-            MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
-                                                                   p->conv, p->y, buf.out.get(), want, returned, perf,
-                                                                   buf.ws.get(), search_buffers::ws_limit));
-        });
-    p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
-    p->ws   = c.memory;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
-    solution_id = to_solution_id(c, plain);
-    g.reserve_workspace(p->ws);
-    cache = p;
+    finalize_convolution(*this, name(), ctx, out, inputs[0], inputs[1], nullptr, false);
 }
 
 argument convolution::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
@@ -300,6 +661,8 @@ argument convolution::compute(context& ctx, const shape& out, const std::vector<
     if(out.elements() == 0)
         return args[2];
     auto& g = get_gpu_context(ctx);
+    if(run_graph(*cache, g, conv_io{args[0].data(), args[1].data(), args[2].data(), nullptr, nullptr}))
+        return args[2];
     float a = 1, b = 0;
     MIGX_CUDA_CHECK(cudnnConvolutionForward(g.get().dnn,
                                             &a,
@@ -319,19 +682,6 @@ argument convolution::compute(context& ctx, const shape& out, const std::vector<
 MIGRAPHX_REGISTER_OP(convolution)
 
 // ---- gpu::conv_bias_relu ----------------------------------------------------------------------
-
-struct conv_bias_relu::epilogue
-{
-    cudnnTensorDescriptor_t bias = nullptr;
-    cudnnActivationDescriptor_t act = nullptr;
-    ~epilogue()
-    {
-        if(bias)
-            cudnnDestroyTensorDescriptor(bias);
-        if(act)
-            cudnnDestroyActivationDescriptor(act);
-    }
-};
 
 bool conv_bias_relu::supported_bias(const shape& b, const shape& out)
 {
@@ -359,13 +709,13 @@ shape conv_bias_relu::compute_shape(const std::vector<shape>& inputs) const
 
 void conv_bias_relu::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
 {
-    convolution::finalize(ctx, out, {inputs[0], inputs[1], out});
     auto e = std::make_shared<epilogue>();
     MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&e->bias));
     int k = static_cast<int>(out.lens()[1]);
     MIGX_CUDA_CHECK(cudnnSetTensor4dDescriptor(e->bias, CUDNN_TENSOR_NCHW, dnn_type(out.type()), 1, k, 1, 1));
     MIGX_CUDA_CHECK(cudnnCreateActivationDescriptor(&e->act));
     MIGX_CUDA_CHECK(cudnnSetActivationDescriptor(e->act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    finalize_convolution(*this, name(), ctx, out, inputs[0], inputs[1], e.get(), residual);
     fused = e;
 }
 
@@ -379,6 +729,11 @@ argument conv_bias_relu::compute(context& ctx, const shape& out, const std::vect
     float a1 = 1, a2 = residual ? 1.0f : 0.0f;
     // Without a residual, z is the output itself, scaled by 0.
     const void* z = residual ? args[3].data() : args.back().data();
+    if(run_graph(*cache,
+                 g,
+                 conv_io{args[0].data(), args[1].data(), args.back().data(), args[2].data(),
+                         residual ? args[3].data() : nullptr}))
+        return args.back();
     MIGX_CUDA_CHECK(cudnnConvolutionBiasActivationForward(g.get().dnn,
                                                           &a1,
                                                           cache->x,

@@ -185,7 +185,11 @@ struct gemm
     std::shared_ptr<plan> cache;
 };
 
-/// (x, w, out) through cuDNN; padding is begin..., end... (symmetric only).
+/// (x, w, out) through cuDNN; padding is begin..., end... (symmetric only). finalize measures
+/// the legacy API's algorithms (solution_id) and, for half, the backend graph API's engine
+/// configurations (cudnn_graph.hpp) and keeps the fastest: `engine` names the chosen engine
+/// configuration ("" when the legacy algorithm won or the graph API is off). A loaded program's
+/// finalize rebuilds what they name without measuring.
 struct convolution
 {
     std::vector<std::size_t> padding;
@@ -194,6 +198,7 @@ struct convolution
     std::int64_t group        = 1;
     std::int64_t padding_mode = 0;
     std::int64_t solution_id  = -1;
+    std::string engine;
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
@@ -203,6 +208,7 @@ struct convolution
         f(self.group, "group");
         f(self.padding_mode, "padding_mode");
         f(self.solution_id, "solution_id");
+        f(self.engine, "engine");
     }
     std::string name() const { return "gpu::convolution"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
@@ -214,8 +220,9 @@ struct convolution
 };
 
 /// (x, w, bias[, z], out): relu(conv(x, w) + bias [+ z]) in one cuDNN call
-/// (cudnnConvolutionBiasActivationForward): a convolution with its bias, residual add and relu,
-/// as ResNet's blocks end. bias: one value per output channel (a broadcast {N, K, H, W} with
+/// (cudnnConvolutionBiasActivationForward, or for half a backend graph conv -> add -> [add ->]
+/// relu where one is faster): a convolution with its bias, residual add and relu, as ResNet's
+/// blocks end. bias: one value per output channel (a broadcast {N, K, H, W} with
 /// strides {0, 1, 0, 0}); z: the output's shape and layout.
 struct conv_bias_relu : convolution
 {

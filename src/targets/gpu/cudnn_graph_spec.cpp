@@ -1,0 +1,231 @@
+// cudnn_graph_spec.hpp: a convolution problem as a graph, engine choices by name (no cuDNN).
+#include "targets/gpu/cudnn_graph_spec.hpp"
+#include <migraphx/half.hpp>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace migraphx {
+namespace gpu {
+namespace dnn {
+
+// ---- the graph's description (no cuDNN calls) --------------------------------------------------
+
+std::vector<std::int64_t> conv_graph_spec::uids() const
+{
+    std::vector<std::int64_t> r{uid_x, uid_w, uid_y};
+    if(has_bias)
+        r.push_back(uid_bias);
+    if(has_z)
+        r.push_back(uid_z);
+    return r;
+}
+
+namespace {
+
+shape::type_t data_type(shape::type_t t)
+{
+    if(t == shape::half_type or t == shape::float_type)
+        return t;
+    throw std::invalid_argument("cudnn graph: element type is not float or half");
+}
+
+tensor_spec tensor_of(std::int64_t uid, const shape& s, std::size_t rank)
+{
+    tensor_spec t;
+    t.uid  = uid;
+    t.type = data_type(s.type());
+    for(std::size_t i = 0; i < s.lens().size(); i++)
+    {
+        t.dims.push_back(static_cast<std::int64_t>(s.lens()[i]));
+        t.strides.push_back(static_cast<std::int64_t>(s.strides()[i]));
+    }
+    while(t.dims.size() < rank)
+    {
+        t.dims.push_back(1);
+        t.strides.push_back(1);
+    }
+    return t;
+}
+
+std::vector<std::int64_t> to_i64(const std::vector<std::size_t>& v, std::size_t n, std::int64_t fill)
+{
+    std::vector<std::int64_t> r;
+    for(std::size_t i = 0; i < n; i++)
+        r.push_back(i < v.size() ? static_cast<std::int64_t>(v[i]) : fill);
+    return r;
+}
+
+} // namespace
+
+conv_graph_spec make_conv_spec(const shape& x,
+                               const shape& w,
+                               const shape& y,
+                               const std::vector<std::size_t>& padding,
+                               const std::vector<std::size_t>& stride,
+                               const std::vector<std::size_t>& dilation,
+                               bool bias,
+                               bool z,
+                               bool relu)
+{
+    auto rank = x.lens().size();
+    if(rank < 3 or rank > 5 or w.lens().size() != rank or y.lens().size() != rank)
+        throw std::invalid_argument("cudnn graph: 1 to 3 spatial dims");
+    auto kd = rank - 2;
+    if(padding.size() != 2 * kd or stride.size() != kd or dilation.size() != kd)
+        throw std::invalid_argument("cudnn graph: padding, stride or dilation of another rank");
+    std::vector<std::size_t> pad_begin(padding.begin(), padding.begin() + kd),
+        pad_end(padding.begin() + kd, padding.end());
+    auto n = std::max<std::size_t>(rank, 4);
+    conv_graph_spec s;
+    s.x        = tensor_of(uid_x, x, n);
+    s.w        = tensor_of(uid_w, w, n);
+    s.y        = tensor_of(uid_y, y, n);
+    s.pre_pad  = to_i64(pad_begin, n - 2, 0);
+    s.post_pad = to_i64(pad_end, n - 2, 0);
+    s.stride   = to_i64(stride, n - 2, 1);
+    s.dilation = to_i64(dilation, n - 2, 1);
+    if(s.x.type != s.w.type or s.x.type != s.y.type)
+        throw std::invalid_argument("cudnn graph: x, w and y of different types");
+    s.has_bias = bias;
+    s.has_z    = z;
+    s.relu     = relu;
+    auto k     = s.y.dims[1];
+    if(bias)
+    {
+        s.bias.uid  = uid_bias;
+        s.bias.type = s.y.type;
+        s.bias.dims.assign(n, 1);
+        s.bias.dims[1] = k;
+        s.bias.strides.assign(n, k);
+        s.bias.strides[1] = 1;
+    }
+    if(z)
+    {
+        s.z     = s.y;
+        s.z.uid = uid_z;
+    }
+    // conv -> [add bias] -> [add z] -> [relu] -> y; each result but the last a float virtual
+    // tensor of y's dims (and strides).
+    std::int64_t next = uid_virtual;
+    auto make_virtual = [&] {
+        tensor_spec v = s.y;
+        v.uid         = next++;
+        v.type        = shape::float_type;
+        v.is_virtual  = true;
+        s.virtuals.push_back(v);
+        return v.uid;
+    };
+    int steps = int{bias} + int{z} + int{relu};
+    if(steps == 0)
+    {
+        s.conv_out = s.y;
+        return s;
+    }
+    make_virtual();
+    s.conv_out       = s.virtuals.back();
+    std::int64_t cur = s.conv_out.uid;
+    auto add_node    = [&](pointwise mode, std::int64_t b) {
+        --steps;
+        auto out = steps == 0 ? std::int64_t{uid_y} : make_virtual();
+        s.nodes.push_back({mode, cur, b, out});
+        cur = out;
+    };
+    if(bias)
+        add_node(pointwise::add, uid_bias);
+    if(z)
+        add_node(pointwise::add, uid_z);
+    if(relu)
+        add_node(pointwise::relu, -1);
+    return s;
+}
+
+std::string engine_choice::str() const
+{
+    std::ostringstream ss;
+    ss << index;
+    for(std::size_t i = 0; i < knobs.size(); i++)
+        ss << "|" << knobs[i].first << ":" << knobs[i].second;
+    return ss.str();
+}
+
+std::optional<engine_choice> engine_choice::parse(const std::string& s)
+{
+    engine_choice c;
+    std::size_t pos = 0;
+    auto number     = [&](std::int64_t& v) {
+        std::size_t end = pos;
+        if(end < s.size() and s[end] == '-')
+            end++;
+        auto digits = end;
+        while(end < s.size() and s[end] >= '0' and s[end] <= '9')
+            end++;
+        if(end == digits or end - digits > 18)
+            return false;
+        v   = std::stoll(s.substr(pos, end - pos));
+        pos = end;
+        return true;
+    };
+    if(not number(c.index) or c.index < 0)
+        return std::nullopt;
+    while(pos < s.size())
+    {
+        std::pair<std::int64_t, std::int64_t> k;
+        if(s[pos] != '|')
+            return std::nullopt;
+        pos++;
+        if(not number(k.first) or pos >= s.size() or s[pos] != ':')
+            return std::nullopt;
+        pos++;
+        if(not number(k.second))
+            return std::nullopt;
+        c.knobs.push_back(k);
+    }
+    std::sort(c.knobs.begin(), c.knobs.end());
+    return c;
+}
+
+int fastest(const std::vector<std::optional<double>>& ms)
+{
+    int best = -1;
+    for(std::size_t i = 0; i < ms.size(); i++)
+        if(ms[i] and (best < 0 or *ms[i] < *ms[best]))
+            best = static_cast<int>(i);
+    return best;
+}
+
+bool half_close(const std::uint16_t* got, const std::uint16_t* want, std::size_t n)
+{
+    double scale = 0;
+    for(std::size_t i = 0; i < n; i++)
+    {
+        double w = half::from_bits(want[i]);
+        if(std::isfinite(w))
+            scale = std::max(scale, std::fabs(w));
+    }
+    double tol = 0.02 * scale + 1e-3;
+    for(std::size_t i = 0; i < n; i++)
+    {
+        double g = half::from_bits(got[i]), w = half::from_bits(want[i]);
+        if(std::isnan(w) or std::isnan(g))
+        {
+            if(std::isnan(w) != std::isnan(g))
+                return false;
+            continue;
+        }
+        if(std::isinf(w) or std::isinf(g))
+        {
+            if(g != w)
+                return false;
+            continue;
+        }
+        if(std::fabs(g - w) > tol)
+            return false;
+    }
+    return true;
+}
+
+} // namespace dnn
+} // namespace gpu
+} // namespace migraphx
