@@ -23,6 +23,7 @@ Usage: tools/export_models.py --out DIR [--models resnet50,mobilenetv2,...] [--o
 
 import argparse
 import hashlib
+import inspect
 import math
 import os
 import sys
@@ -280,9 +281,12 @@ def export(name, out_dir, opset, seed, dynamic=False):
         outputs = model(*args)
         if isinstance(outputs, torch.Tensor):
             outputs = (outputs,)
+        # The TorchScript exporter: newer torch (2.9+) defaults to the dynamo one, which writes
+        # batch-specific Reshape constants (and opset 18) and so breaks the symbolic-batch copies.
+        kw = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
         torch.onnx.export(model, args, onnx_path, input_names=list(inputs), output_names=output_names,
                           opset_version=opset, do_constant_folding=True,
-                          dynamic_axes=DYNAMIC_AXES[name] if dynamic else None)
+                          dynamic_axes=DYNAMIC_AXES[name] if dynamic else None, **kw)
     onnx.checker.check_model(onnx.load(onnx_path))
 
     for i, (input_name, value) in enumerate(inputs.items()):
