@@ -166,6 +166,18 @@ def registered_targets(driver, probe_model):
     return r.returncode == 0 and "using ref" not in r.stderr
 
 
+def combine_rounds(rounds):
+    """One engine's rounds as one result: the median of their medians; the first error if any."""
+    for r in rounds:
+        if "error" in r:
+            return r
+    if not rounds:
+        return {}
+    out = dict(rounds[0])
+    out["median_ms"] = median([r["median_ms"] for r in rounds])
+    return out
+
+
 # --- main -----------------------------------------------------------------------------------------
 
 def fmt(x, spec):
@@ -187,6 +199,9 @@ def main(argv=None):
     parser.add_argument("--models", default=DEFAULT_MODELS, help="default %(default)s")
     parser.add_argument("--models-dir", default=os.path.join(BENCH, "models"), help="default bench/models")
     parser.add_argument("--driver", help="migraphx-driver (default: build/src/migraphx-driver, $MIGX_DRIVER, PATH)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds per model, the two engines alternating (default %(default)s): the ratio "
+                        "is the median of the rounds' ratios, so drifting load on the machine hits both")
     parser.add_argument("--skip-ort", action="store_true")
     parser.add_argument("--skip-migx", action="store_true")
     args = parser.parse_args(argv)
@@ -209,15 +224,25 @@ def main(argv=None):
         for name in models:
             model_dir = os.path.join(args.models_dir, name)
             model_path = os.path.join(model_dir, "model.onnx")
-            ort = {} if args.skip_ort else run_ort(model_dir, args.threads, args.warmup, args.runs, tmp)
-            log(f"{name}: ORT {json.dumps(ort)}")
-            migx = {} if args.skip_migx else run_migx(driver, model_path, target, args.threads, migx_runs)
+            ort_rounds, migx_rounds = [], []
+            for r in range(max(1, args.rounds)):
+                # Alternate which engine goes first, so neither always runs on the warmer machine.
+                order = ("ort", "migx") if r % 2 == 0 else ("migx", "ort")
+                for side in order:
+                    if side == "ort" and not args.skip_ort:
+                        ort_rounds.append(run_ort(model_dir, args.threads, args.warmup, args.runs, tmp))
+                        log(f"{name} round {r + 1}: ORT {json.dumps(ort_rounds[-1])}")
+                    if side == "migx" and not args.skip_migx:
+                        migx_rounds.append(run_migx(driver, model_path, target, args.threads, migx_runs))
+                        log(f"{name} round {r + 1}: migx {json.dumps(migx_rounds[-1])}")
+            ort, migx = combine_rounds(ort_rounds), combine_rounds(migx_rounds)
             if "load_compile_s" in migx:
                 parse_s = load_time(driver, model_path)
                 if parse_s is not None:
                     migx["compile_s"] = max(0.0, migx["load_compile_s"] - parse_s)
-            log(f"{name}: migx {json.dumps(migx)}")
-            rows.append((name, migx, ort))
+            ratios = [m["median_ms"] / o["median_ms"] for m, o in zip(migx_rounds, ort_rounds)
+                      if "median_ms" in m and "median_ms" in o]
+            rows.append((name, migx, ort, ratios))
 
     if args.skip_migx:
         note = " (migx not run)"
@@ -227,13 +252,17 @@ def main(argv=None):
         note = " (cpu target not registered: migx on REF, median of %d)" % migx_runs
     print(f"\nmigx {target} vs ONNX Runtime {ORT_VERSION} CPU provider, {args.threads} threads, batch 1, fp32, "
           f"median of {args.runs} runs after warm-up{note}")
-    header = f"{'model':<12} {'migx ' + target + ' ms':>14} {'ORT ms':>10} {'migx/ORT':>9} {'compile s':>10} {'ORT vs torch':>13}"
+    print(f"{args.rounds} rounds per model, the engines alternating; ms: median of the rounds' medians; "
+          "migx/ORT: median of the rounds' ratios (lowest-highest)")
+    header = (f"{'model':<12} {'migx ' + target + ' ms':>14} {'ORT ms':>10} {'migx/ORT':>9} {'rounds':>11} "
+              f"{'compile s':>10} {'ORT vs torch':>13}")
     print(header)
     print("-" * len(header))
-    for name, migx, ort in rows:
+    for name, migx, ort, ratios in rows:
         m, o = migx.get("median_ms"), ort.get("median_ms")
-        ratio = m / o if m and o else None
-        print(f"{name:<12} {fmt(m, '14.2f')} {fmt(o, '10.2f')} {fmt(ratio, '9.2f')} "
+        ratio = median(ratios) if ratios else None
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
+        print(f"{name:<12} {fmt(m, '14.2f')} {fmt(o, '10.2f')} {fmt(ratio, '9.2f')} {spread:>11} "
               f"{fmt(migx.get('compile_s'), '10.2f')} {fmt(ort.get('max_abs_diff'), '13.2e')}")
         for side, r in (("migx", migx), ("ORT", ort)):
             if "error" in r:
@@ -242,7 +271,7 @@ def main(argv=None):
           "(other work on the machine skews both columns)")
     print("compile s: migraphx-driver's parse+compile time less its parse-only time; "
           "ORT vs torch: max |ORT - torch| on the first output")
-    return 1 if any("error" in r for _, m, o in rows for r in (m, o)) else 0
+    return 1 if any("error" in r for _, m, o, _ in rows for r in (m, o)) else 0
 
 
 if __name__ == "__main__":
