@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "targets/gpu/codegen.hpp"
+#include "targets/gpu/kernel_compiler.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
@@ -29,21 +30,30 @@ TEST(gpu_codegen, pointwise_add_relu_with_broadcast_input)
 
 TEST(gpu_codegen, unknown_op_or_type_gives_nothing)
 {
+    // float math on integers (ref computes it in double) and double values are not generated
     migraphx::module sub("main:pointwise1");
-    shape s{shape::float_type, {4}};
-    auto x0 = sub.add_parameter("x0", s);
-    auto x1 = sub.add_parameter("x1", s);
-    sub.add_return({sub.add_instruction(make_op("greater"), x0, x1)});
-    EXPECT_FALSE(migraphx::gpu::generate_pointwise(sub, {s, s}, shape{shape::bool_type, {4}}).has_value());
-
-    migraphx::module isub("main:pointwise2");
     shape si{shape::int32_type, {4}};
-    auto y0 = isub.add_parameter("x0", si);
-    isub.add_return({isub.add_instruction(make_op("add"), y0, y0)});
-    EXPECT_FALSE(migraphx::gpu::generate_pointwise(isub, {si}, si).has_value());
+    auto x0 = sub.add_parameter("x0", si);
+    sub.add_return({sub.add_instruction(make_op("sqrt"), x0)});
+    EXPECT_FALSE(migraphx::gpu::generate_pointwise(sub, {si}, si).has_value());
+
+    migraphx::module dsub("main:pointwise2");
+    shape sd{shape::double_type, {4}};
+    auto y0 = dsub.add_parameter("x0", sd);
+    dsub.add_return({dsub.add_instruction(make_op("add"), y0, y0)});
+    EXPECT_FALSE(migraphx::gpu::generate_pointwise(dsub, {sd}, sd).has_value());
+
+    // a comparison of mixed types does not exist; where needs a bool condition
+    migraphx::module wsub("main:pointwise3");
+    shape sf{shape::float_type, {4}};
+    auto c  = wsub.add_parameter("x0", sf);
+    auto a  = wsub.add_parameter("x1", sf);
+    auto w  = wsub.add_instruction(make_op("add"), c, a);
+    wsub.add_return({w});
+    EXPECT_FALSE(migraphx::gpu::generate_pointwise(wsub, {sf, sf}, shape{shape::bool_type, {4}}).has_value());
 }
 
-TEST(gpu_codegen, integer_input_only_through_convert)
+TEST(gpu_codegen, integer_inputs_through_convert)
 {
     shape si{shape::int64_type, {8}};
     shape sf{shape::float_type, {8}};
@@ -55,15 +65,104 @@ TEST(gpu_codegen, integer_input_only_through_convert)
     auto k = migraphx::gpu::generate_pointwise(sub, {si, sf}, sf);
     ASSERT_TRUE(k.has_value());
     EXPECT_NE(k->source.find("const long long* __restrict__ x0"), std::string::npos) << k->source;
-    EXPECT_NE(k->source.find("(float)x0[off0]"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("const long long v0 = x0[off0];"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("((float)v0)"), std::string::npos) << k->source;
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+}
 
-    migraphx::module bad("main:pointwise5"); // an integer add is not a float expression
-    auto y0 = bad.add_parameter("x0", si);
-    auto y1 = bad.add_parameter("x1", sf);
-    auto a  = bad.add_instruction(make_op("add"), y0, y0);
-    auto cv = bad.add_instruction(make_op("convert", {{"target_type", shape::float_type}}), a);
-    bad.add_return({bad.add_instruction(make_op("sub"), y1, cv)});
-    EXPECT_FALSE(migraphx::gpu::generate_pointwise(bad, {si, sf}, sf).has_value());
+TEST(gpu_codegen, comparisons_logic_and_where_hold_bool_values)
+{
+    // BERT's padding mask: where(bool(1 - float(mask)), finfo.min, 1 - float(mask)), then the
+    // causal part: where(not(greater(i, j)) and mask, x, -inf), a bool output besides
+    shape si{shape::int64_type, {2, 8}};
+    shape sh{shape::half_type, {2, 8}};
+    shape sb{shape::bool_type, {2, 8}};
+    migraphx::module sub("main:pointwise5");
+    auto m   = sub.add_parameter("x0", si);
+    auto x   = sub.add_parameter("x1", sh);
+    auto j   = sub.add_parameter("x2", si);
+    auto one = sub.add_literal(migraphx::literal{shape{shape::half_type}, std::vector<float>{1}});
+    auto big = sub.add_literal(migraphx::literal{shape{shape::half_type}, std::vector<float>{-65504}});
+    auto b1  = sub.add_instruction(make_op("multibroadcast", {{"out_lens", {2, 8}}}), one);
+    auto b2  = sub.add_instruction(make_op("multibroadcast", {{"out_lens", {2, 8}}}), big);
+    auto mf  = sub.add_instruction(make_op("convert", {{"target_type", shape::half_type}}), m);
+    auto inv = sub.add_instruction(make_op("sub"), b1, mf);
+    auto ib  = sub.add_instruction(make_op("convert", {{"target_type", shape::bool_type}}), inv);
+    auto gt  = sub.add_instruction(make_op("greater"), m, j);
+    auto ng  = sub.add_instruction(make_op("not"), gt);
+    auto an  = sub.add_instruction(make_op("logical_and"), ng, ib);
+    auto xo  = sub.add_instruction(make_op("logical_xor"), an, sub.add_instruction(make_op("equal"), m, j));
+    auto w   = sub.add_instruction(make_op("where"), xo, b2, x);
+    auto lt  = sub.add_instruction(make_op("less"), w, x);
+    sub.add_return({lt});
+    auto k = migraphx::gpu::generate_pointwise(sub, {si, sh, si}, sb);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->name, "sub_greater_not_logical_and_equal_logical_xor_kernel");
+    EXPECT_NE(k->source.find("bool* __restrict__ y)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("const bool t2 = (t1 != 0);"), std::string::npos) << k->source; // convert to bool
+    EXPECT_NE(k->source.find("const bool t3 = (v0 > v2);"), std::string::npos) << k->source;   // int64 compare
+    EXPECT_NE(k->source.find("const bool t4 = (t3 == 0);"), std::string::npos) << k->source;   // not
+    EXPECT_NE(k->source.find("(t4 && t2)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("(t5 != t6)"), std::string::npos) << k->source;                  // xor
+    EXPECT_NE(k->source.find("const float t8 = rh((t7 ? __int_as_float(0xc77fe000) : v1));"), std::string::npos)
+        << k->source;
+    EXPECT_NE(k->source.find("y[i] = t9;"), std::string::npos) << k->source; // bool stored as it is
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+}
+
+TEST(gpu_codegen, conversions_follow_safe_cast)
+{
+    auto conv = [&](shape::type_t from, shape::type_t to) {
+        migraphx::module sub("main:pointwise6");
+        auto x = sub.add_parameter("x0", shape{from, {5}});
+        sub.add_return({sub.add_instruction(make_op("convert", {{"target_type", to}}), x)});
+        auto k = migraphx::gpu::generate_pointwise(sub, {shape{from, {5}}}, shape{to, {5}});
+        EXPECT_TRUE(k.has_value());
+        if(k)
+        {
+            EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+        }
+        return k ? k->source : std::string();
+    };
+    // float -> integer: NaN, inf and values out of range give 0 (ref's safe_cast), else trunc
+    auto i32 = conv(shape::float_type, shape::int32_type);
+    EXPECT_NE(i32.find("migx_f2i<int>(v0, -0x1p31, 0x1p31)"), std::string::npos) << i32;
+    EXPECT_NE(i32.find("template <class T> __device__ __forceinline__ T migx_f2i"), std::string::npos) << i32;
+    auto u8 = conv(shape::half_type, shape::uint8_type);
+    EXPECT_NE(u8.find("migx_f2i<unsigned char>(v0, 0.0, 0x1p8)"), std::string::npos) << u8;
+    auto i64 = conv(shape::float_type, shape::int64_type);
+    EXPECT_NE(i64.find("migx_f2i<long long>(v0, -0x1p63, 0x1p63)"), std::string::npos) << i64;
+    // integer -> integer wraps (a C cast), bool -> half goes through float and is rounded
+    EXPECT_NE(conv(shape::int64_type, shape::int8_type).find("((signed char)v0)"), std::string::npos);
+    EXPECT_NE(conv(shape::bool_type, shape::half_type).find("rh(((float)v0))"), std::string::npos);
+    EXPECT_NE(conv(shape::half_type, shape::bool_type).find("(v0 != 0)"), std::string::npos);
+    // plain float conversions need no integer helpers
+    EXPECT_EQ(conv(shape::half_type, shape::float_type).find("migx_f2i"), std::string::npos);
+}
+
+TEST(gpu_codegen, integer_arithmetic_wraps_and_divides_as_ref)
+{
+    shape si{shape::int32_type, {6}};
+    migraphx::module sub("main:pointwise7");
+    auto a = sub.add_parameter("x0", si);
+    auto b = sub.add_parameter("x1", si);
+    auto big = sub.add_instruction(make_op("multibroadcast", {{"out_lens", {6}}}),
+                                   sub.add_literal(migraphx::literal{shape{shape::int32_type}, std::vector<int>{-2147483647}}));
+    auto s  = sub.add_instruction(make_op("add"), a, big);
+    auto d  = sub.add_instruction(make_op("div"), s, b);
+    auto md = sub.add_instruction(make_op("mod"), d, b);
+    auto mx = sub.add_instruction(make_op("max"), md, sub.add_instruction(make_op("neg"), a));
+    sub.add_return({sub.add_instruction(make_op("abs"), mx)});
+    auto k = migraphx::gpu::generate_pointwise(sub, {si, si}, si);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->name, "add_div_mod_neg_max_abs_kernel");
+    EXPECT_NE(k->source.find("((int)((unsigned int)v0 + (unsigned int)((int)0xffffffff80000001ull)))"),
+              std::string::npos)
+        << k->source;
+    EXPECT_NE(k->source.find("migx_idiv<int>(t0, v1)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("migx_imod<int>(t1, v1)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("int* __restrict__ y)"), std::string::npos) << k->source;
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
 }
 
 TEST(gpu_codegen, half_values_are_rounded_like_ref)

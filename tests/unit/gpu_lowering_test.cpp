@@ -283,10 +283,12 @@ TEST(gpu_lowering, host_fallback_ops)
     auto am = m->add_instruction(make_op("argmax", {{"axis", 1}}), x);
     m->add_return({sm, rs, pl, cc, wh, ga, am});
     auto g = migx_test::expect_gpu_matches_ref(p, 1e-5, 1e-6);
-    // softmax, reduce, pooling, concat and gather run as generated kernels (gpu_kernels_test);
-    // argmax and a pointwise chain with a bool value (greater, where) still run on the host.
+    // softmax, reduce, pooling, concat, gather and a pointwise chain with a bool value (greater,
+    // where) run as generated kernels (gpu_kernels_test, gpu_pointwise_typed_test); argmax still
+    // runs on the host.
     EXPECT_NE(text(g).find("gpu::ref::argmax[axis=1"), std::string::npos) << g;
-    EXPECT_NE(text(g).find("gpu::ref::pointwise"), std::string::npos) << g;
+    EXPECT_EQ(text(g).find("gpu::ref::pointwise"), std::string::npos) << g;
+    EXPECT_NE(text(g).find("symbol_name=greater_where_kernel"), std::string::npos) << g;
     EXPECT_NE(text(g).find("softmax_kernel"), std::string::npos) << g;
     EXPECT_EQ(text(g).find("gpu::ref::softmax"), std::string::npos) << g;
 }
@@ -678,5 +680,96 @@ TEST(gpu_lowering_no_device, gemm_supported_bias)
     EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 5}, {5, 1}}, shape{shape::float_type, {1, 5}}));
     EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {2, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {2, 4, 5}}));
     EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {1, 4, 5}}));
+}
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+        n++;
+    return n;
+}
+
+/// BERT's extended attention mask and GPT-2's causal mask as the ONNX exports leave them after
+/// constant folding: an int64 mask converted, inverted, masked_fill'ed (bool convert + where)
+/// and added to the scores; a bool causal mask (a sliced constant) selecting scores or finfo.min.
+migraphx::program attention_masks(shape::type_t t)
+{
+    migraphx::program p;
+    auto* m     = p.get_main_module();
+    auto mask   = m->add_parameter("attention_mask", shape{shape::int64_type, {2, 16}});
+    auto scores = m->add_parameter("scores", shape{t, {2, 4, 16, 16}});
+    auto causal = m->add_literal(migraphx::literal{shape{shape::bool_type, {16, 16}}, [] {
+                                                       std::vector<char> v(256);
+                                                       for(std::size_t i = 0; i < 256; i++)
+                                                           v[i] = (i % 16) <= (i / 16);
+                                                       return v;
+                                                   }()});
+    auto scalar = [&](float v) { return m->add_literal(migraphx::literal{shape{t}, std::vector<float>{v}}); };
+    auto bc     = [&](migraphx::instruction_ref x) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4, 16, 16}}}), x);
+    };
+    auto mf  = m->add_instruction(make_op("convert", {{"target_type", t}}), mask);
+    auto mu  = m->add_instruction(make_op("unsqueeze", {{"axes", {1, 2}}}), mf);
+    auto inv = m->add_instruction(make_op("sub"), bc(scalar(1)), bc(mu));
+    auto ib  = m->add_instruction(make_op("convert", {{"target_type", shape::bool_type}}), inv);
+    auto lo  = t == shape::half_type ? -65504.f : -3.4028234663852886e38f;
+    auto pad = m->add_instruction(make_op("where"), ib, bc(scalar(lo)), inv);
+    auto cw  = m->add_instruction(make_op("where"), bc(causal), scores, bc(scalar(lo)));
+    auto sum = m->add_instruction(make_op("add"), cw, pad);
+    auto nc  = m->add_instruction(make_op("not"), m->add_instruction(make_op("greater"), scores, bc(scalar(0))));
+    m->add_return({m->add_instruction(make_op("softmax", {{"axis", -1}}), sum), nc});
+    return p;
+}
+
+} // namespace
+
+TEST(gpu_lowering_no_device, attention_masks_run_as_generated_kernels)
+{
+    for(auto t : {shape::float_type, shape::half_type})
+    {
+        auto txt = lowered(attention_masks(t), true);
+        EXPECT_EQ(txt.find("gpu::ref::"), std::string::npos) << txt;
+        // the mask's convert (before the unsqueeze view), one kernel for the rest of the mask
+        // chain, the softmax, and not(greater) with its bool output
+        EXPECT_EQ(count(txt, "gpu::code_object["), 4u) << txt;
+        EXPECT_NE(txt.find("symbol_name=copy_kernel"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("symbol_name=sub_where_where_add_kernel"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("symbol_name=greater_not_kernel"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("symbol_name=softmax_kernel"), std::string::npos) << txt;
+    }
+}
+
+TEST(gpu_lowering_no_device, passes_before_device_end_with_lowering)
+{
+    auto passes = migraphx::gpu::passes_before_device(true);
+    ASSERT_GE(passes.size(), 5u);
+    EXPECT_EQ(passes[passes.size() - 2].name(), "gpu::lowering");
+    auto p = attention_masks(shape::float_type);
+    migraphx::run_passes(p, passes);
+    auto txt = text(p);
+    EXPECT_EQ(txt.find("gpu::ref::"), std::string::npos) << txt;
+    EXPECT_NE(txt.find("hip::copy_to_gpu"), std::string::npos) << txt;
+    EXPECT_EQ(txt.find("memory_coloring"), std::string::npos) << txt;
+    EXPECT_NE(txt.find("hip::hip_allocate_memory"), std::string::npos) << txt; // not yet one scratch
+}
+
+TEST(gpu_lowering_no_device, integer_pointwise_math_runs_as_a_kernel)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = m->add_parameter("a", shape{shape::int32_type, {3, 5}});
+    auto b  = m->add_parameter("b", shape{shape::int32_type, {3, 5}});
+    auto d  = m->add_instruction(make_op("div"), a, b);
+    auto c  = m->add_instruction(make_op("less"), d, a);
+    auto f  = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), d);
+    m->add_return({c, f});
+    auto txt = lowered(p, false);
+    EXPECT_EQ(txt.find("gpu::ref::"), std::string::npos) << txt;
+    // d has two users outside: one kernel for it, one for each user
+    EXPECT_NE(txt.find("symbol_name=div_kernel"), std::string::npos) << txt;
+    EXPECT_NE(txt.find("symbol_name=less_kernel"), std::string::npos) << txt;
 }
 #endif

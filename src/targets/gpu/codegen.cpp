@@ -274,6 +274,8 @@ std::string storage_type(shape::type_t t)
     case shape::bool_type: return "bool";
     case shape::int8_type: return "signed char";
     case shape::uint8_type: return "unsigned char";
+    case shape::int16_type: return "short";
+    case shape::uint16_type: return "unsigned short";
     case shape::int32_type: return "int";
     case shape::uint32_type: return "unsigned int";
     case shape::int64_type: return "long long";
@@ -295,24 +297,39 @@ std::size_t param_number(instruction_ref p)
     return n.size() > 1 ? static_cast<std::size_t>(std::stoull(n.substr(1))) : 0;
 }
 
-/// The single value of a one-element constant (maybe broadcast), if x is one.
-std::optional<float> scalar_constant(instruction_ref x)
+/// The C expression of a one-element constant (maybe broadcast) of any element type the
+/// pointwise kernels compute in, if x is one: float for float/half, true/false, integers by bits.
+std::optional<std::string> scalar_constant(instruction_ref x)
 {
     while(x->name() == "broadcast" or x->name() == "multibroadcast")
         x = x->inputs().front();
-    if(x->name() != "@literal" or x->get_shape().elements() != 1 or not float_or_half(x->get_shape().type()))
+    if(x->name() != "@literal" or x->get_shape().elements() != 1)
         return std::nullopt;
-    return x->get_literal().to_vector<float>().front();
+    auto t = x->get_shape().type();
+    if(float_or_half(t))
+        return float_const(x->get_literal().to_vector<float>().front());
+    if(t == shape::bool_type)
+        return x->get_literal().to_vector<std::uint8_t>().front() != 0 ? std::string("true") : std::string("false");
+    if(not shape::is_integral(t) or storage_type(t).empty())
+        return std::nullopt;
+    std::uint64_t bits = 0;
+    if(shape::is_signed(t))
+        bits = static_cast<std::uint64_t>(x->get_literal().to_vector<std::int64_t>().front());
+    else
+        bits = x->get_literal().to_vector<std::uint64_t>().front();
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "((%s)0x%llxull)", storage_type(t).c_str(), static_cast<unsigned long long>(bits));
+    return std::string(buf);
 }
 
 /// "max" or "min" when the module folds that op over all its parameters (a tree of binary ops,
-/// each parameter and result used once), with inputs of one type and one layout, too many for
+/// each parameter and result used once), with float or half inputs of one type and one layout, too many for
 /// kernel parameters: the ONNX parser's dilated max pool, thousands of strided slices of one
 /// tensor. Such a kernel loops over the pointer table instead of unrolling thousands of loads
 /// (which NVRTC takes minutes over). max and min give the same result in any order.
 std::optional<std::string> uniform_fold(const module& sub, const std::vector<shape>& inputs, const shape& out)
 {
-    if(not inputs_in_table(inputs.size()) or inputs.front().type() != out.type())
+    if(not inputs_in_table(inputs.size()) or inputs.front().type() != out.type() or not float_or_half(out.type()))
         return std::nullopt;
     for(const auto& s : inputs)
         if(s.type() != inputs.front().type() or s.strides() != inputs.front().strides())
@@ -369,13 +386,162 @@ kernel_source generate_fold(const std::string& op, const std::vector<shape>& inp
 
 } // namespace
 
+namespace {
+
+/// Helpers of pointwise kernels that compute on bool or integer values: conversions and integer
+/// arithmetic defined for every input, as the reference ops (src/ops/pointwise.hpp: safe_cast,
+/// wrap_*, int_div/int_fmod/int_mod).
+const char* integer_prelude = R"(
+template <class T> __device__ __forceinline__ T migx_f2i(float x, double lo, double hi)
+{ if(!isfinite(x)) return T(0); double t = trunc((double)x); return (t < lo || t >= hi) ? T(0) : (T)t; }
+template <class T> __device__ __forceinline__ bool migx_is_minus_one(T b) { return T(-1) < T(0) && b == T(-1); }
+template <class T> __device__ __forceinline__ T migx_idiv(T a, T b)
+{ if(b == T(0)) return T(0); if(migx_is_minus_one(b)) return (T)(0ull - (unsigned long long)a); return (T)(a / b); }
+template <class T> __device__ __forceinline__ T migx_ifmod(T a, T b)
+{ if(b == T(0) || migx_is_minus_one(b)) return T(0); return (T)(a % b); }
+template <class T> __device__ __forceinline__ T migx_imod(T a, T b)
+{ T r = migx_ifmod(a, b); if(T(-1) < T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = (T)(r + b); return r; }
+)";
+
+bool is_int(shape::type_t t) { return shape::is_integral(t) and t != shape::bool_type; }
+
+/// The C type a pointwise kernel holds a value of element type t in ("" if none).
+std::string value_type(shape::type_t t)
+{
+    if(float_or_half(t))
+        return "float";
+    return storage_type(t);
+}
+
+/// The unsigned type integer arithmetic of t wraps in (as wrap_t: at least unsigned int).
+std::string wrap_type(shape::type_t t)
+{
+    return shape{t}.type_size() == 8 ? "unsigned long long" : "unsigned int";
+}
+
+/// convert of x (type from) to type to (safe_cast): float-to-integer truncates, NaN and values
+/// out of range give 0; anything to bool is x != 0; integers wrap.
+std::optional<std::string> convert_expression(const std::string& x, shape::type_t from, shape::type_t to)
+{
+    auto ct = value_type(to);
+    if(ct.empty() or value_type(from).empty())
+        return std::nullopt;
+    if(float_or_half(to))
+        return float_or_half(from) ? x : "((float)" + x + ")";
+    if(to == shape::bool_type)
+        return from == shape::bool_type ? x : "(" + x + " != 0)";
+    if(float_or_half(from))
+    {
+        // [lo, hi): the integers of `to` (hi is 2^digits, std::numeric_limits<To>::digits).
+        auto bits   = shape{to}.type_size() * 8;
+        auto digits = shape::is_signed(to) ? bits - 1 : bits;
+        auto hi     = "0x1p" + std::to_string(digits);
+        auto lo     = shape::is_signed(to) ? "-" + hi : std::string("0.0");
+        return "migx_f2i<" + ct + ">(" + x + ", " + lo + ", " + hi + ")";
+    }
+    return "((" + ct + ")" + x + ")";
+}
+
+/// The expression of an op on integer values of type t (all arguments and the result), as the
+/// reference computes it; nothing for ops it does not know.
+std::optional<std::string> integer_expression(const std::string& op, const std::vector<std::string>& a, shape::type_t t)
+{
+    auto ct = storage_type(t);
+    auto w  = wrap_type(t);
+    auto wr = [&](const std::string& e) { return "((" + ct + ")(" + e + "))"; };
+    if(a.size() == 2)
+    {
+        const auto &x = a[0], &y = a[1];
+        if(op == "add")
+            return wr("(" + w + ")" + x + " + (" + w + ")" + y);
+        if(op == "sub")
+            return wr("(" + w + ")" + x + " - (" + w + ")" + y);
+        if(op == "mul")
+            return wr("(" + w + ")" + x + " * (" + w + ")" + y);
+        if(op == "div")
+            return "migx_idiv<" + ct + ">(" + x + ", " + y + ")";
+        if(op == "fmod")
+            return "migx_ifmod<" + ct + ">(" + x + ", " + y + ")";
+        if(op == "mod")
+            return "migx_imod<" + ct + ">(" + x + ", " + y + ")";
+        if(op == "max")
+            return "(" + x + " < " + y + " ? " + y + " : " + x + ")";
+        if(op == "min")
+            return "(" + y + " < " + x + " ? " + y + " : " + x + ")";
+        if(op == "bitwise_and")
+            return wr(x + " & " + y);
+        return std::nullopt;
+    }
+    if(a.size() != 1)
+        return std::nullopt;
+    const auto& x = a[0];
+    if(op == "neg")
+        return wr("(" + w + ")0 - (" + w + ")" + x);
+    if(op == "abs")
+        return shape::is_signed(t) ? "(" + x + " < 0 ? " + wr("(" + w + ")0 - (" + w + ")" + x) + " : " + x + ")" : x;
+    if(op == "relu")
+        return shape::is_signed(t) ? "(" + x + " < 0 ? " + wr("0") + " : " + x + ")" : x;
+    if(op == "identity" or op == "ceil" or op == "floor" or op == "round")
+        return x;
+    return std::nullopt;
+}
+
+/// The expression of one pointwise op over its arguments (expressions of types `types`) with a
+/// result of type `out`: comparisons, logic and where on any type, conversions, integer
+/// arithmetic, and the float math of expression() (float/half arguments and result).
+std::optional<std::string> typed_expression(const std::string& op,
+                                            const std::vector<std::string>& a,
+                                            const std::vector<shape::type_t>& types,
+                                            shape::type_t out,
+                                            const value& v)
+{
+    if(op == "convert" and a.size() == 1)
+        return convert_expression(a[0], types[0], out);
+    if(op == "where" and a.size() == 3)
+    {
+        if(types[0] != shape::bool_type or types[1] != out or types[2] != out)
+            return std::nullopt;
+        return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
+    }
+    if(out == shape::bool_type)
+    {
+        static const std::unordered_map<std::string, std::string> compare = {
+            {"equal", " == "}, {"greater", " > "}, {"less", " < "}};
+        auto c = compare.find(op);
+        if(c != compare.end() and a.size() == 2 and types[0] == types[1])
+            return "(" + a[0] + c->second + a[1] + ")";
+        static const std::unordered_map<std::string, std::string> logic = {
+            {"logical_and", " && "}, {"logical_or", " || "}, {"logical_xor", " != "}};
+        auto l = logic.find(op);
+        if(l != logic.end() and a.size() == 2 and types[0] == shape::bool_type and types[1] == shape::bool_type)
+            return "(" + a[0] + l->second + a[1] + ")";
+        if(op == "bitwise_and" and a.size() == 2 and types[0] == shape::bool_type and types[1] == shape::bool_type)
+            return "(" + a[0] + " && " + a[1] + ")";
+        if(op == "not" and a.size() == 1)
+            return "(" + a[0] + " == 0)";
+        if((op == "isnan" or op == "isinf") and a.size() == 1)
+            return float_or_half(types[0]) ? op + "(" + a[0] + ")" : std::string("false");
+        if(op == "identity" and a.size() == 1 and types[0] == out)
+            return a[0];
+        return std::nullopt;
+    }
+    bool same = std::all_of(types.begin(), types.end(), [&](auto t) { return t == out; });
+    if(is_int(out))
+        return same ? integer_expression(op, a, out) : std::nullopt;
+    if(not float_or_half(out) or
+       not std::all_of(types.begin(), types.end(), [](auto t) { return float_or_half(t); }))
+        return std::nullopt;
+    return expression(op, a, v);
+}
+
+} // namespace
+
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
 {
-    if(not float_or_half(out.type()) or not(out.standard() or out.packed()))
+    if(value_type(out.type()).empty() or not(out.standard() or out.packed()))
         return std::nullopt;
-    // Integer and bool inputs are read as float; only a convert may use them (see below).
     for(const auto& s : inputs)
-        if(s.dynamic() or storage_type(s.type()).empty() or s.lens() != out.lens())
+        if(s.dynamic() or value_type(s.type()).empty() or s.lens() != out.lens())
             return std::nullopt;
     std::vector<instruction_ref> params;
     for(auto it = sub.begin(); it != sub.end(); ++it)
@@ -390,16 +556,18 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     if(auto op = uniform_fold(sub, inputs, out))
         return generate_fold(*op, inputs, out);
 
+    // Every value is held in value_type of its element type: float for float and half (half
+    // results rounded to half, as the reference stores them), bool, or the integer type itself.
     std::unordered_map<const instruction*, std::string> var;
     std::ostringstream body;
     std::vector<std::string> itypes;
+    bool integers = false;
     for(std::size_t k = 0; k < params.size(); k++)
     {
-        if(params[k]->get_shape().type() != inputs[k].type())
-            return std::nullopt;
-        itypes.push_back(storage_type(inputs[k].type()));
-        body << "        const float v" << k << " = " << load(inputs[k].type(), "x" + std::to_string(k) + "[off" +
-                                                                std::to_string(k) + "]")
+        auto t = inputs[k].type();
+        itypes.push_back(storage_type(t));
+        std::string e = "x" + std::to_string(k) + "[off" + std::to_string(k) + "]";
+        body << "        const " << value_type(t) << " v" << k << " = " << (t == shape::half_type ? "h2f(" + e + ")" : e)
              << ";\n";
         var[&*params[k]] = "v" + std::to_string(k);
     }
@@ -413,7 +581,8 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
             continue;
         if(n == "@return")
         {
-            if(it->inputs().size() != 1 or var.count(&*it->inputs().front()) == 0)
+            if(it->inputs().size() != 1 or var.count(&*it->inputs().front()) == 0 or
+               it->inputs().front()->get_shape().type() != out.type())
                 return std::nullopt;
             result = var.at(&*it->inputs().front());
             continue;
@@ -423,27 +592,30 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
             auto c = scalar_constant(it);
             if(not c)
                 return std::nullopt;
-            var[&*it] = float_const(*c);
+            var[&*it] = *c;
             continue;
         }
-        if(not float_or_half(it->get_shape().type()))
+        auto rt = it->get_shape().type();
+        if(value_type(rt).empty())
             return std::nullopt;
         std::vector<std::string> args;
+        std::vector<shape::type_t> types;
         for(auto x : it->inputs())
         {
-            if(var.count(&*x) == 0 or (not float_or_half(x->get_shape().type()) and
-                                       not(n == "convert" and x->name() == "@param")))
+            if(var.count(&*x) == 0 or value_type(x->get_shape().type()).empty())
                 return std::nullopt;
             args.push_back(var.at(&*x));
+            types.push_back(x->get_shape().type());
         }
-        auto e = expression(n, args, it->get_operator().to_value());
+        auto e = typed_expression(n, args, types, rt, it->get_operator().to_value());
         if(not e)
             return std::nullopt;
+        integers = integers or e->find("migx_i") != std::string::npos or e->find("migx_f2i") != std::string::npos;
         auto tn = "t" + std::to_string(t++);
         // A half result is rounded to half, as the reference stores it.
-        if(it->get_shape().type() == shape::half_type)
+        if(rt == shape::half_type)
             *e = "rh(" + *e + ")";
-        body << "        const float " << tn << " = " << *e << ";\n";
+        body << "        const " << value_type(rt) << " " << tn << " = " << *e << ";\n";
         var[&*it] = tn;
         if(n != "identity" and n != "convert" and names.size() < 6)
             names.push_back(n);
@@ -461,6 +633,8 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     k.name     = name;
     k.elements = out.elements();
     k.source   = loop_code(name, itypes, storage_type(out.type()), inputs, out, body.str());
+    if(integers)
+        k.source.insert(k.source.find("extern \"C\""), integer_prelude);
     return k;
 }
 

@@ -23,9 +23,14 @@ struct kernel_source
     std::size_t local    = 256; // threads a block
 };
 
-/// The fused elementwise kernel for a `pointwise` sub-module (params x0, x1, ... in input order),
-/// computed in float with half values rounded as the reference rounds them. Nothing when an op,
-/// type or constant is outside what the generator knows (the op then runs on the host).
+/// The fused elementwise kernel for a `pointwise` sub-module (params x0, x1, ... in input order).
+/// Float and half values are computed in float, half results rounded as the reference rounds
+/// them; bool and integer values keep their own C type: comparisons (equal, greater, less), not,
+/// logical and/or/xor, where and isnan/isinf on any type, convert between any two types as ref's
+/// safe_cast (float to integer truncates, NaN or out of range gives 0; to bool is x != 0), and
+/// integer add/sub/mul/neg (wrapping), div/mod/fmod (x / 0 is 0), max/min/abs/relu. Nothing when
+/// an op, type (double) or constant is outside what the generator knows (the op then runs on the
+/// host), e.g. float math on integers, which ref computes in double.
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out);
 
 /// Copies `in` (any strides, any element type) into the standard layout `out` of equal lens.

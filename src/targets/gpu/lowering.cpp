@@ -4,7 +4,10 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "ir/env.hpp"
 #include "ir/program_impl.hpp"
+#include "passes/dead_code_elimination.hpp"
+#include "passes/fuse_pointwise.hpp"
 #include "passes/pass_manager.hpp"
+#include "passes/simplify_pipeline.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
@@ -511,6 +514,15 @@ void write_outputs_to_params(module& m, bool host_values)
 }
 
 } // namespace
+
+std::vector<pass> passes_before_device(bool offload_copy)
+{
+    auto passes = simplify_passes();
+    passes.insert(passes.end(),
+                  {fuse_pointwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy},
+                   dead_code_elimination{}});
+    return passes;
+}
 
 void lowering::apply(module& m) const
 {

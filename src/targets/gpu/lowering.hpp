@@ -3,6 +3,7 @@
 
 #include "targets/gpu/codegen.hpp"
 #include <migraphx/module.hpp>
+#include <migraphx/pass.hpp>
 #include <optional>
 #include <string>
 
@@ -12,7 +13,8 @@ namespace gpu {
 /// Rewrites the main module into gpu ops (see gpu_ops.hpp): literals become device copies made
 /// at finalize; dot -> gpu::gemm (dot + per-column bias add [+ relu] -> one gpu::gemm with a
 /// cuBLASLt epilogue), convolution(_backwards) -> gpu::convolution(_backwards), fused
-/// `pointwise` (float/half math), contiguous, reductions, softmax, pooling, concat, gather, pad
+/// `pointwise` (float/half math, and bool/integer values: comparisons, logic, where, converts,
+/// integer arithmetic), contiguous, reductions, softmax, pooling, concat, gather, pad
 /// -> gpu::code_object; view ops stay (they only move pointers); every other
 /// op -> gpu::ref::<op> (host fallback), as is every non-view op computed from a data-dependent
 /// result (attribute dynamic_output). Each result gets a hip::hip_allocate_memory output
@@ -30,6 +32,12 @@ struct lowering
     std::string name() const { return "gpu::lowering"; }
     void apply(module& m) const;
 };
+
+/// The gpu target's compile passes that need no device: simplify_passes, fuse_pointwise,
+/// layout_nhwc, DCE, lowering, DCE (target::get_passes adds memory_coloring and a last DCE after
+/// them). Host tools and tests run these to see what the target makes of a program
+/// (tools/gpu/lowering_check.cpp: which ops would run on the host).
+std::vector<pass> passes_before_device(bool offload_copy);
 
 /// Whether ins is a view op whose compute only re-describes its input's memory (never reads it).
 bool device_view(const instruction& ins);

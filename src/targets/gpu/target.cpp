@@ -2,11 +2,8 @@
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/target.hpp>
 #include "passes/dead_code_elimination.hpp"
-#include "passes/fuse_pointwise.hpp"
 #include "passes/memory_coloring.hpp"
-#include "passes/simplify_pipeline.hpp"
 #include "targets/gpu/context.hpp"
-#include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/lowering.hpp"
 #include <cctype>
 #include <cstring>
@@ -21,15 +18,9 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
     auto& g = get_gpu_context(ctx);
     g.set_device(options.device_id);
     g.get(); // fails here, clearly, when the device is absent
-    auto passes = simplify_passes();
-    passes.insert(passes.end(),
-                  {fuse_pointwise{},
-                   layout_nhwc{},
-                   dead_code_elimination{},
-                   lowering{options.offload_copy},
-                   dead_code_elimination{},
-                   memory_coloring{"hip::hip_allocate_memory", 256},
-                   dead_code_elimination{}});
+    // The same passes as the host tools see (tools/gpu/lowering_check), then the memory plan.
+    auto passes = passes_before_device(options.offload_copy);
+    passes.insert(passes.end(), {memory_coloring{"hip::hip_allocate_memory", 256}, dead_code_elimination{}});
     return passes;
 }
 
