@@ -7,6 +7,7 @@
 #include <migraphx/make_op.hpp>
 #include "passes/dead_code_elimination.hpp"
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace migraphx {
@@ -39,8 +40,14 @@ struct fp16_rewriter
         instruction_ref h;
         if(x->name() == "@literal")
         {
+            // Finite constants beyond half's range become its largest finite value, not inf:
+            // masks written as (1 - mask) * finfo(float).min would otherwise give 0 * -inf = NaN.
+            constexpr float half_max = 65504.0f;
             auto v = x->get_literal().to_vector<float>();
-            std::vector<half> hv(v.begin(), v.end());
+            std::vector<half> hv;
+            hv.reserve(v.size());
+            for(float f : v)
+                hv.emplace_back(std::isfinite(f) ? std::clamp(f, -half_max, half_max) : f);
             h = m.insert_literal(std::next(x), literal{shape{shape::half_type, x->get_shape().lens()}, hv});
         }
         else

@@ -74,6 +74,28 @@ TEST(quantize_fp16, results_agree_with_float)
         EXPECT_NEAR(a[i], bv[i], 2e-3) << i;
 }
 
+// transformers' extended attention mask: (1 - mask) * finfo(float).min. In half the constant
+// must become -65504, not -inf: 0 * -inf would be NaN wherever the mask is 1.
+TEST(quantize_fp16, large_finite_constants_saturate_instead_of_becoming_inf)
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto mask = m->add_parameter("mask", shape{shape::float_type, {4}});
+    auto one  = m->add_literal(migraphx::literal{shape{shape::float_type, {4}}, {1.f, 1.f, 1.f, 1.f}});
+    auto big  = m->add_literal(migraphx::literal{shape{shape::float_type, {4}},
+                                                 {-3.4028235e38f, 3.4028235e38f, -INFINITY, 1e5f}});
+    auto inv  = m->add_instruction(make_op("sub"), one, mask);
+    m->add_return({m->add_instruction(make_op("mul"), inv, big)});
+    migraphx::quantize_fp16(p);
+    p.compile(migraphx::ref::target{});
+    std::vector<float> mv = {1.f, 0.f, 0.f, 0.f};
+    auto r = p.eval({{"mask", migraphx::argument{shape{shape::float_type, {4}}, mv.data()}}}).back().to_vector<float>();
+    EXPECT_EQ(r[0], 0.f); // 0 * -65504, not 0 * -inf = NaN
+    EXPECT_EQ(r[1], 65504.f);
+    EXPECT_TRUE(std::isinf(r[2]) and r[2] < 0); // a real infinity stays one
+    EXPECT_EQ(r[3], 65504.f);
+}
+
 TEST(quantize_fp16, only_named_ops)
 {
     auto p = small_chain();
