@@ -1,0 +1,38 @@
+# One batch on the GPU machine, steps chosen by $STEPS, each under its own time limit, logs in $OUT
+# as they come (steps.log; bench.md for the benchmark table). Needs the relocatable install made by
+# tools/gpu/make_install.sh, carried (`carry: ["install-gpu"]`). Builds nothing.
+#   OUT=$OUT STEPS="unit export bench load verify" bash tools/gpu/device_batch.sh
+# Steps:
+#   unit     gpu unit tests ($UNIT filter, default gpu*:replay*)
+#   export   ResNet-50 b1/b32 ONNX exports into /tmp/gb with the machine's PyTorch
+#   bench    bench/gpu/run.py ($RUNPY: its options; the table goes to $OUT/bench.md)
+#   load     compile, save, load in fresh processes: tests/serialize/mxr_load_time (--max-ratio 0.1),
+#            with MIGRAPHX_TIME_LOAD=1 showing where a load's time goes
+#   verify   migraphx-driver verify --gpu --fp16 on ResNet-50 b1
+#   perf     migraphx-driver perf --gpu --fp16 per-instruction report, ResNet-50 b1 and b32
+#   python   tools/gpu/python_gpu_check.sh (the Python module built there; spec programs on gpu)
+set -u
+root=$(pwd); inst=$root/${INST:-install-gpu}
+D=$(find /usr/local /opt /usr/lib -xdev \( -name 'libcudnn.so.9' -o -name 'libcublasLt.so.13' -o -name 'libnvrtc.so.13' -o -name 'libcudnn_cnn.so.9' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+export LD_LIBRARY_PATH=$inst/lib:$D${LD_LIBRARY_PATH:-}
+export MIGRAPHX_GPU_CACHE_DIR=${MIGRAPHX_GPU_CACHE_DIR:-/tmp/migx-cache} PYTHONUNBUFFERED=1
+PY=/opt/torch/.venv/bin/python3
+B=$inst/bin/migx_gpu_bench
+L=$OUT/steps.log
+step() { local t=$1; shift; echo "== $* (limit ${t}s) $(date +%T)" >> $L; timeout -k 5 $t "$@" >> $L 2>&1; echo "-- rc=$? $(date +%T)" >> $L; }
+for s in ${STEPS:-unit export bench}; do
+  case $s in
+    unit) step ${UNIT_LIMIT:-200} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu*:replay*}" ;;
+    export) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1 resnet50:32 ;;
+    bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
+    load) mkdir -p /tmp/mxrw && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time /tmp/gb/resnet50_b1.onnx /tmp/mxrw \
+            --target gpu --loads 3 --max-ratio 0.1 ;;
+    verify) step 120 $inst/bin/migraphx-driver verify --gpu --fp16 --onnx /tmp/gb/resnet50_b1.onnx ;;
+    perf) for b in 1 32; do
+            timeout 120 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx /tmp/gb/resnet50_b$b.onnx -n 20 2>&1 |
+              sed -n "/^Summary/,\$p" | head -40 > $OUT/perf_b$b.log
+          done ;;
+    python) INST=${INST:-install-gpu} bash tools/gpu/python_gpu_check.sh ;;
+  esac
+done
+true

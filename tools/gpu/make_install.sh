@@ -1,0 +1,25 @@
+# Builds the gpu build folder and installs it relocatably for the GPU machine (the device tool
+# copies the working tree there; name the folder in `carry`): libmigraphx with $ORIGIN RPATH,
+# the libraries that machine lacks (protobuf, onnx_proto) beside it, the test and benchmark
+# programs, all stripped to stay under the 64 MiB the tool carries.
+#   bash tools/gpu/make_install.sh [BUILD_DIR=build-gpu] [PREFIX=install-gpu]
+set -euo pipefail
+build=${1:-build-gpu}; prefix=${2:-install-gpu}
+# What the install rules name (all of them must be built) and the test programs, where configured.
+have=$(ninja -C "$build" -t targets all | sed 's/:.*//')
+targets=""
+for t in migraphx migraphx-driver migraphx_python migx_dynamic_bench migx_quant_accuracy migx_gpu_bench \
+         migx_unit_tests mxr_load_time; do
+  grep -qx "$t" <<<"$have" && targets="$targets $t"
+done
+ninja -C "$build" -j${JOBS:-2} $targets
+rm -rf "$prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for lib in libonnx_proto.so.1 libprotobuf.so.32; do cp -L /lib/x86_64-linux-gnu/$lib "$prefix/lib/"; done
+for exe in tests/migx_unit_tests tests/unit/migx_unit_tests bench/migx_gpu_bench bench/gpu/migx_gpu_bench \
+           tests/serialize/mxr_load_time; do
+  [ -f "$build/$exe" ] && cp "$build/$exe" "$prefix/bin/"
+done
+rm -rf "$prefix/share" "$prefix/lib/python"* 2>/dev/null || true
+strip --strip-unneeded "$prefix"/bin/* "$prefix"/lib/*.so* 2>/dev/null || true
+du -sh "$prefix"
