@@ -192,7 +192,8 @@ double median_of(std::vector<double> xs)
     return xs.empty() ? 0 : xs[xs.size() / 2];
 }
 
-// Files in a folder, recursively (0 if it does not exist).
+// Kernels (.cubin files) in a cache folder, recursively (0 if it does not exist); the tuning
+// cache's entries beside them are not kernels.
 std::size_t count_files(const std::string& dir)
 {
     std::error_code ec;
@@ -200,7 +201,7 @@ std::size_t count_files(const std::string& dir)
     for(auto it = std::filesystem::recursive_directory_iterator(dir, ec);
         not ec and it != std::filesystem::recursive_directory_iterator();
         it.increment(ec))
-        n += it->is_regular_file() ? 1 : 0;
+        n += it->is_regular_file() and it->path().extension() == ".cubin" ? 1 : 0;
     return n;
 }
 

@@ -7,11 +7,14 @@
 // finalize also times the cuDNN backend graph API's engine configurations for the same problem
 // (with conv_bias_relu's epilogue fused into the graph) and keeps whichever is fastest
 // (cudnn_graph.hpp; MIGRAPHX_DISABLE_CUDNN_GRAPH=1: the legacy API only; MIGRAPHX_TRACE_CUDNN=1
-// prints the candidates and their times).
+// prints the candidates and their times). Each choice is also kept in the persistent tuning
+// cache (tuning_cache.hpp): a later process compiling the same problem on the same kind of device
+// and cuDNN takes it from there instead of measuring (the same choice, so the same bits).
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
+#include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include <migraphx/half.hpp>
 #include <migraphx/register_op.hpp>
@@ -139,72 +142,10 @@ struct algo_choice
     cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 
-/// One search per distinct problem and device in a process: a program compiled twice (e.g. a
-/// dynamic program's variant and a static program of the same shape) gets the same algorithms,
-/// so the same bits, and the second compile skips the timing.
-template <class Search>
-algo_choice chosen_algorithm(const std::string& key, Search search)
-{
-    static std::mutex m;
-    static std::unordered_map<std::string, algo_choice> chosen;
-    {
-        std::lock_guard<std::mutex> lock(m);
-        auto it = chosen.find(key);
-        if(it != chosen.end())
-            return it->second;
-    }
-    auto c = search();
-    std::lock_guard<std::mutex> lock(m);
-    return chosen.emplace(key, c).first->second;
-}
-
-std::string problem_key(const std::string& what,
-                        int device,
-                        const std::vector<shape>& inputs,
-                        const shape& out,
-                        const std::vector<std::size_t>& padding,
-                        const std::vector<std::size_t>& stride,
-                        const std::vector<std::size_t>& dilation,
-                        std::int64_t group)
-{
-    std::ostringstream ss;
-    ss << what << " dev" << device << " x " << inputs[0] << " w " << inputs[1] << " y " << out << " g" << group
-       << " tf32 " << env_enabled("MIGRAPHX_GPU_TF32");
-    for(const auto* v : {&padding, &stride, &dilation})
-    {
-        ss << " |";
-        for(auto x : *v)
-            ss << " " << x;
-    }
-    return ss.str();
-}
-
-/// The algorithm for a problem: measured by find(buf, perf, count, &returned) on scratch buffers
-/// of the real sizes the first time the process meets the problem, remembered after.
-template <class Perf, int Count, class Find>
-algo_choice choose_algorithm(gpu_context& g,
-                             const std::string& key,
-                             const std::vector<shape>& inputs,
-                             const shape& out,
-                             bool plain,
-                             const std::string& what,
-                             Find find)
-{
-    return chosen_algorithm(key, [&] {
-        search_buffers buf(g, inputs[0], inputs[1], out);
-        Perf perf[Count];
-        int returned = 0;
-        find(buf, perf, Count, &returned);
-        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-        MIGX_CUDA_CHECK(cudaDeviceSynchronize());
-        const auto& best = best_algorithm(perf, returned, plain, what);
-        return algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
-    });
-}
-
 /// solution_id: the algorithm, plus 256 x cuDNN's math type where the type does not fix it (not
-/// plain float). A loaded program's finalize takes it instead of searching when cuDNN accepts it
-/// for the problem (workspace(choice, &bytes) succeeds within the limit); else nullopt (search).
+/// plain float). A loaded program's finalize (and a tuning cache entry) gives it instead of a
+/// search; it is taken when cuDNN accepts it for the problem (workspace(choice, &bytes)
+/// succeeds within the limit); else nullopt (search).
 std::int64_t to_solution_id(const algo_choice& c, bool plain)
 {
     return c.algo + (plain ? 0 : 256 * static_cast<int>(c.math));
@@ -221,6 +162,147 @@ std::optional<algo_choice> saved_algorithm(std::int64_t id, bool plain, Workspac
     if(workspace(c, &c.memory) != CUDNN_STATUS_SUCCESS or c.memory > search_buffers::ws_limit)
         return std::nullopt;
     return c;
+}
+
+/// The choices made in this process, by problem and device index: a program compiled twice
+/// (e.g. a dynamic program's variant and a static program of the same shape) gets the same
+/// algorithms, so the same bits, and the second compile neither measures nor reads the disk.
+struct choice_memory
+{
+    std::mutex m;
+    std::unordered_map<std::string, algo_choice> algos;   // legacy algorithms
+    std::unordered_map<std::string, std::string> engines; // backend engine choices ("": legacy)
+    static choice_memory& get()
+    {
+        static choice_memory c;
+        return c;
+    }
+};
+
+bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
+
+/// What a choice depends on beyond the problem, for the tuning cache's keys: the device's kind
+/// (name, compute capability, SM count: a MIG slice differs) and the libraries' versions.
+const std::string& device_identity(int device)
+{
+    static std::mutex m;
+    static std::unordered_map<int, std::string> ids;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = ids.find(device);
+    if(it != ids.end())
+        return it->second;
+    cudaDeviceProp prop{};
+    MIGX_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    int rt = 0;
+    (void)cudaRuntimeGetVersion(&rt);
+    std::ostringstream ss;
+    ss << "[" << prop.name << " sm_" << prop.major << prop.minor << " " << prop.multiProcessorCount
+       << " SMs, cudnn " << cudnnGetVersion() << ", cudart " << rt << "]";
+    return ids.emplace(device, ss.str()).first->second;
+}
+
+/// The problem's text: the op, the device (its index for this process's choices, its identity
+/// for the tuning cache), shapes with strides and types, group, TF32, padding, stride and
+/// dilation.
+std::string problem_key(const std::string& what,
+                        const std::string& device,
+                        const std::vector<shape>& inputs,
+                        const shape& out,
+                        const std::vector<std::size_t>& padding,
+                        const std::vector<std::size_t>& stride,
+                        const std::vector<std::size_t>& dilation,
+                        std::int64_t group)
+{
+    std::ostringstream ss;
+    ss << what << " " << device << " x " << inputs[0] << " w " << inputs[1] << " y " << out << " g" << group
+       << " tf32 " << env_enabled("MIGRAPHX_GPU_TF32");
+    for(const auto* v : {&padding, &stride, &dilation})
+    {
+        ss << " |";
+        for(auto x : *v)
+            ss << " " << x;
+    }
+    return ss.str();
+}
+
+/// A problem's keys: `mem` for this process's choices (device index), `disk` for the tuning
+/// cache (device identity, library versions).
+struct problem_keys
+{
+    std::string mem, disk;
+};
+
+problem_keys make_problem_keys(const std::string& what,
+                               int device,
+                               const std::vector<shape>& inputs,
+                               const shape& out,
+                               const std::vector<std::size_t>& padding,
+                               const std::vector<std::size_t>& stride,
+                               const std::vector<std::size_t>& dilation,
+                               std::int64_t group)
+{
+    return {problem_key(what, "dev" + std::to_string(device), inputs, out, padding, stride, dilation, group),
+            problem_key(what, device_identity(device), inputs, out, padding, stride, dilation, group)};
+}
+
+/// The legacy algorithm for a problem: this process's choice, else the tuning cache's (a
+/// solution_id, taken where cuDNN accepts it: workspace as for saved_algorithm), else measured
+/// by find(buf, perf, count, &returned) on scratch buffers of the real sizes (and written to the
+/// tuning cache, replacing an entry cuDNN refused).
+template <class Perf, int Count, class Workspace, class Find>
+algo_choice choose_algorithm(gpu_context& g,
+                             const problem_keys& keys,
+                             const std::vector<shape>& inputs,
+                             const shape& out,
+                             bool plain,
+                             const std::string& what,
+                             Workspace workspace,
+                             Find find)
+{
+    auto& mem = choice_memory::get();
+    {
+        std::lock_guard<std::mutex> lock(mem.m);
+        auto it = mem.algos.find(keys.mem);
+        if(it != mem.algos.end())
+            return it->second;
+    }
+    auto tc        = tuning_cache::from_env();
+    auto disk_key  = "cudnn legacy algorithm (search limit " + std::to_string(search_buffers::ws_limit) +
+                    " bytes): " + keys.disk;
+    std::optional<algo_choice> c;
+    if(auto v = tc.read(disk_key))
+    {
+        char* end = nullptr;
+        auto id   = std::strtoll(v->c_str(), &end, 10);
+        if(not v->empty() and end == v->c_str() + v->size())
+            c = saved_algorithm(static_cast<std::int64_t>(id), plain, workspace);
+        if(trace_cudnn())
+            std::cerr << "cudnn: " << keys.mem << ": solution_id " << *v
+                      << (c ? " from the tuning cache\n" : " in the tuning cache is refused; measuring again\n");
+    }
+    if(not c)
+    {
+        search_buffers buf(g, inputs[0], inputs[1], out);
+        Perf perf[Count];
+        int returned = 0;
+        find(buf, perf, Count, &returned);
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+        MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto& best = best_algorithm(perf, returned, plain, what);
+        c        = algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
+        // Set up as a process that reads the entry will (workspace size from cuDNN's query, as
+        // for a loaded program), so that both run the very same call.
+        if(auto same = saved_algorithm(to_solution_id(*c, plain), plain, workspace))
+            c = same;
+        auto id  = std::to_string(to_solution_id(*c, plain));
+        bool put = tc.write(disk_key, id);
+        if(trace_cudnn())
+            std::cerr << "cudnn: " << keys.mem << ": solution_id " << id << " measured"
+                      << (put ? " (written to the tuning cache: " + tc.file_of(disk_key) + ")" : std::string{})
+                      << "\n";
+    }
+    std::lock_guard<std::mutex> lock(mem.m);
+    return mem.algos.emplace(keys.mem, *c).first->second;
 }
 
 /// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
@@ -289,8 +371,6 @@ bool graph_enabled(const shape& out)
     return out.type() == shape::half_type and out.elements() > 0 and
            not env_enabled("MIGRAPHX_DISABLE_CUDNN_GRAPH");
 }
-
-bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
 
 /// Device pointers of one run, in the graph's variant-pack order (x, w, y[, bias][, z]).
 struct conv_io
@@ -405,9 +485,11 @@ constexpr int max_runtime_compiled  = 4;
 /// least as fast, or no engine configuration works), once per problem in a process: each
 /// candidate plan runs on scratch buffers of the real sizes filled with random values, must
 /// agree with the legacy call's result, and is timed as the legacy call is (dnn::time_on_stream).
+/// Before measuring, the tuning cache is asked: its engine is taken where cuDNN builds its plan
+/// (else measured again and the entry replaced); a completed measurement is written to it.
 template <class Legacy>
 std::string choose_engine(gpu_context& g,
-                          const std::string& problem,
+                          const problem_keys& keys,
                           const dnn::conv_graph_spec& spec,
                           const shape& x,
                           const shape& w,
@@ -415,21 +497,44 @@ std::string choose_engine(gpu_context& g,
                           const std::string& legacy_name,
                           Legacy legacy)
 {
-    static std::mutex m;
-    static std::unordered_map<std::string, std::string> chosen;
+    auto& mem           = choice_memory::get();
+    const auto& problem = keys.mem;
     // Tests: the fastest engine configuration that works even where the legacy call is faster.
     bool force = env_enabled("MIGRAPHX_CUDNN_GRAPH_FORCE");
     const std::string key = problem + (force ? " force" : "");
     {
-        std::lock_guard<std::mutex> lock(m);
-        auto it = chosen.find(key);
-        if(it != chosen.end())
+        std::lock_guard<std::mutex> lock(mem.m);
+        auto it = mem.engines.find(key);
+        if(it != mem.engines.end())
             return it->second;
     }
-    bool trace = trace_cudnn();
+    bool trace    = trace_cudnn();
+    auto tc       = tuning_cache::from_env();
+    auto disk_key = "cudnn graph engine (candidates " + std::to_string(max_heuristic_configs) + "+" +
+                    std::to_string(max_fallback_configs) + ", timed " + std::to_string(max_precompiled) + "+" +
+                    std::to_string(max_runtime_compiled) + ", workspace limit " +
+                    std::to_string(search_buffers::ws_limit) + (force ? ", force" : "") + "): " + keys.disk;
+    if(auto v = tc.read(disk_key))
+    {
+        bool ok = v->empty(); // the legacy call won
+        if(not ok)
+        {
+            auto choice = dnn::engine_choice::parse(*v);
+            ok          = choice and cached_plan(problem, *choice, g.get().device, spec) != nullptr;
+        }
+        if(trace)
+            std::cerr << "cudnn: " << key << ": " << (v->empty() ? legacy_name : "engine " + *v)
+                      << (ok ? " from the tuning cache\n" : " in the tuning cache is refused; measuring again\n");
+        if(ok)
+        {
+            std::lock_guard<std::mutex> lock(mem.m);
+            return mem.engines.emplace(key, *v).first->second;
+        }
+    }
     std::ostringstream log;
     log << "cudnn: " << key << "\n";
     std::string result;
+    bool measured = false;
     try
     {
         search_buffers buf(g, x, w, y);
@@ -530,6 +635,7 @@ std::string choose_engine(gpu_context& g,
             result = plans[best]->choice.str();
         }
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+        measured = true;
     }
     catch(const std::exception& e)
     {
@@ -539,10 +645,14 @@ std::string choose_engine(gpu_context& g,
         result.clear();
     }
     log << "  -> " << (result.empty() ? legacy_name : "engine " + result) << "\n";
+    // Only a completed measurement is kept on disk: a failure (no graph, a failed allocation)
+    // may not happen next time.
+    if(measured and tc.write(disk_key, result))
+        log << "  (written to the tuning cache: " << tc.file_of(disk_key) << ")\n";
     if(trace)
         std::cerr << log.str() << std::flush;
-    std::lock_guard<std::mutex> lock(m);
-    return chosen.emplace(key, result).first->second;
+    std::lock_guard<std::mutex> lock(mem.m);
+    return mem.engines.emplace(key, result).first->second;
 }
 
 /// finalize of gpu::convolution and gpu::conv_bias_relu (e: its epilogue, nullptr for a plain
@@ -564,15 +674,16 @@ void finalize_convolution(convolution& op,
     describe_convolution(*p, what, x, w, out, op.padding, op.stride, op.dilation, op.group, false);
     bool plain      = plain_float(out.type());
     std::vector<shape> inputs{x, w};
-    auto key   = problem_key("gpu::convolution", g.get().device, inputs, out, op.padding, op.stride, op.dilation,
-                           op.group);
-    auto saved = saved_algorithm(op.solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
+    auto keys  = make_problem_keys("gpu::convolution", g.get().device, inputs, out, op.padding, op.stride,
+                                  op.dilation, op.group);
+    auto workspace = [&](const algo_choice& a, std::size_t* bytes) {
         cudnnSetConvolutionMathType(p->conv, a.math);
         return cudnnGetConvolutionForwardWorkspaceSize(
             g.get().dnn, p->x, p->w, p->conv, p->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
-    });
+    };
+    auto saved = saved_algorithm(op.solution_id, plain, workspace);
     auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
-        g, key, inputs, out, plain, what, [&](search_buffers& buf, auto* perf, int want, int* returned) {
+        g, keys, inputs, out, plain, what, workspace, [&](search_buffers& buf, auto* perf, int want, int* returned) {
             MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
                                                                    p->conv, p->y, buf.out.get(), want, returned, perf,
                                                                    buf.ws.get(), search_buffers::ws_limit));
@@ -596,7 +707,9 @@ void finalize_convolution(convolution& op,
         catch(const std::exception&)
         {
         }
-        auto gkey = key + (e == nullptr ? "" : residual ? " +bias+z relu" : " +bias relu");
+        auto epi   = e == nullptr ? "" : residual ? " +bias+z relu" : " +bias relu";
+        auto gkeys = problem_keys{keys.mem + epi, keys.disk + epi};
+        const auto& gkey = gkeys.mem;
         if(spec and not given)
         {
             auto legacy = [&](const conv_io& io, void* ws) {
@@ -609,7 +722,7 @@ void finalize_convolution(convolution& op,
                                                              e->bias, io.bias, e->act, p->y,
                                                              io.y) == CUDNN_STATUS_SUCCESS;
             };
-            engine = choose_engine(g, gkey, *spec, x, w, out, "legacy algo " + std::to_string(c.algo), legacy);
+            engine = choose_engine(g, gkeys, *spec, x, w, out, "legacy algo " + std::to_string(c.algo), legacy);
         }
         if(spec and not engine.empty())
         {
@@ -639,6 +752,18 @@ bool run_graph(const convolution::plan& p, gpu_context& g, const conv_io& io)
 }
 
 } // namespace
+
+void forget_tuning_choices()
+{
+    auto& mem = choice_memory::get();
+    std::lock_guard<std::mutex> lock(mem.m);
+    mem.algos.clear();
+    mem.engines.clear();
+    // Plans are rebuilt from the engine names, as in a new process (ops keep theirs alive).
+    auto& plans = plan_cache::get();
+    std::lock_guard<std::mutex> plans_lock(plans.m);
+    plans.plans.clear();
+}
 
 shape convolution::compute_shape(const std::vector<shape>& inputs) const
 {
@@ -778,14 +903,15 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     // cuDNN's view: the forward convolution maps dx (our output, p->y) to dy (our input x, p->x).
     describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
     bool plain = plain_float(out.type());
-    auto key   = problem_key(name(), g.get().device, inputs, out, padding, stride, dilation, group);
-    auto saved = saved_algorithm(solution_id, plain, [&](const algo_choice& a, std::size_t* bytes) {
+    auto keys  = make_problem_keys(name(), g.get().device, inputs, out, padding, stride, dilation, group);
+    auto workspace = [&](const algo_choice& a, std::size_t* bytes) {
         cudnnSetConvolutionMathType(p->conv, a.math);
         return cudnnGetConvolutionBackwardDataWorkspaceSize(
             g.get().dnn, p->w, p->x, p->conv, p->y, static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), bytes);
-    });
+    };
+    auto saved = saved_algorithm(solution_id, plain, workspace);
     auto c = saved ? *saved : choose_algorithm<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>(
-        g, key, inputs, out, plain, name(), [&](search_buffers& buf, auto* perf, int want, int* returned) {
+        g, keys, inputs, out, plain, name(), workspace, [&](search_buffers& buf, auto* perf, int want, int* returned) {
             MIGX_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
                 g.get().dnn, p->w, buf.w.get(), p->x, buf.in.get(), p->conv, p->y, buf.out.get(), want, returned, perf,
                 buf.ws.get(), search_buffers::ws_limit));

@@ -26,6 +26,20 @@ std::uint64_t stable_hash(const std::string& s)
     return h;
 }
 
+std::string gpu_cache_dir()
+{
+    auto v = env_string("MIGRAPHX_GPU_CACHE_DIR");
+    if(not v.empty())
+        return v;
+    auto xdg = env_string("XDG_CACHE_HOME");
+    if(not xdg.empty())
+        return (fs::path(xdg) / "migx" / "kernels").string();
+    auto home = env_string("HOME");
+    if(not home.empty())
+        return (fs::path(home) / ".cache" / "migx" / "kernels").string();
+    return (fs::path("/tmp") / ("migx-kernels-" + std::to_string(getuid()))).string();
+}
+
 namespace {
 
 std::string hex(std::uint64_t x)
@@ -33,20 +47,6 @@ std::string hex(std::uint64_t x)
     char buf[17];
     std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(x));
     return buf;
-}
-
-fs::path cache_dir()
-{
-    auto v = env_string("MIGRAPHX_GPU_CACHE_DIR");
-    if(not v.empty())
-        return v;
-    auto xdg = env_string("XDG_CACHE_HOME");
-    if(not xdg.empty())
-        return fs::path(xdg) / "migx" / "kernels";
-    auto home = env_string("HOME");
-    if(not home.empty())
-        return fs::path(home) / ".cache" / "migx" / "kernels";
-    return fs::path("/tmp") / ("migx-kernels-" + std::to_string(getuid()));
 }
 
 bool read_file(const fs::path& p, std::string& out)
@@ -118,7 +118,7 @@ std::string compile_cuda(const std::string& source, const std::string& kernel_na
     key_text += " nvrtc " + std::to_string(vmaj) + "." + std::to_string(vmin);
     auto key = hex(stable_hash(key_text));
 
-    auto dir         = cache_dir();
+    fs::path dir     = gpu_cache_dir();
     bool cache       = env_string("MIGRAPHX_GPU_CACHE_DIR") != "off";
     auto dump        = env_string("MIGRAPHX_GPU_DUMP_SRC");
     if(not dump.empty() and dump != "0")

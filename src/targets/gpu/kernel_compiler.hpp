@@ -44,6 +44,11 @@ struct loaded_kernel
     std::shared_ptr<const void> image_owner;
 };
 
+/// The kernel cache's folder (MIGRAPHX_GPU_CACHE_DIR as given, "off" included; else
+/// $XDG_CACHE_HOME/migx/kernels, $HOME/.cache/migx/kernels or /tmp/migx-kernels-<uid>). The tuning
+/// cache (tuning_cache.hpp) lives in its subfolder tuning/.
+std::string gpu_cache_dir();
+
 /// 64-bit FNV-1a, stable across runs and machines (the cache key).
 std::uint64_t stable_hash(const std::string& s);
 
