@@ -264,6 +264,36 @@ TEST(gpu_lowering, conv_bias_relu_with_residual_float_and_half_nhwc)
     }
 }
 
+TEST(gpu_lowering, stem_padded_channels_and_nhwc_pooling_half)
+{
+    MIGX_REQUIRE_GPU();
+    // 3 input channels padded to 8 (zeros), conv + bias + relu fused, max pooling (padding
+    // 1, so windows at the border are partial) reading and writing NHWC, then a 1x1 convolution
+    // and a global average pooling reading NHWC.
+    for(std::size_t c : {1, 3, 4})
+    {
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto t  = shape::half_type;
+        auto x  = m->add_parameter("x", shape{t, {2, c, 17, 15}});
+        auto cv = m->add_instruction(make_op("convolution", {{"padding", {3, 3}}, {"stride", {2, 2}}}), x,
+                                     lit(m, shape{t, {16, c, 7, 7}}, 1));
+        auto bb = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", cv->get_shape().lens()}}),
+                                     lit(m, shape{t, {16}}, 2));
+        auto r  = m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), cv, bb));
+        auto pl = m->add_instruction(
+            make_op("pooling", {{"mode", "max"}, {"lengths", {3, 3}}, {"stride", {2, 2}}, {"padding", {1, 1}}}), r);
+        auto c2 = m->add_instruction(make_op("convolution"), pl, lit(m, shape{t, {32, 16, 1, 1}}, 3));
+        auto gp = m->add_instruction(make_op("pooling", {{"mode", "average"}, {"global", true}}), c2);
+        m->add_return({gp, pl});
+        auto g = migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-2);
+        auto tx = text(g);
+        EXPECT_NE(tx.find("gpu::conv_bias_relu["), std::string::npos) << tx;
+        EXPECT_NE(tx.find("pad_kernel"), std::string::npos) << tx;
+        EXPECT_NE(tx.find("{16, 8, 7, 7}, {392, 1, 56, 8}"), std::string::npos) << tx; // padded KRSC weights
+    }
+}
+
 TEST(gpu_lowering, host_fallback_ops)
 {
     MIGX_REQUIRE_GPU();

@@ -697,6 +697,27 @@ std::string digits(const std::string& var, const std::vector<std::size_t>& lens,
     return ss.str();
 }
 
+std::optional<std::string> memory_digits(const std::string& var, const shape& s, const std::string& prefix)
+{
+    auto order = memory_order(s);
+    std::vector<std::size_t> lens;
+    std::size_t e = 1;
+    for(std::size_t k = order.size(); k-- > 0;)
+    {
+        auto d = order[k];
+        if(s.lens()[d] != 1 and s.strides()[d] != e)
+            return std::nullopt;
+        e *= s.lens()[d];
+    }
+    for(auto d : order)
+        lens.push_back(s.lens()[d]);
+    auto code = digits(var, lens, prefix + "m");
+    for(std::size_t k = 0; k < order.size(); k++)
+        code += "        const idx_t " + prefix + std::to_string(order[k]) + " = " + prefix + "m" + std::to_string(k) +
+                ";\n";
+    return code;
+}
+
 } // namespace detail
 
 kernel_source generate_copy(const shape& in, const shape& out)

@@ -43,7 +43,8 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
 /// softmax / logsoftmax of `in` along `axis` (normalised) into the standard `out`.
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out);
 
-/// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm.
+/// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm. The input
+/// at any strides, the output packed in any layout (standard or NHWC), walked in memory order.
 struct pooling_window
 {
     std::string mode;
@@ -58,7 +59,8 @@ kernel_source generate_concat(std::size_t axis, const std::vector<shape>& inputs
 /// gather of `data` along `axis` by `indices` (int32 or int64; negative wrap, out of range clamps).
 std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data, const shape& indices, const shape& out);
 
-/// pad (mode 0 constant `value_bits`, the pad value's element bits; 1 reflect; 2 edge).
+/// pad (mode 0 constant `value_bits`, the pad value's element bits; 1 reflect; 2 edge). The output
+/// packed in any layout (standard or NHWC).
 kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,
                            const shape& in, const shape& out);
 
@@ -81,6 +83,9 @@ std::string raw_type(std::size_t bytes);
 std::string index_type(const std::vector<shape>& shapes);
 /// Code that splits `var` into digits `prefix`0.. of lens (row-major; the first digit is unbounded).
 std::string digits(const std::string& var, const std::vector<std::size_t>& lens, const std::string& prefix);
+/// Like digits, for `var` walking the packed shape s in its memory order (var is then s's offset):
+/// prefix0.. are s's logical digits (an NHWC tensor's n, c, h, w). Nothing when s is not packed.
+std::optional<std::string> memory_digits(const std::string& var, const shape& s, const std::string& prefix);
 } // namespace detail
 
 } // namespace gpu

@@ -2,6 +2,7 @@
 // (grid-stride), the output standard, inputs at any strides; elements are copied as raw bits, so
 // every element type works.
 #include "targets/gpu/codegen.hpp"
+#include <migraphx/errors.hpp>
 #include <sstream>
 
 namespace migraphx {
@@ -123,7 +124,11 @@ kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t m
     auto n = in.lens().size();
     std::ostringstream ss;
     ss << head("pad_kernel", {t}, t, {in, out}, out.elements());
-    ss << detail::digits("i", out.lens(), "d");
+    // i walks the output in its memory order (an NHWC output too), so y[i] is in place.
+    auto d = detail::memory_digits("i", out, "d");
+    if(not d)
+        MIGRAPHX_THROW("generate_pad: the output must be packed");
+    ss << *d;
     ss << "        bool inside = true;\n";
     std::string off;
     for(std::size_t j = 0; j < n; j++)

@@ -244,9 +244,13 @@ std::optional<kernel_source> generate_pooling(const pooling_window& w, const sha
 {
     const auto& il = in.lens();
     const auto& ol = out.lens();
-    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or il.size() < 3 or
-       ol.size() != il.size() or w.len.size() != il.size() - 2 or w.stride.size() != w.len.size() or
-       w.pad_begin.size() != w.len.size() or out.elements() == 0)
+    if(not float_or_half(in) or out.type() != in.type() or il.size() < 3 or ol.size() != il.size() or
+       w.len.size() != il.size() - 2 or w.stride.size() != w.len.size() or w.pad_begin.size() != w.len.size() or
+       out.elements() == 0)
+        return std::nullopt;
+    // Rows walk the (packed) output in its memory order: an NHWC output is written in order.
+    auto row_digits = detail::memory_digits("row", out, "o");
+    if(not row_digits)
         return std::nullopt;
     if(w.mode != "average" and w.mode != "max" and w.mode != "lpnorm")
         return std::nullopt;
@@ -256,13 +260,16 @@ std::optional<kernel_source> generate_pooling(const pooling_window& w, const sha
     std::size_t window = 1;
     for(auto l : w.len)
         window *= l;
-    auto g           = group_size(window);
     std::size_t rows = out.elements();
+    // Channels innermost (NHWC input): neighbouring rows read neighbouring elements, so one
+    // thread a row reads coalesced where there are rows enough to fill the device.
+    bool channels_last = in.strides()[1] == 1 and il[1] > 1;
+    auto g             = channels_last and rows >= 8192 and window <= 1024 ? 1u : group_size(window);
     std::string name = (w.mode == "lpnorm" ? std::string("lppool") : w.mode + "_pooling") + "_kernel";
     const auto& is   = in.strides();
     std::ostringstream ss;
     ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
-    ss << detail::digits("row", ol, "o");
+    ss << *row_digits;
     ss << "        idx_t base = o0 * " << is[0] << "u + o1 * " << is[1] << "u;\n";
     ss << "        idx_t count = 1;\n";
     for(std::size_t d = 0; d < kd; d++)

@@ -2,6 +2,7 @@
 #include "ir/env.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
 #include <cstring>
 #include <unordered_map>
 
@@ -42,6 +43,32 @@ literal to_nhwc(const literal& l)
     return literal{dst};
 }
 
+/// w (K, C, R, S) with its channels padded with zeros to c (K, c, R, S), standard.
+literal pad_channels(const literal& w, std::size_t c)
+{
+    auto src     = w.get_argument();
+    const auto& ss = src.get_shape();
+    auto lens    = ss.lens();
+    lens[1]      = c;
+    shape ds{ss.type(), lens};
+    argument dst{ds};
+    std::memset(dst.data(), 0, ds.bytes());
+    auto ts = ds.type_size();
+    for(std::size_t i = 0; i < ss.elements(); i++)
+        std::memcpy(dst.data() + ds.index(ss.multi(i)) * ts, src.data() + ss.index(i) * ts, ts);
+    return literal{dst};
+}
+
+/// Channel count a half NHWC convolution's input and weights are padded to when it has few
+/// channels (the stem's 3): cuDNN's tensor-core NHWC kernels want a multiple of 8.
+std::size_t padded_channels(instruction_ref conv)
+{
+    auto c = conv->inputs()[0]->get_shape().lens()[1];
+    if(c % 8 == 0 or c > 4 or conv->get_operator().to_value().at("group").get_int64() != 1)
+        return c;
+    return 8;
+}
+
 bool nhwc_candidate(instruction_ref ins)
 {
     if(ins->name() != "convolution" or ins->inputs().size() != 2)
@@ -61,11 +88,27 @@ void layout_nhwc::apply(module& m) const
     if(env_enabled("MIGRAPHX_DISABLE_NHWC"))
         return;
     std::unordered_map<const instruction*, instruction_ref> done; // weights shared by convolutions
+    std::unordered_map<const instruction*, instruction_ref> padded;
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(not nhwc_candidate(ins))
             continue;
         auto w = ins->inputs()[1];
+        auto x = ins->inputs()[0];
+        auto c = padded_channels(ins);
+        if(c != x->get_shape().lens()[1])
+        {
+            // Zero channels add nothing to the sums: x padded (lowering writes the padded copy
+            // NHWC) and the weights padded once here.
+            auto it = padded.find(&*w);
+            if(it == padded.end())
+                it = padded.emplace(&*w, m.add_literal(to_nhwc(pad_channels(w->get_literal(), c)))).first;
+            auto extra = static_cast<std::int64_t>(c - x->get_shape().lens()[1]);
+            auto px    = m.insert_instruction(
+                ins, make_op("pad", {{"pads", std::vector<std::int64_t>{0, 0, 0, 0, 0, extra, 0, 0}}}), {x});
+            m.replace_instruction(ins, ins->get_operator(), {px, it->second});
+            continue;
+        }
         if(is_nhwc(w->get_shape()))
             continue;
         auto it = done.find(&*w);

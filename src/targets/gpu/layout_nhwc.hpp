@@ -6,6 +6,9 @@
 // lowering, by giving each half 2-d convolution with constant weights its weights in KRSC memory
 // order (lens still K, C, R, S; strides permuted). Lowering then runs such a convolution with
 // NHWC input and output, and lets the pointwise kernels around it keep NHWC (lowering.hpp).
+// A convolution with few input channels (C <= 4, not a multiple of 8: ResNet's stem, 3) gets
+// its input padded with zero channels to 8 (a `pad` op, which lowering writes NHWC in one kernel)
+// and its weights padded with zeros once here: the same sums, on cuDNN's tensor-core kernels.
 
 #include <migraphx/module.hpp>
 #include <migraphx/shape.hpp>

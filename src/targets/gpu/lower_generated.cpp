@@ -38,12 +38,20 @@ std::size_t axis_of(const value& v, std::size_t rank)
 
 } // namespace
 
-std::optional<kernel_source> generate_for(instruction_ref ins)
+std::optional<kernel_source> generate_for(instruction_ref ins) { return generate_for(ins, ins->get_shape()); }
+
+std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
 {
     if(not plain(ins))
         return std::nullopt;
-    const auto& n   = ins->name();
-    const auto& out = ins->get_shape();
+    const auto& n = ins->name();
+    if(out != ins->get_shape())
+    {
+        // Another layout of the same tensor: only the kernels that walk any packed output.
+        if(out.lens() != ins->get_shape().lens() or out.type() != ins->get_shape().type() or
+           not detail::memory_digits("i", out, "d") or (n != "pooling" and n != "pad"))
+            return std::nullopt;
+    }
     auto in         = input_shapes(ins);
     auto v          = ins->get_operator().to_value();
     if(n.rfind("reduce_", 0) == 0 and in.size() == 1)

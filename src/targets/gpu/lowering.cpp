@@ -120,14 +120,22 @@ struct lowerer
     }
 
     /// Whether every user of ins reads an NHWC tensor as well as a standard one: pointwise
-    /// kernels (any strides) and NHWC convolutions (layout_nhwc.hpp) reading it as their input.
+    /// kernels (any strides), NHWC convolutions (layout_nhwc.hpp) reading it as their input, and
+    /// the generated pooling and pad kernels (any input strides).
     static bool users_read_nhwc(instruction_ref ins)
     {
         if(ins->outputs().empty())
             return false;
         return std::all_of(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
-            return u->name() == "pointwise" or nhwc_convolution_of(u, ins);
+            return u->name() == "pointwise" or nhwc_convolution_of(u, ins) or generated_strided_reader(u);
         });
+    }
+
+    /// pooling / pad that becomes a generated kernel (which reads its input at any strides).
+    static bool generated_strided_reader(instruction_ref u)
+    {
+        return (u->name() == "pooling" or u->name() == "pad") and u->inputs().size() == 1 and
+               generate_for(u).has_value();
     }
 
     static bool nhwc_convolution_of(instruction_ref u, instruction_ref x)
@@ -147,6 +155,23 @@ struct lowerer
         bool reads_nhwc = std::any_of(ins->inputs().begin(), ins->inputs().end(), [&](instruction_ref x) {
             return is_nhwc(x->get_shape()) and x->get_shape().lens() == out.lens();
         });
+        bool feeds_convolutions = std::all_of(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
+            return nhwc_convolution_of(u, ins);
+        });
+        return reads_nhwc or feeds_convolutions ? nhwc_shape(out) : out;
+    }
+
+    /// The layout of a half 4-d pooling or pad result: NHWC where its users take NHWC and it
+    /// reads NHWC (pooling after an NHWC convolution) or feeds only NHWC convolutions (the
+    /// channel padding layout_nhwc puts before a convolution of few channels).
+    static shape generated_output(instruction_ref ins)
+    {
+        const auto& out = ins->get_shape();
+        if(out.type() != shape::half_type or out.lens().size() != 4 or ins->inputs().size() != 1 or
+           not users_read_nhwc(ins))
+            return out;
+        const auto& in  = ins->inputs().front()->get_shape();
+        bool reads_nhwc = is_nhwc(in) and not in.standard();
         bool feeds_convolutions = std::all_of(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
             return nhwc_convolution_of(u, ins);
         });
@@ -452,6 +477,18 @@ struct lowerer
         }
         if(n == "dot" and (lower_dot_bias(ins) or lower_dot(ins)))
             return;
+        if(n == "pooling" or n == "pad")
+        {
+            auto out = generated_output(ins);
+            if(out != ins->get_shape())
+            {
+                if(auto k = generate_for(ins, out))
+                {
+                    replace(ins, make_kernel(*k), ins->inputs(), out);
+                    return;
+                }
+            }
+        }
         if(auto k = generate_for(ins))
         {
             replace(ins, make_kernel(*k), ins->inputs());

@@ -45,6 +45,9 @@ bool device_view(const instruction& ins);
 /// The generated kernel for a reduction, softmax, pooling, concat, gather or pad, if one fits
 /// (lower_generated.cpp); nothing for other ops, types the generators lack, or empty results.
 std::optional<kernel_source> generate_for(instruction_ref ins);
+/// The same writing `out` (ins's lens and type, packed in another layout, e.g. NHWC): pooling and
+/// pad only (nothing for other ops or a non-packed out).
+std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out);
 
 } // namespace gpu
 } // namespace migraphx

@@ -1,0 +1,131 @@
+// layout_emulate: the generated pooling and pad kernels with NHWC (channels-last) inputs and
+// outputs, checked against ref WITHOUT a GPU, as pointwise_emulate does for pointwise kernels:
+// each kernel's CUDA source is compiled by the host's g++ with a shim for the CUDA built-ins and
+// run as one thread over all rows (so only group size 1 kernels: windows of up to 16 elements,
+// or NHWC inputs with 8192 rows or more). Max pooling and pad must match bit for bit, average
+// pooling within float-vs-double rounding of a half result.
+// Build and run (from the repository root, after build-gpu's libmigraphx):
+//   g++ -std=c++20 -O1 -Iinclude -Isrc -DMIGRAPHX_HAVE_GPU=1 tools/gpu/layout_emulate.cpp
+//       -o build-gpu/layout_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
+//   build-gpu/layout_emulate [WORK_DIR]      (default /tmp/migx-layout-emulate; exit 1 on a mismatch)
+#include <migraphx/program.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/generate.hpp>
+#include <migraphx/instruction.hpp>
+#include <migraphx/ref/target.hpp>
+#include "targets/gpu/codegen.hpp"
+#include "targets/gpu/layout_nhwc.hpp"
+#include "targets/gpu/lowering.hpp"
+#include <dlfcn.h>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+using namespace migraphx;
+const char* shim = R"(
+#include <cmath>
+#include <cstring>
+#include <math.h>
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __shared__ static
+typedef unsigned short migx_half;
+static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
+static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
+static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline float __shfl_xor_sync(unsigned, float v, unsigned) { return v; }
+static inline void __syncthreads() {}
+static inline float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? b : a); }
+static inline float migx_min(float a, float b) { return isnan(b) ? b : (b < a ? b : a); }
+struct migx_dim { unsigned x; };
+static migx_dim blockIdx{0}, blockDim{1}, gridDim{1}, threadIdx{0};
+)";
+int failures = 0;
+std::string work = "/tmp/migx-layout-emulate";
+
+/// The same values in the layout of s (s has a's lens).
+argument relayout(const argument& a, const shape& s)
+{
+    argument r{s};
+    auto ts = s.type_size();
+    for(std::size_t i = 0; i < s.elements(); i++)
+        std::memcpy(r.data() + s.index(a.get_shape().multi(i)) * ts, a.data() + a.get_shape().index(i) * ts, ts);
+    return r;
+}
+
+/// op over x (standard input of lens): the kernel reads x laid out as in_s, writes out_s.
+void run_case(const std::string& name, const operation& op, const shape& in_std, bool in_nhwc, bool out_nhwc, double tol)
+{
+    program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", in_std);
+    auto y  = m->add_instruction(op, x);
+    m->add_return({y});
+    auto xa   = generate_argument(in_std, 7);
+    auto ref  = p;
+    ref.compile(ref::target{});
+    auto want = ref.eval({{"x", xa}}).front();
+    shape in_s  = in_nhwc ? gpu::nhwc_shape(in_std) : in_std;
+    shape out_s = out_nhwc ? gpu::nhwc_shape(y->get_shape()) : y->get_shape();
+    auto xin    = relayout(xa, in_s);
+    // generate_for sees the kernel's real input layout.
+    program q;
+    auto* mq = q.get_main_module();
+    auto xq  = mq->add_parameter("x", in_s);
+    auto yq  = mq->add_instruction(op, xq);
+    auto k   = gpu::generate_for(yq, out_s);
+    if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
+    if(k->elements != out_s.elements() and k->source.find("constexpr unsigned G = 1;") == std::string::npos)
+    { std::cout << name << ": skipped (group size > 1 needs a device)\n"; return; }
+    auto src = k->source;
+    auto pre = gpu::detail::prelude();
+    src.replace(src.find(pre), pre.size(), shim);
+    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
+    auto cmd = "g++ -std=c++17 -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
+    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return; }
+    void* h = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW);
+    void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
+    if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
+    argument out{out_s};
+    std::fill_n(out.data(), out_s.bytes(), char(0x55));
+    reinterpret_cast<void (*)(const void*, void*)>(f)(xin.data(), out.data());
+    auto got = relayout(out, y->get_shape()).to_vector<double>();
+    auto w   = want.to_vector<double>();
+    std::size_t bad = 0;
+    for(std::size_t i = 0; i < w.size(); i++)
+        if(not(std::abs(got[i] - w[i]) <= tol * (1 + std::abs(w[i]))))
+            if(bad++ < 5)
+                std::cout << "  " << name << " [" << i << "] got " << got[i] << " ref " << w[i] << "\n";
+    if(bad) { failures++; std::cout << name << ": " << bad << " differ (" << k->name << ")\n"; return; }
+    std::cout << name << ": ok (" << k->name << ", " << w.size() << " elements)\n";
+}
+
+int main(int argc, char** argv)
+{
+    if(argc > 1)
+        work = argv[1];
+    std::system(("mkdir -p " + work).c_str());
+    auto h = shape::half_type;
+    auto maxpool = make_op("pooling", {{"mode", "max"}, {"lengths", {3, 3}}, {"stride", {2, 2}}, {"padding", {1, 1}}});
+    auto avgpool = make_op("pooling", {{"mode", "average"}, {"lengths", {2, 3}}, {"stride", {2, 1}}, {"padding", {1, 1}}});
+    auto gavg    = make_op("pooling", {{"mode", "average"}, {"global", true}});
+    for(bool on : {false, true})
+    {
+        std::string o = on ? "_nhwc_out" : "_std_out";
+        run_case("maxpool_nhwc_in" + o, maxpool, shape{h, {2, 16, 13, 11}}, true, on, 0);
+        run_case("avgpool_nhwc_in" + o, avgpool, shape{h, {2, 16, 9, 8}}, true, on, 1e-3);
+        run_case("maxpool_std_in" + o, maxpool, shape{h, {2, 16, 13, 11}}, false, on, 0);
+    }
+    // Global average pooling of an NHWC input with rows enough for one thread a row.
+    run_case("global_avgpool_nhwc_in", gavg, shape{h, {4, 2048, 7, 7}}, true, false, 1e-3);
+    // The stem's channel padding: 3 channels -> 8, NHWC output; and a standard one.
+    auto pad = make_op("pad", {{"pads", std::vector<std::int64_t>{0, 0, 0, 0, 0, 5, 0, 0}}});
+    run_case("pad_channels_nhwc_out", pad, shape{h, {2, 3, 7, 5}}, false, true, 0);
+    run_case("pad_channels_nhwc_in_out", pad, shape{h, {2, 3, 7, 5}}, true, true, 0);
+    run_case("pad_channels_std_out", pad, shape{h, {2, 3, 7, 5}}, false, false, 0);
+    std::cout << (failures ? "FAILED: " : "all ok: ") << failures << " failure(s)\n";
+    return failures ? 1 : 0;
+}
