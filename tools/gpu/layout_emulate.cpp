@@ -121,6 +121,10 @@ int main(int argc, char** argv)
     }
     // Global average pooling of an NHWC input with rows enough for one thread a row.
     run_case("global_avgpool_nhwc_in", gavg, shape{h, {4, 2048, 7, 7}}, true, false, 1e-3);
+    // The stem's max pool with rows enough for one thread a row (nested window loops), padded
+    // borders included, and an average pool the same way.
+    run_case("maxpool_nhwc_one_thread_a_row", maxpool, shape{h, {2, 64, 17, 15}}, true, true, 0);
+    run_case("avgpool_nhwc_one_thread_a_row", avgpool, shape{h, {2, 64, 17, 15}}, true, false, 1e-3);
     // The stem's channel padding: 3 channels -> 8, NHWC output; and a standard one.
     auto pad = make_op("pad", {{"pads", std::vector<std::int64_t>{0, 0, 0, 0, 0, 5, 0, 0}}});
     run_case("pad_channels_nhwc_out", pad, shape{h, {2, 3, 7, 5}}, false, true, 0);

@@ -287,14 +287,29 @@ std::optional<kernel_source> generate_pooling(const pooling_window& w, const sha
     }
     bool mx = w.mode == "max";
     ss << "        float acc = " << (mx ? "MIGX_NEG_INF" : "0.f") << ";\n";
-    ss << "        for(idx_t e = lane; e < count; e += G)\n        {\n";
-    ss << "            idx_t r = e;\n";
     std::string off = "base";
-    for(std::size_t d = kd; d-- > 0;)
+    if(g == 1)
     {
-        auto s = std::to_string(d);
-        ss << "            const idx_t i" << s << " = (idx_t)st" << s << " + r % n" << s << "; r /= n" << s << ";\n";
-        off += " + i" + s + " * " + std::to_string(is[d + 2]) + "u";
+        // One thread a row: plain nested loops over the window (no division per element).
+        for(std::size_t d = 0; d < kd; d++)
+        {
+            auto s = std::to_string(d);
+            ss << std::string(8 + 4 * d, ' ') << "for(idx_t i" << s << " = (idx_t)st" << s << "; i" << s
+               << " < (idx_t)st" << s << " + n" << s << "; i" << s << "++)\n";
+            off += " + i" + s + " * " + std::to_string(is[d + 2]) + "u";
+        }
+        ss << std::string(8 + 4 * kd, ' ') << "{\n";
+    }
+    else
+    {
+        ss << "        for(idx_t e = lane; e < count; e += G)\n        {\n";
+        ss << "            idx_t r = e;\n";
+        for(std::size_t d = kd; d-- > 0;)
+        {
+            auto s = std::to_string(d);
+            ss << "            const idx_t i" << s << " = (idx_t)st" << s << " + r % n" << s << "; r /= n" << s << ";\n";
+            off += " + i" + s + " * " + std::to_string(is[d + 2]) + "u";
+        }
     }
     ss << "            const float v = " << load(in, "x0[" + off + "]") << ";\n";
     if(mx)
