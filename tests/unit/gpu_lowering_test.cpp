@@ -1,7 +1,10 @@
 // The gpu target end to end: each lowering (cuDNN convolution, cuBLASLt gemm, generated
 // pointwise and copy kernels, host fallback) against ref on random data, both offload modes.
 #include "gpu_test_util.hpp"
+#include <migraphx/half.hpp>
 #include <migraphx/literal.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <migraphx/make_op.hpp>
 #include <sstream>
 
@@ -291,6 +294,69 @@ TEST(gpu_lowering, stem_padded_channels_and_nhwc_pooling_half)
         EXPECT_NE(tx.find("gpu::conv_bias_relu["), std::string::npos) << tx;
         EXPECT_NE(tx.find("pad_kernel"), std::string::npos) << tx;
         EXPECT_NE(tx.find("{16, 8, 7, 7}, {392, 1, 56, 8}"), std::string::npos) << tx; // padded KRSC weights
+    }
+}
+
+namespace {
+
+/// A literal of random values scaled by 1/sqrt(fan-in) (weights) so that half stays well
+/// conditioned through several convolutions.
+migraphx::instruction_ref weights(migraphx::module* m, const shape& s, unsigned long seed)
+{
+    auto v     = migraphx::generate_literal(shape{shape::float_type, s.lens()}, seed).to_vector<float>();
+    auto fanin = s.elements() / s.lens()[0];
+    for(auto& x : v)
+        x /= std::sqrt(static_cast<float>(fanin));
+    if(s.type() == shape::half_type)
+        return m->add_literal(migraphx::literal{s, std::vector<migraphx::half>(v.begin(), v.end())});
+    return m->add_literal(migraphx::literal{s, v});
+}
+
+/// A ResNet bottleneck block with a downsample branch: relu(conv2(...) + b2 + conv3(y) + b3),
+/// then a 1x1 convolution reading the block's result (NHWC in half).
+migraphx::program downsample_block(shape::type_t t)
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto in   = m->add_parameter("x", shape{t, {2, 8, 9, 9}});
+    auto bias = [&](migraphx::instruction_ref c, unsigned long seed) {
+        auto b = lit(m, shape{t, {c->get_shape().lens()[1]}}, seed);
+        return m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", c->get_shape().lens()}}), b);
+    };
+    auto conv = [&](migraphx::instruction_ref x, std::size_t k, std::size_t r, unsigned long seed) {
+        auto c = x->get_shape().lens()[1];
+        return m->add_instruction(make_op("convolution", {{"padding", {r / 2, r / 2}}}), x,
+                                  weights(m, shape{t, {k, c, r, r}}, seed));
+    };
+    auto add  = [&](auto a, auto b) { return m->add_instruction(make_op("add"), a, b); };
+    auto relu = [&](auto a) { return m->add_instruction(make_op("relu"), a); };
+    auto c0   = conv(in, 16, 1, 1);
+    auto y    = relu(add(c0, bias(c0, 2)));
+    auto c1   = conv(y, 16, 3, 3);
+    auto r1   = relu(add(c1, bias(c1, 4)));
+    auto c2   = conv(r1, 32, 1, 5);
+    auto c3   = conv(y, 32, 1, 6);
+    auto out  = relu(add(add(c2, bias(c2, 7)), add(c3, bias(c3, 8))));
+    m->add_return({conv(out, 8, 1, 9)});
+    return p;
+}
+
+} // namespace
+
+// The downsample branch's conv + bias becomes a conv_bias_relu without relu feeding the main
+// branch's conv_bias_relu as its residual: no pointwise kernel between them.
+TEST(gpu_lowering, downsample_block_as_two_fused_convolutions)
+{
+    MIGX_REQUIRE_GPU();
+    for(auto t : {shape::float_type, shape::half_type})
+    {
+        auto p   = downsample_block(t);
+        double e = t == shape::half_type ? 2e-2 : 1e-3;
+        auto g   = migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), e, e);
+        auto tx  = text(g);
+        EXPECT_NE(tx.find("relu=0"), std::string::npos) << tx;
+        EXPECT_NE(tx.find("residual=1"), std::string::npos) << tx;
+        EXPECT_EQ(tx.find("add_add_add_relu_kernel"), std::string::npos) << tx;
     }
 }
 
@@ -803,3 +869,27 @@ TEST(gpu_lowering_no_device, integer_pointwise_math_runs_as_a_kernel)
     EXPECT_NE(txt.find("symbol_name=less_kernel"), std::string::npos) << txt;
 }
 #endif
+
+TEST(gpu_lowering_no_device, downsample_block_lowers_to_two_fused_convolutions)
+{
+    for(auto t : {shape::float_type, shape::half_type})
+    {
+        auto p = downsample_block(t);
+        migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+        auto tx = text(p);
+        std::size_t fused = 0;
+        for(auto at = tx.find("gpu::conv_bias_relu["); at != std::string::npos;
+            at = tx.find("gpu::conv_bias_relu[", at + 1))
+            fused++;
+        EXPECT_EQ(fused, 4u) << tx; // c0, c1, the downsample's (relu=0) and c2 with it as residual
+        EXPECT_NE(tx.find("relu=0"), std::string::npos) << tx;
+        EXPECT_NE(tx.find("residual=1"), std::string::npos) << tx;
+        EXPECT_EQ(tx.find("add_add_add_relu_kernel"), std::string::npos) << tx;
+        EXPECT_EQ(tx.find("gpu::convolution["), tx.rfind("gpu::convolution[")) << tx; // only the last 1x1
+        setenv("MIGRAPHX_DISABLE_CONV_FUSION", "1", 1);
+        auto q = downsample_block(t);
+        migraphx::run_passes(q, migraphx::gpu::passes_before_device(true));
+        unsetenv("MIGRAPHX_DISABLE_CONV_FUSION");
+        EXPECT_EQ(text(q).find("gpu::conv_bias_relu["), std::string::npos);
+    }
+}

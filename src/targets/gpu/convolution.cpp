@@ -655,6 +655,25 @@ std::string choose_engine(gpu_context& g,
     return mem.engines.emplace(key, result).first->second;
 }
 
+/// conv(x, w) + bias without an activation, the legacy way: cudnnConvolutionBiasActivationForward
+/// takes an identity activation with one algorithm only, so a plain convolution, then the bias
+/// added in place.
+cudnnStatus_t conv_then_bias(cudnnHandle_t dnn,
+                             const convolution::plan& p,
+                             const conv_bias_relu::epilogue& e,
+                             const void* x,
+                             const void* w,
+                             const void* bias,
+                             void* y,
+                             void* ws)
+{
+    float one = 1, zero = 0;
+    auto st   = cudnnConvolutionForward(dnn, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.ws, &zero, p.y, y);
+    if(st != CUDNN_STATUS_SUCCESS)
+        return st;
+    return cudnnAddTensor(dnn, &one, e.bias, bias, &one, p.y, y);
+}
+
 /// finalize of gpu::convolution and gpu::conv_bias_relu (e: its epilogue, nullptr for a plain
 /// convolution): the legacy algorithm as before, then for half the graph API's choice.
 void finalize_convolution(convolution& op,
@@ -664,7 +683,8 @@ void finalize_convolution(convolution& op,
                           const shape& x,
                           const shape& w,
                           const conv_bias_relu::epilogue* e,
-                          bool residual)
+                          bool residual,
+                          bool relu = true)
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
@@ -702,12 +722,12 @@ void finalize_convolution(convolution& op,
         try
         {
             spec = dnn::make_conv_spec(x, w, out, op.padding, op.stride, op.dilation, e != nullptr,
-                                       e != nullptr and residual, e != nullptr);
+                                       e != nullptr and residual, e != nullptr and relu);
         }
         catch(const std::exception&)
         {
         }
-        auto epi   = e == nullptr ? "" : residual ? " +bias+z relu" : " +bias relu";
+        auto epi   = e == nullptr ? "" : not relu ? " +bias" : residual ? " +bias+z relu" : " +bias relu";
         auto gkeys = problem_keys{keys.mem + epi, keys.disk + epi};
         const auto& gkey = gkeys.mem;
         if(spec and not given)
@@ -717,6 +737,8 @@ void finalize_convolution(convolution& op,
                 if(e == nullptr)
                     return cudnnConvolutionForward(g.get().dnn, &a1, p->x, io.x, p->w, io.w, p->conv, p->algo, ws,
                                                    p->ws, &b, p->y, io.y) == CUDNN_STATUS_SUCCESS;
+                if(not relu)
+                    return conv_then_bias(g.get().dnn, *p, *e, io.x, io.w, io.bias, io.y, ws) == CUDNN_STATUS_SUCCESS;
                 return cudnnConvolutionBiasActivationForward(g.get().dnn, &a1, p->x, io.x, p->w, io.w, p->conv,
                                                              p->algo, ws, p->ws, &a2, p->y, residual ? io.z : io.y,
                                                              e->bias, io.bias, e->act, p->y,
@@ -821,6 +843,8 @@ bool conv_bias_relu::supported_bias(const shape& b, const shape& out)
 
 shape conv_bias_relu::compute_shape(const std::vector<shape>& inputs) const
 {
+    if(residual and not relu)
+        MIGRAPHX_THROW(name() + ": a residual needs relu (conv + bias + z alone is not supported)");
     if(inputs.size() != (residual ? 5u : 4u))
         MIGRAPHX_THROW(name() + ": expects x, w, the bias" + (residual ? ", z" : "") + " and the output buffer");
     if(not inputs[1].standard() and not is_nhwc(inputs[1]))
@@ -840,7 +864,7 @@ void conv_bias_relu::finalize(context& ctx, const shape& out, const std::vector<
     MIGX_CUDA_CHECK(cudnnSetTensor4dDescriptor(e->bias, CUDNN_TENSOR_NCHW, dnn_type(out.type()), 1, k, 1, 1));
     MIGX_CUDA_CHECK(cudnnCreateActivationDescriptor(&e->act));
     MIGX_CUDA_CHECK(cudnnSetActivationDescriptor(e->act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
-    finalize_convolution(*this, name(), ctx, out, inputs[0], inputs[1], e.get(), residual);
+    finalize_convolution(*this, name(), ctx, out, inputs[0], inputs[1], e.get(), residual, relu);
     fused = e;
 }
 
@@ -859,6 +883,12 @@ argument conv_bias_relu::compute(context& ctx, const shape& out, const std::vect
                  conv_io{args[0].data(), args[1].data(), args.back().data(), args[2].data(),
                          residual ? args[3].data() : nullptr}))
         return args.back();
+    if(not relu)
+    {
+        MIGX_CUDA_CHECK(conv_then_bias(g.get().dnn, *cache, *fused, args[0].data(), args[1].data(), args[2].data(),
+                                       args.back().data(), g.workspace()));
+        return args.back();
+    }
     MIGX_CUDA_CHECK(cudnnConvolutionBiasActivationForward(g.get().dnn,
                                                           &a1,
                                                           cache->x,

@@ -227,11 +227,15 @@ struct convolution
 struct conv_bias_relu : convolution
 {
     bool residual = false;
+    /// false: conv(x, w) + bias only (no residual then), as a downsample branch ends before the
+    /// add it feeds; legacy fallback: cudnnConvolutionForward, then cudnnAddTensor.
+    bool relu = true;
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         convolution::reflect(self, f);
         f(self.residual, "residual");
+        f(self.relu, "relu");
     }
     std::string name() const { return "gpu::conv_bias_relu"; }
     shape compute_shape(const std::vector<shape>& inputs) const;

@@ -85,7 +85,7 @@ struct lowerer
     module& m;
     /// Data-dependent results and everything computed from them: generated kernels and library
     /// calls are built for static shapes, so these run as on ref (host fallback; views stay).
-    std::set<const instruction*> data_dependent;
+    std::set<const instruction*> data_dependent{};
     /// NHWC copies made for convolutions, by the instruction copied.
     std::unordered_map<const instruction*, instruction_ref> nhwc_copies{};
 
@@ -289,14 +289,7 @@ struct lowerer
         if(add0->name() != "add" or relu->name() != "relu" or ret->name() != "@return" or
            ret->inputs() != std::vector<instruction_ref>{relu})
             return false;
-        // The pointwise input each module parameter stands for.
-        auto input_of = [&](instruction_ref p) -> std::optional<instruction_ref> {
-            if(p->name() != "@param")
-                return std::nullopt;
-            auto n = p->get_operator().to_value().at("parameter").get_string();
-            auto k = static_cast<std::size_t>(std::stoul(n.substr(1)));
-            return k < pw->inputs().size() ? std::optional<instruction_ref>{pw->inputs()[k]} : std::nullopt;
-        };
+        auto input_of = [&](instruction_ref p) { return pointwise_input(pw, p); };
         instruction_ref last_add = add0;
         std::optional<instruction_ref> z;
         if(residual)
@@ -342,6 +335,77 @@ struct lowerer
             args.push_back(*z);
         replace(pw, operation{f}, args, out); // the convolution is left without users (dead code)
         return true;
+    }
+
+    /// relu(conv_a + bias_a + conv_b + bias_b), as a ResNet block with a downsample branch ends:
+    /// conv_b + bias_b becomes a gpu::conv_bias_relu without relu, whose result is the residual
+    /// of conv_a's gpu::conv_bias_relu: two cuDNN calls and no pointwise kernel.
+    bool lower_two_convolution_sum(instruction_ref pw)
+    {
+        if(pw->module_inputs().size() != 1 or pw->inputs().size() != 4 or data_dependent.count(&*pw) > 0 or
+           env_enabled("MIGRAPHX_DISABLE_CONV_FUSION"))
+            return false;
+        const module& sub = *pw->module_inputs().front();
+        auto body         = body_of(sub);
+        if(body.size() != 5)
+            return false;
+        auto sum = body[2], relu = body[3], ret = body[4];
+        if(sum->name() != "add" or relu->name() != "relu" or ret->name() != "@return" or
+           ret->inputs() != std::vector<instruction_ref>{relu} or relu->inputs().front() != sum)
+            return false;
+        struct branch
+        {
+            instruction_ref conv, bias;
+            const convolution* op;
+        };
+        // add(conv, bias) of the module's parameters: the convolution the sum may absorb.
+        auto branch_of = [&](instruction_ref add) -> std::optional<branch> {
+            if(add->name() != "add" or (add != body[0] and add != body[1]))
+                return std::nullopt;
+            auto a = pointwise_input(pw, add->inputs()[0]), b = pointwise_input(pw, add->inputs()[1]);
+            if(not a or not b)
+                return std::nullopt;
+            auto conv = (*a)->name() == "gpu::convolution" ? *a : *b;
+            auto bias = conv == *a ? *b : *a;
+            const auto* op = conv->get_operator().any_cast<convolution>();
+            if(op == nullptr or conv->outputs().size() != 1 or bias == conv or
+               not conv_bias_relu::supported_bias(bias->get_shape(), conv->get_shape()))
+                return std::nullopt;
+            return branch{conv, bias, op};
+        };
+        auto a = branch_of(sum->inputs()[0]), b = branch_of(sum->inputs()[1]);
+        if(not a or not b or a->conv == b->conv)
+            return false;
+        // Both results in one layout (NHWC for half), the sum's lens and type.
+        auto out = a->conv->get_shape();
+        if(b->conv->get_shape() != out or pw->get_shape().lens() != out.lens() or
+           pw->get_shape().type() != out.type())
+            return false;
+        for(const auto& x : sub)
+            if(x.name() != "@return" and x.get_shape().type() != out.type())
+                return false;
+        if(not out.standard() and not users_read_nhwc(pw))
+            return false;
+        conv_bias_relu fb;
+        static_cast<convolution&>(fb) = *b->op;
+        fb.relu                       = false;
+        auto t = m.insert_instruction(
+            pw, operation{fb}, {b->conv->inputs()[0], b->conv->inputs()[1], b->bias, alloc(pw, out)});
+        conv_bias_relu fa;
+        static_cast<convolution&>(fa) = *a->op;
+        fa.residual                   = true;
+        replace(pw, operation{fa}, {a->conv->inputs()[0], a->conv->inputs()[1], a->bias, t}, out);
+        return true; // both plain convolutions are left without users (dead code)
+    }
+
+    /// The instruction a pointwise module's parameter p stands for (pw's input), if p is one.
+    static std::optional<instruction_ref> pointwise_input(instruction_ref pw, instruction_ref p)
+    {
+        if(p->name() != "@param")
+            return std::nullopt;
+        auto n = p->get_operator().to_value().at("parameter").get_string();
+        auto k = static_cast<std::size_t>(std::stoul(n.substr(1)));
+        return k < pw->inputs().size() ? std::optional<instruction_ref>{pw->inputs()[k]} : std::nullopt;
     }
 
     bool lower_convolution(instruction_ref ins)
@@ -467,7 +531,7 @@ struct lowerer
             fallback(ins);
             return;
         }
-        if(n == "pointwise" and (lower_conv_bias_relu(ins) or lower_pointwise(ins)))
+        if(n == "pointwise" and (lower_conv_bias_relu(ins) or lower_two_convolution_sum(ins) or lower_pointwise(ins)))
             return;
         if(n == "contiguous" and not ins->get_shape().dynamic() and ins->get_shape().type() != shape::tuple_type)
         {
