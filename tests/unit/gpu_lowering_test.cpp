@@ -868,7 +868,6 @@ TEST(gpu_lowering_no_device, integer_pointwise_math_runs_as_a_kernel)
     EXPECT_NE(txt.find("symbol_name=div_kernel"), std::string::npos) << txt;
     EXPECT_NE(txt.find("symbol_name=less_kernel"), std::string::npos) << txt;
 }
-#endif
 
 TEST(gpu_lowering_no_device, downsample_block_lowers_to_two_fused_convolutions)
 {
@@ -893,3 +892,5 @@ TEST(gpu_lowering_no_device, downsample_block_lowers_to_two_fused_convolutions)
         EXPECT_EQ(text(q).find("gpu::conv_bias_relu["), std::string::npos);
     }
 }
+
+#endif

@@ -36,6 +36,7 @@ typedef unsigned short migx_half;
 static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
 static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
 static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline float __shfl_xor_sync(unsigned, float v, unsigned) { return v; }
 static inline void __syncthreads() {}
 static inline float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? b : a); }
@@ -121,6 +122,10 @@ int main(int argc, char** argv)
     }
     // Global average pooling of an NHWC input with rows enough for one thread a row.
     run_case("global_avgpool_nhwc_in", gavg, shape{h, {4, 2048, 7, 7}}, true, false, 1e-3);
+    // layernorm over the last axis (rows of <= 16: one thread a row), float and half.
+    auto ln = make_op("layernorm", {{"epsilon", 1e-5f}});
+    run_case("layernorm_float", ln, shape{shape::float_type, {6, 7, 12}}, false, false, 1e-5);
+    run_case("layernorm_half", ln, shape{h, {4, 3, 16}}, false, false, 2e-3);
     // The stem's max pool with rows enough for one thread a row (nested window loops), padded
     // borders included, and an average pool the same way.
     run_case("maxpool_nhwc_one_thread_a_row", maxpool, shape{h, {2, 64, 17, 15}}, true, true, 0);

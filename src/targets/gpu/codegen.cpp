@@ -660,6 +660,8 @@ std::string signature(const std::string& name, const std::vector<std::string>& i
 
 std::string prelude() { return ::migraphx::gpu::prelude; }
 
+std::string float_literal(float f) { return float_const(f); }
+
 std::string raw_type(std::size_t bytes)
 {
     switch(bytes)

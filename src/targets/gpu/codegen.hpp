@@ -43,6 +43,10 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
 /// softmax / logsoftmax of `in` along `axis` (normalised) into the standard `out`.
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out);
 
+/// layernorm (ops/layernorm.cpp: (x - mean) / sqrt(var + epsilon) over the last axis) of `in`
+/// (any strides) into the standard `out`; one group of threads a row, in float.
+std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out);
+
 /// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm. The input
 /// at any strides, the output packed in any layout (standard or NHWC), walked in memory order.
 struct pooling_window
@@ -77,6 +81,8 @@ namespace detail {
 std::string signature(const std::string& name, const std::vector<std::string>& in_types, const std::string& out_type);
 /// The helpers every generated kernel starts with (half conversions, NaN-aware max/min).
 std::string prelude();
+/// f exactly, as a CUDA expression (its bits).
+std::string float_literal(float f);
 /// An unsigned integer type of `bytes` bytes (for kernels that only move elements).
 std::string raw_type(std::size_t bytes);
 /// "unsigned int", or "unsigned long long" where an offset can pass 2^31.

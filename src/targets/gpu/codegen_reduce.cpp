@@ -1,4 +1,4 @@
-// Generated kernels that reduce: reduce_*, softmax/logsoftmax, pooling. Each output (a row of
+// Generated kernels that reduce: reduce_*, softmax/logsoftmax, layernorm, pooling. Each output (a row of
 // the reduction) is handled by a group of G threads (1, a warp or a block of 256, chosen by the
 // row's length); the group strides over the row and combines through warp shuffles and, for a
 // block, shared memory. Values are read as float (half converted), accumulated in float.
@@ -236,6 +236,43 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
     ss << "            y[obase + e * " << oa << "u] = "
        << store(out, log ? "(" + x + " - m) - ls" : "expf(" + x + " - m) * rs") << ";\n";
+    ss << "    }\n}\n";
+    return finish(name, ss.str(), rows, g);
+}
+
+std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out)
+{
+    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
+       in.lens().empty() or in.elements() == 0)
+        return std::nullopt;
+    auto axis = in.lens().size() - 1;
+    std::vector<bool> reduced(in.lens().size(), false);
+    reduced[axis]    = true;
+    auto si          = split(in, reduced, &out);
+    std::size_t len  = in.lens()[axis];
+    std::size_t rows = in.elements() / len;
+    auto g           = group_size(len);
+    std::string name = "layernorm_kernel";
+    std::size_t sa   = in.strides()[axis];
+    std::size_t oa   = out.strides()[axis];
+    std::ostringstream ss;
+    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
+    ss << detail::digits("row", si.row_lens, "o");
+    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
+    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
+    auto x = load(in, "x0[base + e * " + std::to_string(sa) + "u]");
+    // Two passes over the row (it stays in cache): the mean, then the variance around it, as
+    // the reference computes them.
+    ss << "        float s = 0.f;\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n            s += " << x << ";\n";
+    ss << "        const float m = group_reduce<G>(s, op_sum{}) / " << len << ".f;\n";
+    ss << "        float q = 0.f;\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n        {\n";
+    ss << "            const float d = " << x << " - m;\n            q += d * d;\n        }\n";
+    ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + "
+       << detail::float_literal(epsilon) << ");\n";
+    ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
+    ss << "            y[obase + e * " << oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
     ss << "    }\n}\n";
     return finish(name, ss.str(), rows, g);
 }

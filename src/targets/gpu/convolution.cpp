@@ -479,7 +479,25 @@ std::vector<std::uint16_t> read_halves(const gpu_context& g, const void* p, std:
 constexpr int max_heuristic_configs = 24;
 constexpr int max_fallback_configs  = 2;
 constexpr int max_precompiled       = 12;
-constexpr int max_runtime_compiled  = 4;
+constexpr int max_runtime_compiled  = 2;
+/// Past this much time on one problem's candidates (plan builds included), the search stops
+/// with what it has timed: a large batch's poor engines and runtime-compiled plans otherwise
+/// made a compile take minutes (MobileNetV2 at batch 256).
+constexpr double search_budget_ms = 1500;
+
+/// The time of one call of run on the context's stream, in ms, from the host (nullopt if it
+/// failed): a coarse first look before the exact timing.
+template <class Run>
+std::optional<double> one_call_ms(gpu_context& g, Run run)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    if(not run() or cudaStreamSynchronize(g.stream()) != cudaSuccess)
+    {
+        (void)cudaGetLastError();
+        return std::nullopt;
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 /// The engine choice measured fastest for a problem ("" where the legacy call `legacy` is at
 /// least as fast, or no engine configuration works), once per problem in a process: each
@@ -512,7 +530,8 @@ std::string choose_engine(gpu_context& g,
     auto tc       = tuning_cache::from_env();
     auto disk_key = "cudnn graph engine (candidates " + std::to_string(max_heuristic_configs) + "+" +
                     std::to_string(max_fallback_configs) + ", timed " + std::to_string(max_precompiled) + "+" +
-                    std::to_string(max_runtime_compiled) + ", workspace limit " +
+                    std::to_string(max_runtime_compiled) + ", budget " + std::to_string(static_cast<int>(search_budget_ms)) +
+                    " ms, workspace limit " +
                     std::to_string(search_buffers::ws_limit) + (force ? ", force" : "") + "): " + keys.disk;
     if(auto v = tc.read(disk_key))
     {
@@ -569,8 +588,15 @@ std::string choose_engine(gpu_context& g,
         std::vector<std::shared_ptr<dnn::graph_plan>> plans;
         std::vector<std::optional<double>> times;
         int compiled = 0, precompiled = 0;
+        auto search_start = std::chrono::steady_clock::now();
         for(auto& c : cands)
         {
+            auto spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - search_start);
+            if(spent.count() > search_budget_ms and (legacy_ms or not times.empty()))
+            {
+                log << "  search stopped after " << spent.count() << " ms (budget " << search_budget_ms << " ms)\n";
+                break;
+            }
             auto name = "engine " + c.choice.str() + (c.runtime_compiled ? " [rt]" : "") +
                         (c.from_fallback ? " [fallback]" : "");
             if(c.reduced_precision or c.nondeterministic)
@@ -617,6 +643,20 @@ std::string choose_engine(gpu_context& g,
             {
                 log << "  " << name << ": skipped (its result differs from the legacy call's)\n";
                 continue;
+            }
+            // One warm call first: an engine several times slower than the best so far is not
+            // timed in full (at batch 256 a poor engine takes tens of ms a call, and timing
+            // every one made MobileNetV2's compile take minutes).
+            if(auto one = one_call_ms(g, [&] { return p->execute(g.get().dnn, ptrs, buf.ws.get()) == CUDNN_STATUS_SUCCESS; }))
+            {
+                auto best_so_far = legacy_ms ? *legacy_ms : *one;
+                for(const auto& t : times)
+                    best_so_far = std::min(best_so_far, t ? *t : best_so_far);
+                if(*one > 3 * best_so_far + 0.02)
+                {
+                    log << "  " << name << ": skipped (one call " << *one << " ms, over 3x the best so far)\n";
+                    continue;
+                }
             }
             auto ms = dnn::time_on_stream(g.stream(), [&] {
                 return p->execute(g.get().dnn, ptrs, buf.ws.get()) == CUDNN_STATUS_SUCCESS;

@@ -6,6 +6,7 @@
 #include "ir/program_impl.hpp"
 #include "passes/dead_code_elimination.hpp"
 #include "passes/fuse_pointwise.hpp"
+#include "targets/gpu/fuse_layernorm.hpp"
 #include "passes/pass_manager.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include <migraphx/instruction.hpp>
@@ -620,8 +621,8 @@ std::vector<pass> passes_before_device(bool offload_copy)
 {
     auto passes = simplify_passes();
     passes.insert(passes.end(),
-                  {fuse_pointwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy},
-                   dead_code_elimination{}});
+                  {fuse_layernorm{}, dead_code_elimination{}, fuse_pointwise{}, layout_nhwc{},
+                   dead_code_elimination{}, lowering{offload_copy}, dead_code_elimination{}});
     return passes;
 }
 

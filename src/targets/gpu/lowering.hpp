@@ -33,8 +33,8 @@ struct lowering
     void apply(module& m) const;
 };
 
-/// The gpu target's compile passes that need no device: simplify_passes, fuse_pointwise,
-/// layout_nhwc, DCE, lowering, DCE (target::get_passes adds memory_coloring and a last DCE after
+/// The gpu target's compile passes that need no device: simplify_passes, fuse_layernorm, DCE,
+/// fuse_pointwise, layout_nhwc, DCE, lowering, DCE (target::get_passes adds memory_coloring and a last DCE after
 /// them). Host tools and tests run these to see what the target makes of a program
 /// (tools/gpu/lowering_check.cpp: which ops would run on the host).
 std::vector<pass> passes_before_device(bool offload_copy);

@@ -1,0 +1,87 @@
+#include "passes/layernorm_match.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+
+namespace migraphx {
+
+namespace {
+
+instruction_ref sole_user(instruction_ref x)
+{
+    return x->outputs().size() == 1 ? x->outputs().front() : instruction_ref{};
+}
+
+bool over_last_axis(instruction_ref r)
+{
+    if(r->name() != "reduce_mean")
+        return false;
+    auto axes = r->get_operator().to_value().at("axes").to_vector<std::int64_t>();
+    auto rank = static_cast<std::int64_t>(r->get_shape().lens().size());
+    return axes.size() == 1 and (axes[0] == rank - 1 or axes[0] == -1);
+}
+
+/// The multibroadcast of x that is x's only user, or end.
+instruction_ref broadcast_of(instruction_ref x)
+{
+    auto b = sole_user(x);
+    return b != instruction_ref{} and b->name() == "multibroadcast" ? b : instruction_ref{};
+}
+
+std::optional<float> scalar_of(instruction_ref c)
+{
+    while(c->name() == "multibroadcast" or c->name() == "broadcast")
+        c = c->inputs().front();
+    if(c->name() != "@literal" or c->get_shape().elements() != 1)
+        return std::nullopt;
+    return c->get_literal().to_vector<float>().front();
+}
+
+} // namespace
+
+std::optional<layernorm_match> match_layernorm(instruction_ref mean)
+{
+    const instruction_ref none{};
+    if(not over_last_axis(mean))
+        return std::nullopt;
+    auto x = mean->inputs().front();
+    auto mb = broadcast_of(mean);
+    if(mb == none)
+        return std::nullopt;
+    auto d = sole_user(mb);
+    if(d == none or d->name() != "sub" or d->inputs()[0] != x or d->outputs().size() != 2)
+        return std::nullopt;
+    instruction_ref sq = none, y = none;
+    for(auto u : d->outputs())
+    {
+        if(u->name() == "mul" and u->inputs()[0] == d and u->inputs()[1] == d)
+            sq = u;
+        else if(u->name() == "mul")
+            y = u;
+    }
+    if(sq == none or y == none)
+        return std::nullopt;
+    auto var = sole_user(sq);
+    if(var == none or not over_last_axis(var))
+        return std::nullopt;
+    auto ve = sole_user(var);
+    if(ve == none)
+        return std::nullopt;
+    // rsqrt(var) alone: an epsilon of 0, or one that half cannot hold (BERT's 1e-12 becomes 0
+    // in quantize_fp16 and the add is simplified away).
+    std::optional<float> eps = 0.0f;
+    auto inv                 = ve;
+    if(ve->name() == "add")
+    {
+        eps = scalar_of(ve->inputs()[0] == var ? ve->inputs()[1] : ve->inputs()[0]);
+        inv = sole_user(ve);
+    }
+    if(not eps or inv == none or inv->name() != "rsqrt")
+        return std::nullopt;
+    auto ib = broadcast_of(inv);
+    if(ib == none or sole_user(ib) != y or not(y->inputs()[0] == d and y->inputs()[1] == ib))
+        return std::nullopt;
+    return layernorm_match{x, y, *eps};
+}
+
+
+} // namespace migraphx

@@ -1,0 +1,23 @@
+#ifndef MIGRAPHX_GPU_FUSE_LAYERNORM_HPP
+#define MIGRAPHX_GPU_FUSE_LAYERNORM_HPP
+
+#include <migraphx/module.hpp>
+#include <string>
+
+namespace migraphx {
+namespace gpu {
+
+/// The ONNX importer's LayerNormalization (passes/layernorm_match.hpp), float or half, becomes
+/// one `layernorm` op, which lowering runs as one generated kernel (two reductions and four
+/// pointwise kernels before). Runs before fuse_pointwise, which would merge the pattern's
+/// pointwise ops away. MIGRAPHX_DISABLE_PASSES=gpu::fuse_layernorm turns it off.
+struct fuse_layernorm
+{
+    std::string name() const { return "gpu::fuse_layernorm"; }
+    void apply(module& m) const;
+};
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,51 @@
+// op::layernorm (made by a target's pass, not by the parser): ref's results and shape checks.
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+#include <cmath>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+TEST(ops_layernorm, normalizes_each_row_of_the_last_axis)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 4}});
+    m->add_return({m->add_instruction(make_op("layernorm", {{"epsilon", 0.5f}}), x)});
+    p.compile(migraphx::ref::target{});
+    std::vector<float> xv = {1, 2, 3, 6, -1, -1, -1, -1};
+    auto y = p.eval({{"x", migraphx::argument{shape{shape::float_type, {2, 4}}, xv.data()}}}).back().to_vector<float>();
+    // row 0: mean 3, variance (4 + 1 + 0 + 9) / 4 = 3.5, + 0.5 = 4: (x - 3) / 2
+    std::vector<float> want = {-1, -0.5f, 0, 1.5f, 0, 0, 0, 0};
+    for(std::size_t i = 0; i < want.size(); i++)
+        EXPECT_NEAR(y[i], want[i], 1e-6) << i;
+}
+
+TEST(ops_layernorm, transposed_half_input_is_read_in_logical_order)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::half_type, {3, 2}});
+    auto t  = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), x);
+    m->add_return({m->add_instruction(make_op("layernorm", {{"epsilon", 0.0f}}), t)});
+    p.compile(migraphx::ref::target{});
+    std::vector<migraphx::half> xv = {1, 4, 2, 4, 3, 4}; // columns {1, 2, 3} and {4, 4, 4}
+    auto r = p.eval({{"x", migraphx::argument{shape{shape::half_type, {3, 2}}, xv.data()}}}).back();
+    EXPECT_EQ(r.get_shape().type(), shape::half_type);
+    auto y = r.to_vector<float>();
+    EXPECT_NEAR(y[0], -std::sqrt(1.5f), 2e-3);
+    EXPECT_NEAR(y[2], std::sqrt(1.5f), 2e-3);
+    EXPECT_TRUE(std::isnan(y[3])); // a constant row with epsilon 0: 0 / 0
+}
+
+TEST(ops_layernorm, bad_inputs_throw)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto i  = m->add_parameter("i", shape{shape::int32_type, {2, 3}});
+    EXPECT_THROW(m->add_instruction(make_op("layernorm"), i), migraphx::exception);
+    auto z = m->add_parameter("z", shape{shape::float_type, {2, 0}});
+    EXPECT_THROW(m->add_instruction(make_op("layernorm"), z), migraphx::exception);
+}
