@@ -9,7 +9,8 @@
 #   load     compile, save, load in fresh processes: tests/serialize/mxr_load_time (--max-ratio 0.1),
 #            with MIGRAPHX_TIME_LOAD=1 showing where a load's time goes
 #   verify   migraphx-driver verify --gpu --fp16 on ResNet-50 b1
-#   perf     migraphx-driver perf --gpu --fp16 per-instruction report, ResNet-50 b1 and b32
+#   perf     migraphx-driver perf --gpu --fp16 per-instruction reports ($PERF_MODELS, default
+#            "resnet50:1 resnet50:32"; exported first where missing)
 #   python   tools/gpu/python_gpu_check.sh (the Python module built there; spec programs on gpu)
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
@@ -28,9 +29,11 @@ for s in ${STEPS:-unit export bench}; do
     load) mkdir -p /tmp/mxrw && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time /tmp/gb/resnet50_b1.onnx /tmp/mxrw \
             --target gpu --loads 3 --max-ratio 0.1 ;;
     verify) step 120 $inst/bin/migraphx-driver verify --gpu --fp16 --onnx /tmp/gb/resnet50_b1.onnx ;;
-    perf) for b in 1 32; do
-            timeout 120 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx /tmp/gb/resnet50_b$b.onnx -n 20 2>&1 |
-              sed -n "/^Summary/,\$p" | head -40 > $OUT/perf_b$b.log
+    perf) for m in ${PERF_MODELS:-resnet50:1 resnet50:32}; do
+            f=/tmp/gb/${m%:*}_b${m#*:}.onnx
+            [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
+            timeout 120 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n 20 2>&1 |
+              sed -n "/^Summary/,\$p" | head -40 > $OUT/perf_${m%:*}_b${m#*:}.log
           done ;;
     python) INST=${INST:-install-gpu} bash tools/gpu/python_gpu_check.sh ;;
   esac
