@@ -102,6 +102,10 @@ int run_cli(int argc, char** argv)
         ->check(at_least(0, "a non-negative number"));
     verify->add_option("--atol", s.verify.atol, "Absolute tolerance (default as --rtol)")
         ->check(at_least(0, "a non-negative number"));
+    verify->add_option("--rms-tol", s.verify.rms_tol,
+                       "Pass an output when sqrt(sum (x - ref)^2) / (sqrt(n) * max |x|, |ref|) is at most this "
+                       "(MIGraphX's criterion; instead of the per-element test)")
+        ->check(CLI::Range(0.0, 1.0e9));
     verify->add_flag("--per-instruction", s.verify.per_instruction, "Find the first instruction that departs from ref");
 
     auto* version = add("version", "Print the MIGraphX, ONNX opset and MXR versions", [&] {

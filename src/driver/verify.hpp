@@ -10,6 +10,7 @@ struct verify_options
 {
     double rtol = -1; // < 0: the default for the precision (1e-3; 1e-2 with --fp16; 1e-1 with --int8)
     double atol = -1;
+    double rms_tol = -1; // >= 0: pass on MIGraphX's measure (rms of the difference over the largest magnitude) instead
     bool per_instruction = false;
 };
 

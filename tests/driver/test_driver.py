@@ -159,7 +159,7 @@ def test_verify():
     out = lines(p)
     check(out[:3] == ["Compiling ...", "Reading: " + ADD, "Verifying ref against ref (rtol=0.001, atol=0.001)"],
           "verify header:\n" + p.stdout)
-    line = r": max abs diff 0, max rel diff 0, rms rel 0, 0/48 mismatched: PASSED"
+    line = r": max abs diff 0, max rel diff 0, rms rel 0, rms of max 0, 0/48 mismatched: PASSED"
     check(re.match("^z" + line + "$", out[3]) and re.match("^sum" + line + "$", out[4]), "per-output lines")
     check(out[-1] == "PASSED", "verify passes")
     p = run("verify", "--ref", "--per-instruction", "--rtol", "0.5", "--atol", "0.25", CONV, "--batch", "1")
@@ -170,6 +170,10 @@ def test_verify():
     check(len(checked) >= 2 and all(l.endswith(": PASSED") for l in checked), "every instruction checked")
     check(any("convolution[" in l for l in checked) and any(" = relu(" in l for l in checked), "conv, relu")
     check(out[-2:] == ["No instruction departs from ref.", "PASSED"], "verify --per-instruction passes")
+    p = run("verify", "--ref", "--rms-tol", "0.08", ADD)
+    out = lines(p)
+    check("Verifying ref against ref (rms of max <= 0.08)" in out and out[-1] == "PASSED",
+          "verify --rms-tol (MIGraphX's criterion):\n" + p.stdout)
 
 
 def test_version():
@@ -204,7 +208,7 @@ def test_errors():
            ["read", CONV, "--input-dim", "@x", "1", "3"], ["read", CONV, "--input-dim", "@nosuch", "1"],
            ["run", "--ref", ADD, "--fill1", "nosuch"], ["run", "--ref", ADD, "--output-names", "nosuch"],
            ["perf", "--ref", "-n", "0", ADD], ["params", CONV, "--batch", "0"], ["perf", "--ref", "--cpu", ADD],
-           ["verify", "--ref", "--rtol", "-1", ADD], ["op", "nosuch"], ["op"], ["nosuch"],
+           ["verify", "--ref", "--rtol", "-1", ADD], ["verify", "--ref", "--rms-tol", "-1", ADD], ["op", "nosuch"], ["op"], ["nosuch"],
            ["read", "--migraphx", os.path.join(MODELS, "none.mxr")], ["compile", "--ref", "--fp16", "--int8", ADD],
            ["run", "--ref", CONV, "--dyn-input-dim", "@x", "1:4", "3", "8", "8", "--input-dim", "@x", "5", "3", "8", "8"],
            ["read", CONV, "--dyn-input-dim", "@x", "4:1", "3", "8", "8"], ["read", CONV, "--dyn-input-dim", "@x", "1:a"],

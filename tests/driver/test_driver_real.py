@@ -187,9 +187,9 @@ def test_verify():
     t = TARGET[2:]
     check(out[:3] == ["Compiling ...", "Reading: " + MODEL, f"Verifying {t} against ref (rtol=0.001, atol=0.001)"],
           "verify header:\n" + p.stdout)
-    m = re.match(r"^output: max abs diff ([\d.e+-]+), max rel diff ([\d.e+-]+|inf), rms rel ([\d.e+-]+|inf), (\d+)/1000 mismatched: PASSED$",
+    m = re.match(r"^output: max abs diff ([\d.e+-]+), max rel diff ([\d.e+-]+|inf), rms rel ([\d.e+-]+|inf), rms of max ([\d.e+-]+|inf), (\d+)/1000 mismatched: PASSED$",
                  out[3])
-    check(m and int(m.group(4)) == 0 and float(m.group(1)) <= 1e-3 * 2 and float(m.group(3)) < 1e-3, "output line: " + out[3])
+    check(m and int(m.group(5)) == 0 and float(m.group(1)) <= 1e-3 * 2 and float(m.group(3)) < 1e-3, "output line: " + out[3])
     check(out[4:] == ["PASSED"], "verify passes")
     if t == "ref":
         return
@@ -198,7 +198,7 @@ def test_verify():
     args = ["verify", TARGET, "--quiet", "--rtol", "0", "--atol", "0", "--per-instruction", MODEL]
     p = run(*args, rc=1)
     out = lines(p)
-    check(re.match(r"^output: max abs diff [\d.e+-]+, max rel diff [\d.e+-]+, rms rel [\d.e+-]+, [1-9]\d*/1000 mismatched: FAILED$",
+    check(re.match(r"^output: max abs diff [\d.e+-]+, max rel diff [\d.e+-]+, rms rel [\d.e+-]+, rms of max [\d.e+-]+, [1-9]\d*/1000 mismatched: FAILED$",
                    out[3]), "a failing output line: " + out[3])
     i = out.index("Instruction by instruction (every instruction's result made an output):")
     checked = out[i + 1:-2]
