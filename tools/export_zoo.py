@@ -33,6 +33,31 @@ import export_models as em  # noqa: E402  (exits 77 when torch/onnx are missing)
 import torch  # noqa: E402
 import torchvision  # noqa: E402
 
+
+def register_roi_align_opset16():
+    """torchvision before 0.15 registers its roi_align symbolic for opset 11 only: the RoiAlign it
+    writes has no coordinate_transformation_mode, which from opset 16 on means half_pixel (torch's
+    aligned=True), while MultiScaleRoIAlign runs aligned=False (output_half_pixel): an opset-16+
+    export then computes other RoI features than torch. Register the opset-16 symbolic that
+    torchvision 0.15 has (pytorch/vision#6685), naming the mode."""
+    from torch.onnx import register_custom_op_symbolic, symbolic_helper
+    from torch.onnx.symbolic_opset11 import select, squeeze
+
+    @symbolic_helper.parse_args("v", "v", "f", "i", "i", "i", "i")
+    def roi_align_opset16(g, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned):
+        col0 = g.op("Constant", value_t=torch.tensor([0], dtype=torch.long))
+        batch_indices = g.op("Cast", squeeze(g, select(g, rois, 1, col0), 1), to_i=7)  # INT64
+        boxes = select(g, rois, 1, g.op("Constant", value_t=torch.tensor([1, 2, 3, 4], dtype=torch.long)))
+        return g.op("RoiAlign", input, boxes, batch_indices,
+                    coordinate_transformation_mode_s="half_pixel" if aligned else "output_half_pixel",
+                    spatial_scale_f=spatial_scale, output_height_i=pooled_height, output_width_i=pooled_width,
+                    sampling_ratio_i=max(sampling_ratio, 0))
+
+    register_custom_op_symbolic("torchvision::roi_align", roi_align_opset16, 16)
+
+
+register_roi_align_opset16()
+
 tvm = torchvision.models
 
 
