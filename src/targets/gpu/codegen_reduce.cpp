@@ -203,26 +203,46 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
     return finish(name, ss.str(), rows, g);
 }
 
+/// A kernel normalizing along one axis (softmax, layernorm): one group of threads a row. Writes
+/// the head, the row's digits and its offsets `base` (in) and `obase` (out); `x` is the load of
+/// element `e` of the row, `len` its length, `oa` the output's stride along the axis.
+struct axis_rows
+{
+    std::size_t len = 0, rows = 0, oa = 0;
+    unsigned g = 1;
+    std::string x;
+};
+
+axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::size_t axis, const shape& in,
+                          const shape& out)
+{
+    std::vector<bool> reduced(in.lens().size(), false);
+    reduced[axis] = true;
+    auto si       = split(in, reduced, &out);
+    axis_rows r;
+    r.len  = in.lens()[axis];
+    r.rows = in.elements() / r.len;
+    r.g    = group_size(r.len);
+    r.oa   = out.strides()[axis];
+    r.x    = load(in, "x0[base + e * " + std::to_string(in.strides()[axis]) + "u]");
+    ss << head(name, {storage(in)}, storage(out), {in, out}, r.g, r.rows);
+    ss << detail::digits("row", si.row_lens, "o");
+    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
+    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
+    return r;
+}
+
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out)
 {
     if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
        axis >= in.lens().size() or in.elements() == 0)
         return std::nullopt;
-    std::vector<bool> reduced(in.lens().size(), false);
-    reduced[axis]    = true;
-    auto si          = split(in, reduced, &out);
-    std::size_t len  = in.lens()[axis];
-    std::size_t rows = in.elements() / len;
-    auto g           = group_size(len);
     std::string name = log ? "logsoftmax_kernel" : "softmax_kernel";
-    std::size_t sa   = in.strides()[axis];
-    std::size_t oa   = out.strides()[axis];
     std::ostringstream ss;
-    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
-    ss << detail::digits("row", si.row_lens, "o");
-    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
-    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
-    auto x = load(in, "x0[base + e * " + std::to_string(sa) + "u]");
+    auto r           = begin_axis_rows(ss, name, axis, in, out);
+    auto len         = r.len;
+    auto oa          = r.oa;
+    const auto& x    = r.x;
     ss << "        float m = MIGX_NEG_INF;\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n            m = op_max{}(m, " << x << ");\n";
     ss << "        m = group_reduce<G>(m, op_max{});\n";
@@ -237,7 +257,7 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
     ss << "            y[obase + e * " << oa << "u] = "
        << store(out, log ? "(" + x + " - m) - ls" : "expf(" + x + " - m) * rs") << ";\n";
     ss << "    }\n}\n";
-    return finish(name, ss.str(), rows, g);
+    return finish(name, ss.str(), r.rows, r.g);
 }
 
 std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out)
@@ -245,22 +265,11 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
        in.lens().empty() or in.elements() == 0)
         return std::nullopt;
-    auto axis = in.lens().size() - 1;
-    std::vector<bool> reduced(in.lens().size(), false);
-    reduced[axis]    = true;
-    auto si          = split(in, reduced, &out);
-    std::size_t len  = in.lens()[axis];
-    std::size_t rows = in.elements() / len;
-    auto g           = group_size(len);
     std::string name = "layernorm_kernel";
-    std::size_t sa   = in.strides()[axis];
-    std::size_t oa   = out.strides()[axis];
     std::ostringstream ss;
-    ss << head(name, {storage(in)}, storage(out), {in, out}, g, rows);
-    ss << detail::digits("row", si.row_lens, "o");
-    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
-    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
-    auto x = load(in, "x0[base + e * " + std::to_string(sa) + "u]");
+    auto r           = begin_axis_rows(ss, name, in.lens().size() - 1, in, out);
+    auto len         = r.len;
+    const auto& x    = r.x;
     // Two passes over the row (it stays in cache): the mean, then the variance around it, as
     // the reference computes them.
     ss << "        float s = 0.f;\n";
@@ -272,9 +281,9 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + "
        << detail::float_literal(epsilon) << ");\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
-    ss << "            y[obase + e * " << oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
+    ss << "            y[obase + e * " << r.oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
     ss << "    }\n}\n";
-    return finish(name, ss.str(), rows, g);
+    return finish(name, ss.str(), r.rows, r.g);
 }
 
 std::optional<kernel_source> generate_pooling(const pooling_window& w, const shape& in, const shape& out)
