@@ -293,7 +293,7 @@ def export(name, out_dir, opset, seed, dynamic=False):
         save_tensor(value.numpy(), input_name, os.path.join(data_dir, f"input_{i}.pb"))
     for i, (output_name, value) in enumerate(zip(output_names, outputs)):
         save_tensor(value.numpy(), output_name, os.path.join(data_dir, f"output_{i}.pb"))
-    return onnx_path, [(tuple(o.shape), float(o.abs().mean())) for o in outputs]
+    return onnx_path, [(tuple(o.shape), float(o.abs().double().mean())) for o in outputs]
 
 
 def export_stamp(opset, seed):

@@ -262,6 +262,51 @@ def mtcnn_pnet(gen):
     return model, {"input": torch.randn(1, 3, 120, 160, generator=gen)}, ["prob", "boxes"]
 
 
+class MtcnnRNetONet(torch.nn.Module):
+    """MTCNN's second and third cascade stages on given crops: R-Net (24x24 crops: face
+    probability and box refinement) keeps the candidates that torchvision's NMS keeps (IoU 0.7 over
+    the candidates' boxes refined by R-Net, ordered by its face probability), and O-Net (48x48
+    crops) scores every candidate (probability, box, 5 landmarks). Cropping the kept boxes out of
+    the image is data-dependent resizing that the stages themselves do not do; the O-Net input is
+    given."""
+
+    def __init__(self):
+        super().__init__()
+        p = torch.nn.PReLU
+        self.r_body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 28, 3), p(28), torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+            torch.nn.Conv2d(28, 48, 3), p(48), torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+            torch.nn.Conv2d(48, 64, 2), p(64), torch.nn.Flatten(), torch.nn.Linear(576, 128), p(128))
+        self.r_prob, self.r_box = torch.nn.Linear(128, 2), torch.nn.Linear(128, 4)
+        self.o_body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 32, 3), p(32), torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+            torch.nn.Conv2d(32, 64, 3), p(64), torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+            torch.nn.Conv2d(64, 64, 3), p(64), torch.nn.MaxPool2d(2, 2, ceil_mode=True),
+            torch.nn.Conv2d(64, 128, 2), p(128), torch.nn.Flatten(), torch.nn.Linear(1152, 256), p(256))
+        self.o_prob, self.o_box, self.o_marks = torch.nn.Linear(256, 2), torch.nn.Linear(256, 4), torch.nn.Linear(256, 10)
+
+    def forward(self, crops24, boxes, crops48):
+        f = self.r_body(crops24)
+        prob = torch.softmax(self.r_prob(f), dim=1)
+        refined = boxes + self.r_box(f) * (boxes[:, 2:].repeat(1, 2) - boxes[:, :2].repeat(1, 2))
+        keep = torchvision.ops.nms(refined, prob[:, 1], 0.7)
+        g = self.o_body(crops48)
+        return prob, refined, keep, torch.softmax(self.o_prob(g), dim=1), self.o_box(g), self.o_marks(g)
+
+
+def mtcnn_rnet_onet(gen):
+    model = MtcnnRNetONet().eval()
+    n = 32
+    xy = torch.rand(n, 2, generator=gen) * 96
+    wh = 12 + torch.rand(n, 2, generator=gen) * 36
+    # clusters of overlapping candidates, as P-Net gives: every fourth box near the one before
+    boxes = torch.cat([xy, xy + wh], 1)
+    boxes[1::4] = boxes[0::4] + torch.rand(n // 4, 4, generator=gen) * 3
+    inputs = {"crops24": torch.randn(n, 3, 24, 24, generator=gen), "boxes": boxes,
+              "crops48": torch.randn(n, 3, 48, 48, generator=gen)}
+    return model, inputs, ["r_prob", "r_boxes", "keep", "o_prob", "o_boxes", "o_landmarks"]
+
+
 def cbs(cin, cout, k=1, stride=1):
     """Conv + BatchNorm + SiLU, the YOLOv5-style building block."""
     return torch.nn.Sequential(torch.nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, bias=False), torch.nn.BatchNorm2d(cout),
@@ -509,8 +554,7 @@ ZOO = {
     "dbnet_style": (dbnet_style, "DBNet-style: ResNet-18 + FPN + prob/thresh heads + binarisation, 256"),
     "crnn": (crnn, "CRNN: VGG-style conv + 2-layer bidirectional LSTM, 1x1x32x128"),
     "mtcnn_pnet": (mtcnn_pnet, "MTCNN P-Net stage (PReLU, softmax map + box map), 1x3x120x160"),
-    "mtcnn_rnet_onet": (todo("MTCNN R-Net/O-Net stages and the cascade's NMS: not written yet"),
-                        "MTCNN R-Net/O-Net"),
+    "mtcnn_rnet_onet": (mtcnn_rnet_onet, "MTCNN R-Net (24x24 crops) with the cascade's NMS, and O-Net (48x48 crops)"),
     "bert_base": (bert_base, "BERT-base-sized encoder (12 layers, d768, 12 heads), seq 128, torch-written"),
     "gpt2_small": (gpt2_style, "GPT-2-small-sized decoder, 8 new tokens after 16 past key/values, torch-written"),
     "unet": (em.MODELS["unet"], "3-level UNet, 128 (export_models.py)"),
