@@ -393,6 +393,33 @@ def yolo_style(gen):
     return model, {"input": torch.randn(1, 3, 320, 320, generator=gen)}, ["detections"]
 
 
+class YoloFinalBoxes(torch.nn.Module):
+    """The final boxes of yolo_style, as a YOLO deployment computes them: score = objectness x
+    best class score, the top 100 candidates by score, corners from (cx, cy, w, h), class-aware
+    NMS at IoU 0.45 (torchvision.ops.batched_nms: boxes offset by class), then the kept boxes,
+    scores and labels (their number depends on the data)."""
+
+    def __init__(self, detector, top=100):
+        super().__init__()
+        self.detector, self.top = detector, top
+
+    def forward(self, x):
+        d = self.detector(x)[0]
+        cls_score, label = d[:, 5:].max(1)
+        score = d[:, 4] * cls_score
+        score, idx = score.topk(self.top)
+        c = d[idx]
+        boxes = torch.cat([c[:, :2] - c[:, 2:4] / 2, c[:, :2] + c[:, 2:4] / 2], 1)
+        label = label[idx]
+        keep = torchvision.ops.batched_nms(boxes, score, label, 0.45)
+        return boxes[keep], score[keep], label[keep]
+
+
+def detection_boxes(gen):
+    model, inputs, _ = yolo_style(gen)
+    return YoloFinalBoxes(model).eval(), inputs, ["boxes", "scores", "labels"]
+
+
 class DbnetStyle(torch.nn.Module):
     """A DBNet-style text detector: torchvision ResNet-18 features (strides 4..32), an FPN
     (1x1 laterals, nearest up-sampling and adds, 3x3 smoothing, all levels up-sampled to 1/4 and
@@ -548,8 +575,7 @@ ZOO = {
                         "Faster R-CNN-ResNet50-FPN, 320: RPN raw heads + RoI heads on 8 given RoIs"),
     "mask_rcnn_raw": (two_stage_raw("maskrcnn_resnet50_fpn"),
                       "Mask R-CNN-ResNet50-FPN, 320: RPN raw heads + box and mask heads on 8 given RoIs"),
-    "detection_boxes": (todo("final boxes (anchor decode, proposals, NMS) of the detectors: not exported yet"),
-                        "detectors' final boxes"),
+    "detection_boxes": (detection_boxes, "yolo_style's final boxes: top-100 by score, class-aware NMS (IoU 0.45)"),
     "yolo_style": (yolo_style, "YOLOv5-style CSP/SPPF/PAN detector, width 1/4, 320, with decode (no NMS)"),
     "dbnet_style": (dbnet_style, "DBNet-style: ResNet-18 + FPN + prob/thresh heads + binarisation, 256"),
     "crnn": (crnn, "CRNN: VGG-style conv + 2-layer bidirectional LSTM, 1x1x32x128"),
