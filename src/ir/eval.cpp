@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <sstream>
@@ -63,10 +64,12 @@ argument check_param(const std::string& name, const shape& want, const argument&
     return given;
 }
 
-/// The op and output shape an instruction computes with for these arguments.
+/// What an instruction computes with for these arguments: its output shape and, only where
+/// declared sizes in its attributes were replaced by actual ones, another op (else its own: no
+/// copy of the op on the common path, whose lazily built state a copy could lose).
 struct sized_op
 {
-    operation op;
+    std::optional<operation> replaced;
     shape output;
 };
 
@@ -180,7 +183,7 @@ sized_op actual_output_shape(instruction_ref ins, const std::vector<argument>& a
     }
     const auto& op = ins->get_operator();
     if(same)
-        return {op, ins->get_shape()};
+        return {std::nullopt, ins->get_shape()};
     std::vector<shape> actual;
     for(const auto& a : args)
         actual.push_back(a.get_shape());
@@ -188,7 +191,8 @@ sized_op actual_output_shape(instruction_ref ins, const std::vector<argument>& a
     {
         try
         {
-            return {cand, cand.compute_shape(actual)};
+            auto out = cand.compute_shape(actual);
+            return {cand, out};
         }
         catch(const exception&)
         {
@@ -196,11 +200,11 @@ sized_op actual_output_shape(instruction_ref ins, const std::vector<argument>& a
     }
     try
     {
-        return {op, op.compute_shape(actual)};
+        return {std::nullopt, op.compute_shape(actual)};
     }
     catch(const exception&)
     {
-        return {op, ins->get_shape()}; // the op takes no other shapes: let compute say why
+        return {std::nullopt, ins->get_shape()}; // the op takes no other shapes: let compute say why
     }
 }
 
@@ -357,7 +361,8 @@ struct evaluator
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
                 auto sized = actual_output_shape(ins, args);
-                return sized.op.compute(ctx, sized.output, args);
+                const auto& op = sized.replaced ? *sized.replaced : ins->get_operator();
+                return op.compute(ctx, sized.output, args);
             }
             catch(const exception&)
             {
