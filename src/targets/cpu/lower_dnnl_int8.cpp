@@ -231,6 +231,34 @@ void scales_and_bias(const dequantize& dq, const epilogue& e, double f, std::siz
         scales.resize(1);
 }
 
+/// The int8 op (convolution or matmul) with the chain's fused epilogue (post-ops, per-channel
+/// scales with the weights' factor f, bias, residual sum) replaces the chain's last instruction.
+template <class Op>
+void replace_with_int8_op(module& m,
+                          Op op,
+                          const dequantize& dq,
+                          const epilogue& e,
+                          double f,
+                          std::size_t k,
+                          instruction_ref x,
+                          instruction_ref w)
+{
+    op.post_ops   = e.post_ops;
+    op.post_alpha = e.post_alpha;
+    op.post_beta  = e.post_beta;
+    std::vector<float> bias;
+    scales_and_bias(dq, e, f, k, op.scales, bias, op.bias);
+    std::vector<instruction_ref> in = {x, w};
+    if(op.bias)
+        in.push_back(m.add_literal(literal{shape{shape::float_type, {k}}, bias}));
+    if(e.sum)
+    {
+        op.sum = true;
+        in.push_back(*e.sum);
+    }
+    m.replace_instruction(e.last, operation{op}, in);
+}
+
 void lower_conv(module& m, instruction_ref q)
 {
     auto qx = q->inputs()[0], w = q->inputs()[1];
@@ -255,21 +283,8 @@ void lower_conv(module& m, instruction_ref q)
         return;
     auto out = channels_last(shape::float_type, q->get_shape().lens());
     auto e   = grow(dq->ins, 1, k, out);
-    op.post_ops   = e.post_ops;
-    op.post_alpha = e.post_alpha;
-    op.post_beta  = e.post_beta;
-    double f      = fit_weights(m, w, qx->get_shape().type() == shape::int8_type);
-    std::vector<float> bias;
-    scales_and_bias(*dq, e, f, k, op.scales, bias, op.bias);
-    std::vector<instruction_ref> in = {qx, w};
-    if(op.bias)
-        in.push_back(m.add_literal(literal{shape{shape::float_type, {k}}, bias}));
-    if(e.sum)
-    {
-        op.sum = true;
-        in.push_back(*e.sum);
-    }
-    m.replace_instruction(e.last, operation{op}, in);
+    double f = fit_weights(m, w, qx->get_shape().type() == shape::int8_type);
+    replace_with_int8_op(m, op, *dq, e, f, k, qx, w);
 }
 
 void lower_matmul(module& m, instruction_ref q)
@@ -288,23 +303,9 @@ void lower_matmul(module& m, instruction_ref q)
     if(not dq)
         return;
     shape out{shape::float_type, ol};
-    auto e = grow(dq->ins, ol.size() - 1, k, out);
-    dnnl_quant_matmul op;
-    op.post_ops   = e.post_ops;
-    op.post_alpha = e.post_alpha;
-    op.post_beta  = e.post_beta;
-    double f      = fit_weights(m, w, false);
-    std::vector<float> bias;
-    scales_and_bias(*dq, e, f, k, op.scales, bias, op.bias);
-    std::vector<instruction_ref> in = {qa, w};
-    if(op.bias)
-        in.push_back(m.add_literal(literal{shape{shape::float_type, {k}}, bias}));
-    if(e.sum)
-    {
-        op.sum = true;
-        in.push_back(*e.sum);
-    }
-    m.replace_instruction(e.last, operation{op}, in);
+    auto e   = grow(dq->ins, ol.size() - 1, k, out);
+    double f = fit_weights(m, w, false);
+    replace_with_int8_op(m, dnnl_quant_matmul{}, *dq, e, f, k, qa, w);
 }
 
 /// dequantize(quant_dot(a, b), s) with b not constant (attention): a float product of the
