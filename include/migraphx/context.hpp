@@ -21,6 +21,9 @@ struct instruction;
 ///                                                  what it queues (not executing it); throws
 ///                                                  if the work cannot be recorded
 ///   void replay(const std::shared_ptr<void>& recording)             -- queues it again
+/// and so is end_finalize(): program::finalize calls it after every op's finalize, so a target
+/// can finish there, on several threads, what its ops' finalize only queued (e.g. building
+/// library plans for a loaded program).
 struct context
 {
     context() = default;
@@ -35,6 +38,13 @@ struct context
     {
         if(m_self)
             m_self->finish();
+    }
+
+    /// Runs what the ops' finalize left for the end (see above).
+    void end_finalize() const
+    {
+        if(m_self)
+            m_self->end_finalize();
     }
 
     /// Whether the target can record ins's work and replay it later (false if it cannot record).
@@ -72,6 +82,7 @@ struct context
     {
         virtual ~concept_t()                        = default;
         virtual void finish()                       = 0;
+        virtual void end_finalize()                 = 0;
         virtual const std::type_info& type() const  = 0;
         virtual bool replayable(const instruction& ins) const                  = 0;
         virtual std::shared_ptr<void> record(const std::function<void()>& run) = 0;
@@ -91,6 +102,17 @@ struct context
         {
         }
         void finish() override { call_finish(x, 0); }
+
+        template <class U>
+        static auto call_end_finalize(U& u, int) -> decltype(u.end_finalize(), void())
+        {
+            u.end_finalize();
+        }
+        template <class U>
+        static void call_end_finalize(U&, long)
+        {
+        }
+        void end_finalize() override { call_end_finalize(x, 0); }
 
         template <class U>
         static auto call_replayable(const U& u, const instruction& ins, int) -> decltype(u.replayable(ins))

@@ -205,8 +205,13 @@ void program::finalize()
                 times.add(it->name(), t0);
             it->set_operator(op);
         }
+    auto t0 = finalize_times::clock::now();
+    m_impl->ctx.end_finalize();
     if(times.on)
+    {
+        times.add("(end of finalize)", t0);
         times.print();
+    }
 }
 
 std::vector<argument> program::eval(const parameter_map& params) const

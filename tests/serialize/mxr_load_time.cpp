@@ -1,11 +1,11 @@
 // Compile a model, save it as .mxr, load it in fresh processes and run it: the outputs must be the
 // compiled program's bit for bit, and the times show what loading saves (docs/mxr.md, "Speed").
 //
-//   mxr_load_time MODEL.onnx WORKDIR [--target cpu] [--loads N] [--max-ratio R]
+//   mxr_load_time MODEL.onnx WORKDIR [--target cpu] [--loads N] [--max-ratio R] [--fp16 1]
 //
 // Prints parse, compile (after parse), parse + compile, save, each load (in a new process of
 // this program, timed around migraphx::load alone) and the first run after compiling and after
-// loading. Exit codes: 0 pass, 1 outputs differ (or load/compile > R when --max-ratio is given),
+// loading (--fp16 1: quantize_fp16 first, counted in the compile). Exit codes: 0 pass, 1 outputs differ (or load/compile > R when --max-ratio is given),
 // 2 bad usage, 77 skipped (the target is not registered in this build).
 //
 // gpu: every process first starts the CUDA context (not counted: it comes before any device
@@ -28,6 +28,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/onnx.hpp>
 #include <migraphx/program.hpp>
+#include <migraphx/quantization.hpp>
 #include <migraphx/target.hpp>
 #include <algorithm>
 #include <chrono>
@@ -238,12 +239,13 @@ int run(int argc, char** argv)
         return load_and_compare(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     if(args.size() < 2)
     {
-        std::cerr << "usage: mxr_load_time MODEL.onnx WORKDIR [--target cpu] [--loads N] [--max-ratio R]\n";
+        std::cerr << "usage: mxr_load_time MODEL.onnx WORKDIR [--target cpu] [--loads N] [--max-ratio R] [--fp16 1]\n";
         return 2;
     }
     std::string model = args[0], dir = args[1], target = "cpu";
     int loads         = 5;
     double max_ratio  = 0;
+    bool fp16         = false;
     for(std::size_t i = 2; i + 1 < args.size(); i += 2)
     {
         if(args[i] == "--target")
@@ -252,6 +254,8 @@ int run(int argc, char** argv)
             loads = std::max(1, std::atoi(args[i + 1].c_str()));
         else if(args[i] == "--max-ratio")
             max_ratio = std::atof(args[i + 1].c_str());
+        else if(args[i] == "--fp16")
+            fp16 = args[i + 1] == "1";
         else
         {
             std::cerr << "unknown option " << args[i] << "\n";
@@ -291,6 +295,8 @@ int run(int argc, char** argv)
     // Host inputs and outputs on every target (a gpu program copies them itself).
     migraphx::compile_options options;
     options.offload_copy = true;
+    if(fp16)
+        migraphx::quantize_fp16(p);
     p.compile(migraphx::get_target(target), options);
     auto compile = seconds_since(t0);
     auto mxr     = dir + "/model.mxr";
@@ -302,7 +308,7 @@ int run(int argc, char** argv)
     auto expected = run_once(p, run);
     std::ofstream(outs, std::ios::binary).write(expected.data(), static_cast<std::streamsize>(expected.size()));
 
-    std::cout << "model " << model << ", target " << target << "\n";
+    std::cout << "model " << model << ", target " << target << (fp16 ? ", fp16" : "") << "\n";
     if(gpu)
         std::cout << "device start (CUDA context, before anything below) " << start << " s\n"
                   << "libraries started (first cuDNN, cuBLASLt, NVRTC use: a tiny program compiled and run) " << warm

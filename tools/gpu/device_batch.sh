@@ -6,7 +6,7 @@
 #   unit     gpu unit tests ($UNIT filter, default gpu*:replay*)
 #   export   ResNet-50 b1/b32 ONNX exports into /tmp/gb with the machine's PyTorch
 #   bench    bench/gpu/run.py ($RUNPY: its options; the table goes to $OUT/bench.md)
-#   load     compile, save, load in fresh processes: tests/serialize/mxr_load_time (--max-ratio 0.1),
+#   load     compile, save, load in fresh processes, fp32 then fp16: tests/serialize/mxr_load_time (--max-ratio 0.1),
 #            with MIGRAPHX_TIME_LOAD=1 showing where a load's time goes
 #   verify   migraphx-driver verify --gpu --fp16 on ResNet-50 b1
 #   perf     migraphx-driver perf --gpu --fp16 per-instruction reports ($PERF_MODELS, default
@@ -26,8 +26,8 @@ for s in ${STEPS:-unit export bench}; do
     unit) step ${UNIT_LIMIT:-200} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu*:replay*}" ;;
     export) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1 resnet50:32 ;;
     bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
-    load) mkdir -p /tmp/mxrw && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time /tmp/gb/resnet50_b1.onnx /tmp/mxrw \
-            --target gpu --loads 3 --max-ratio 0.1 ;;
+    load) for f in 0 1; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
+            /tmp/gb/resnet50_b1.onnx /tmp/mxrw$f --target gpu --loads 3 --max-ratio 0.1 --fp16 $f; done ;;
     verify) step 120 $inst/bin/migraphx-driver verify --gpu --fp16 --onnx /tmp/gb/resnet50_b1.onnx ;;
     perf) for m in ${PERF_MODELS:-resnet50:1 resnet50:32}; do
             f=/tmp/gb/${m%:*}_b${m#*:}.onnx

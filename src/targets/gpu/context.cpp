@@ -1,7 +1,14 @@
 #include "targets/gpu/context.hpp"
+#include "ir/env.hpp"
 #include <migraphx/gpu/hip.hpp>
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <iostream>
+#include <exception>
 #include <mutex>
+#include <thread>
 
 namespace migraphx {
 namespace gpu {
@@ -83,6 +90,111 @@ void gpu_context::finish() const
 {
     if(m_state)
         MIGX_CUDA_CHECK(cudaStreamSynchronize(m_state->stream));
+}
+
+/// The thread that runs deferred jobs, in order, while the program's other ops finalize. One
+/// thread: cuDNN builds one engine at a time in a process (on an H200, 8 threads building the
+/// plans of ResNet-50 took 2x longer than one), but the rest of finalize (cuBLASLt's heuristics,
+/// weight uploads, kernel loads) runs beside it.
+struct deferred_worker
+{
+    static constexpr std::size_t handle_index = 1; // cuDNN handle 0 is the compiling thread's
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<std::function<std::size_t(std::size_t)>> queue;
+    bool closing = false;
+    std::size_t jobs = 0, need = 0;
+    double busy_ms = 0;
+    std::exception_ptr error;
+    std::thread thread;
+
+    explicit deferred_worker(int device)
+    {
+        thread = std::thread([this, device] { loop(device); });
+    }
+
+    void loop(int device)
+    {
+        bool ok = true;
+        try
+        {
+            MIGX_CUDA_CHECK(cudaSetDevice(device));
+        }
+        catch(...)
+        {
+            error = std::current_exception();
+            ok    = false;
+        }
+        for(;;)
+        {
+            std::unique_lock<std::mutex> lock(m);
+            cv.wait(lock, [&] { return closing or not queue.empty(); });
+            if(queue.empty())
+                return;
+            auto job = std::move(queue.front());
+            queue.pop_front();
+            if(not ok or error)
+                continue; // after a failure the rest are dropped; end_finalize rethrows it
+            lock.unlock();
+            auto t0 = std::chrono::steady_clock::now();
+            try
+            {
+                auto n = job(handle_index);
+                lock.lock();
+                need = std::max(need, n);
+            }
+            catch(...)
+            {
+                lock.lock();
+                error = std::current_exception();
+            }
+            jobs++;
+            busy_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+    }
+};
+
+void gpu_context::defer(std::function<std::size_t(std::size_t)> job) const
+{
+    auto& s = get();
+    std::lock_guard<std::mutex> lock(s.deferred_m);
+    if(not s.worker)
+        s.worker = std::make_shared<deferred_worker>(s.device);
+    {
+        std::lock_guard<std::mutex> q(s.worker->m);
+        s.worker->queue.push_back(std::move(job));
+    }
+    s.worker->cv.notify_one();
+}
+
+void gpu_context::end_finalize() const
+{
+    if(not m_state)
+        return;
+    std::shared_ptr<deferred_worker> w;
+    {
+        std::lock_guard<std::mutex> lock(m_state->deferred_m);
+        w.swap(m_state->worker);
+    }
+    if(w)
+    {
+        auto t0 = std::chrono::steady_clock::now();
+        {
+            std::lock_guard<std::mutex> lock(w->m);
+            w->closing = true;
+        }
+        w->cv.notify_one();
+        w->thread.join();
+        if(env_enabled("MIGRAPHX_TIME_PASSES") or env_enabled("MIGRAPHX_TIME_LOAD"))
+            std::cerr << "gpu end_finalize: " << w->jobs << " deferred jobs took " << w->busy_ms
+                      << " ms on their thread; waited for them "
+                      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+                      << " ms\n";
+        if(w->error)
+            std::rethrow_exception(w->error);
+        reserve_workspace(w->need);
+    }
+    finish(); // and the literals' uploads, queued by their finalize
 }
 
 gpu_context& get_gpu_context(context& ctx)

@@ -8,10 +8,14 @@
 #include "targets/gpu/cuda_check.hpp"
 #include <migraphx/context.hpp>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
 
 namespace migraphx {
 namespace gpu {
+
+struct deferred_worker;
 
 struct gpu_state
 {
@@ -22,6 +26,9 @@ struct gpu_state
     void* workspace           = nullptr;
     std::size_t workspace_len = 0;
     int sm_major = 0, sm_minor = 0, sm_count = 0;
+    /// Work ops' finalize deferred (gpu_context::defer): its thread, while one runs.
+    std::mutex deferred_m;
+    std::shared_ptr<deferred_worker> worker;
     explicit gpu_state(int device_id);
     ~gpu_state();
     gpu_state(const gpu_state&)            = delete;
@@ -43,6 +50,15 @@ struct gpu_context
     void* workspace() const { return get().workspace; }
     std::size_t workspace_size() const { return get().workspace_len; }
     void finish() const;
+    /// Runs job on a thread of its own, in order with the other deferred jobs, while finalize
+    /// goes on: job(handle_index) gets the index of the cuDNN build handle it may use (its thread
+    /// is the handle's only user; the device is current) and returns the workspace bytes it
+    /// needs. A loaded program's convolutions are completed this way (cuDNN's engine builds were
+    /// most of a fresh process's load; the rest of finalize now runs beside them).
+    void defer(std::function<std::size_t(std::size_t handle_index)> job) const;
+    /// Waits for the deferred jobs (context.hpp; program::finalize calls it), rethrows the first
+    /// failure, reserves the workspace they need and waits for the stream (finalize's uploads).
+    void end_finalize() const;
 
     /// Recording (context.hpp, ir/replay.hpp): kernels, library calls, device copies and views
     /// on fixed memory are recorded as a CUDA graph by stream capture and replayed with one launch.

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -41,6 +42,21 @@ struct convolution::plan
     /// The backend graph plan finalize chose (nullptr: the legacy call), shared by every op of
     /// the same problem in the process.
     std::shared_ptr<dnn::graph_plan> graph;
+    /// A loaded op's plan is completed later (its saved algorithm checked, its graph plan built),
+    /// on several threads at the end of finalize (gpu_context::defer), or at the first run of an
+    /// op finalized outside a program.
+    std::function<void(std::size_t worker)> complete;
+    std::function<void(std::size_t worker)> build_graph; // part of complete, where a graph plan was saved
+    mutable std::once_flag completed;
+    void ensure_complete(std::size_t worker = 0) const
+    {
+        if(complete)
+            std::call_once(completed, complete, worker);
+    }
+    std::size_t workspace_needed() const
+    {
+        return std::max(ws, graph ? static_cast<std::size_t>(graph->workspace) : std::size_t{0});
+    }
     ~plan()
     {
         if(x)
@@ -412,21 +428,30 @@ struct plan_cache
 };
 
 /// The plan for a problem and an engine choice (a choice just measured, or a loaded program's);
-/// nullptr if cuDNN refuses it.
-std::shared_ptr<dnn::graph_plan>
-cached_plan(const std::string& key, const dnn::engine_choice& c, int device, const dnn::conv_graph_spec& spec)
+/// nullptr if cuDNN refuses it. Threads building at once pass different handle indexes.
+std::shared_ptr<dnn::graph_plan> cached_plan(const std::string& key,
+                                             const dnn::engine_choice& c,
+                                             int device,
+                                             const dnn::conv_graph_spec& spec,
+                                             std::size_t handle_index = 0)
 {
     auto& cache = plan_cache::get();
-    std::lock_guard<std::mutex> lock(cache.m);
-    auto& slot = cache.plans[plan_cache::key_of(key, c)];
-    if(slot)
-        return slot;
+    auto slot_key = plan_cache::key_of(key, c);
+    {
+        std::lock_guard<std::mutex> lock(cache.m);
+        auto it = cache.plans.find(slot_key);
+        if(it != cache.plans.end())
+            return it->second;
+    }
+    // Built outside the lock, so that plans build in parallel; two threads building the same
+    // plan keep the first.
+    std::shared_ptr<dnn::graph_plan> built;
     try
     {
-        auto h = dnn::build_handle(device);
+        auto h = dnn::build_handle(device, handle_index);
         auto p = dnn::make_plan(h, dnn::build_graph(h, spec), c);
         if(p->workspace <= static_cast<std::int64_t>(search_buffers::ws_limit))
-            slot = p;
+            built = p;
     }
     catch(const std::exception& e)
     {
@@ -434,7 +459,8 @@ cached_plan(const std::string& key, const dnn::engine_choice& c, int device, con
             std::cerr << "cudnn: " << key << ": engine " << c.str() << " cannot be rebuilt (" << e.what()
                       << "); the legacy algorithm runs\n";
     }
-    return slot;
+    std::lock_guard<std::mutex> lock(cache.m);
+    return cache.plans.emplace(slot_key, built).first->second;
 }
 
 void remember_plan(const std::string& key, const std::shared_ptr<dnn::graph_plan>& p)
@@ -736,23 +762,57 @@ void finalize_convolution(convolution& op,
     std::vector<shape> inputs{x, w};
     auto keys  = make_problem_keys("gpu::convolution", g.get().device, inputs, out, op.padding, op.stride,
                                   op.dilation, op.group);
-    auto workspace = [&](const algo_choice& a, std::size_t* bytes) {
-        cudnnSetConvolutionMathType(p->conv, a.math);
-        return cudnnGetConvolutionForwardWorkspaceSize(
-            g.get().dnn, p->x, p->w, p->conv, p->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
+    // The legacy algorithm: a loaded op's saved one where cuDNN accepts it (its workspace query,
+    // on handle h, succeeds), else this process's or the tuning cache's choice, else measured
+    // with context mg.
+    auto* pp      = p.get();
+    auto set_algo = [pp, keys, inputs, out, plain, what](std::int64_t saved_id, cudnnHandle_t h, gpu_context& mg) {
+        auto workspace_on = [pp](cudnnHandle_t hh) {
+            return [pp, hh](const algo_choice& a, std::size_t* bytes) {
+                cudnnSetConvolutionMathType(pp->conv, a.math);
+                return cudnnGetConvolutionForwardWorkspaceSize(
+                    hh, pp->x, pp->w, pp->conv, pp->y, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), bytes);
+            };
+        };
+        auto saved = saved_algorithm(saved_id, plain, workspace_on(h));
+        auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
+            mg, keys, inputs, out, plain, what, workspace_on(mg.get().dnn),
+            [&](search_buffers& buf, auto* perf, int want, int* returned) {
+                MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(mg.get().dnn, pp->x, buf.in.get(), pp->w,
+                                                                       buf.w.get(), pp->conv, pp->y, buf.out.get(),
+                                                                       want, returned, perf, buf.ws.get(),
+                                                                       search_buffers::ws_limit));
+            });
+        pp->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
+        pp->ws   = c.memory;
+        MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(pp->conv, plain ? CUDNN_FMA_MATH : c.math));
+        return c;
     };
-    auto saved = saved_algorithm(op.solution_id, plain, workspace);
-    auto c = saved ? *saved : choose_algorithm<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
-        g, keys, inputs, out, plain, what, workspace, [&](search_buffers& buf, auto* perf, int want, int* returned) {
-            MIGX_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithmEx(g.get().dnn, p->x, buf.in.get(), p->w, buf.w.get(),
-                                                                   p->conv, p->y, buf.out.get(), want, returned, perf,
-                                                                   buf.ws.get(), search_buffers::ws_limit));
+    // A loaded op is completed on finalize's deferred thread while the rest of the program
+    // finalizes (gpu_context::defer): a process's first workspace query of a problem makes cuDNN
+    // build its engine (about 1.7 ms on an H200), which was most of a fresh process's load.
+    bool deferred = given and op.solution_id >= 0;
+    if(deferred)
+    {
+        p->complete = [set_algo, pp, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
+            // Measuring again (a saved algorithm cuDNN refuses: another cuDNN) gets a context of
+            // its own: this thread must not use the program's stream or handles.
+            gpu_context own;
+            own.device_id = device;
+            set_algo(id, dnn::build_handle(static_cast<int>(device), handle_index), own);
+            if(pp->build_graph)
+                pp->build_graph(handle_index);
+        };
+        g.defer([p](std::size_t handle_index) {
+            p->ensure_complete(handle_index);
+            return p->workspace_needed();
         });
-    p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
-    p->ws   = c.memory;
-    MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : c.math));
-    op.solution_id = to_solution_id(c, plain);
-    g.reserve_workspace(p->ws);
+    }
+    else
+    {
+        op.solution_id = to_solution_id(set_algo(op.solution_id, g.get().dnn, g), plain);
+        g.reserve_workspace(p->ws);
+    }
 
     std::string engine;
     std::swap(engine, op.engine);
@@ -784,14 +844,20 @@ void finalize_convolution(convolution& op,
                                                              e->bias, io.bias, e->act, p->y,
                                                              io.y) == CUDNN_STATUS_SUCCESS;
             };
-            engine = choose_engine(g, gkeys, *spec, x, w, out, "legacy algo " + std::to_string(c.algo), legacy);
+            engine = choose_engine(g, gkeys, *spec, x, w, out, "legacy algo " + std::to_string(p->algo), legacy);
         }
-        if(spec and not engine.empty())
+        auto choice = spec and not engine.empty() ? dnn::engine_choice::parse(engine) : std::nullopt;
+        if(choice and deferred)
         {
-            auto choice = dnn::engine_choice::parse(engine);
-            if(choice)
-                p->graph = cached_plan(gkey, *choice, g.get().device, *spec);
+            // Built with the legacy check (above) at the end of finalize. The saved choice stays
+            // in the op (the legacy call runs if cuDNN refuses it).
+            p->build_graph = [pp, gkey, c = *choice, device = g.get().device, s = *spec](std::size_t w) {
+                pp->graph = cached_plan(gkey, c, device, s, w);
+            };
+            op.engine = engine;
         }
+        else if(choice)
+            p->graph = cached_plan(gkey, *choice, g.get().device, *spec);
     }
     if(p->graph)
     {
@@ -805,6 +871,11 @@ void finalize_convolution(convolution& op,
 /// aligned as the plan declares, or cuDNN refuses the call: the legacy call runs instead.
 bool run_graph(const convolution::plan& p, gpu_context& g, const conv_io& io)
 {
+    p.ensure_complete();
+    // Completed at its first run (an op finalized outside a program, whose end_finalize would
+    // have reserved it): the run is plain then, not recorded, so it may allocate.
+    if(p.workspace_needed() > g.workspace_size())
+        g.reserve_workspace(p.workspace_needed());
     if(not p.graph)
         return false;
     auto ptrs = io.pointers(p.graph->graph->spec);

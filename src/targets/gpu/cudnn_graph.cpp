@@ -392,17 +392,17 @@ cudnnStatus_t graph_plan::execute(cudnnHandle_t h, const std::vector<void*>& ptr
     return s;
 }
 
-cudnnHandle_t build_handle(int device)
+cudnnHandle_t build_handle(int device, std::size_t index)
 {
     static std::mutex m;
-    static std::map<int, cudnnHandle_t> handles;
+    static std::map<std::pair<int, std::size_t>, cudnnHandle_t> handles;
     std::lock_guard<std::mutex> lock(m);
-    auto it = handles.find(device);
+    auto it = handles.find({device, index});
     if(it != handles.end())
         return it->second;
     cudnnHandle_t h = nullptr;
     MIGX_CUDA_CHECK(cudnnCreate(&h));
-    handles[device] = h;
+    handles[{device, index}] = h;
     return h;
 }
 

@@ -106,7 +106,8 @@ std::shared_ptr<graph_plan> make_plan(cudnnHandle_t h, const std::shared_ptr<op_
 
 /// A cuDNN handle of the process for building graphs and plans on `device` (never destroyed,
 /// so plans cached for the process never outlive it); the current device must be `device`.
-cudnnHandle_t build_handle(int device);
+/// Threads building at the same time use different indexes (a handle is not for two threads).
+cudnnHandle_t build_handle(int device, std::size_t index = 0);
 
 /// Milliseconds per call of run() on stream s: run once (it must succeed), then reps calls
 /// captured as one CUDA graph and launched a few times (as a compiled program replays them);

@@ -118,16 +118,15 @@ void hip_copy_literal::finalize(context& ctx, const shape&, const std::vector<sh
     g.make_current();
     const auto& s = value_.get_shape();
     buffer        = device_alloc(s.bytes());
-    // On the context's stream, and waited for: a plain cudaMemcpy from pageable memory goes
-    // through the legacy default stream and may return before its DMA lands, and the program's
-    // non-blocking stream does not wait for that stream (a literal returned as an output was read
-    // back before it arrived: zeros).
+    // On the context's stream: a plain cudaMemcpy from pageable memory goes through the legacy
+    // default stream and may return before its DMA lands, and the program's non-blocking stream
+    // does not wait for that stream (a literal returned as an output was read back before it
+    // arrived: zeros). From pageable memory the call returns once the bytes are staged, so the
+    // source may go; the copies are waited for once, at the end of finalize (end_finalize), not
+    // one by one.
     if(s.bytes() > 0)
-    {
         MIGX_CUDA_CHECK(cudaMemcpyAsync(
             buffer.get(), value_.get_argument().data(), s.bytes(), cudaMemcpyHostToDevice, g.stream()));
-        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-    }
 }
 
 argument hip_copy_literal::compute(context&, const shape& out, const std::vector<argument>&) const

@@ -1,0 +1,83 @@
+// include/migraphx/context.hpp: a target context's optional hooks. end_finalize is a no-op for a
+// context without it, and program::finalize (compile, load) calls it once, after every op's
+// finalize, so a target can finish there what its ops' finalize only queued.
+#include <migraphx/context.hpp>
+#include <migraphx/program.hpp>
+#include <gtest/gtest.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+using migraphx::shape;
+
+namespace {
+
+struct event_log
+{
+    std::vector<std::string> events;
+};
+
+struct plain_context
+{
+};
+
+struct hooked_context
+{
+    std::shared_ptr<event_log> log = std::make_shared<event_log>();
+    void end_finalize() { log->events.push_back("end_finalize"); }
+};
+
+/// Records its finalize in the context's log.
+struct noting_op
+{
+    std::string tag;
+    std::string name() const { return "test::noting_op"; }
+    shape compute_shape(const std::vector<shape>& inputs) const { return inputs.front(); }
+    migraphx::argument compute(migraphx::context&, const shape&, const std::vector<migraphx::argument>& args) const
+    {
+        return args.front();
+    }
+    void finalize(migraphx::context& ctx, const shape&, const std::vector<shape>&)
+    {
+        ctx.get<hooked_context>().log->events.push_back("finalize " + tag);
+    }
+};
+
+struct hooked_target
+{
+    hooked_context ctx;
+    std::string name() const { return "test-hooked"; }
+    std::vector<migraphx::pass> get_passes(migraphx::context&, const migraphx::compile_options&) const { return {}; }
+    migraphx::context get_context() const { return ctx; }
+};
+
+} // namespace
+
+TEST(context, end_finalize_is_a_no_op_without_the_hook)
+{
+    migraphx::context c{plain_context{}};
+    EXPECT_NO_THROW(c.end_finalize());
+    migraphx::context empty;
+    EXPECT_NO_THROW(empty.end_finalize());
+}
+
+TEST(context, end_finalize_reaches_the_concrete_context)
+{
+    hooked_context h;
+    migraphx::context c{h};
+    c.end_finalize();
+    c.end_finalize();
+    EXPECT_EQ(h.log->events, (std::vector<std::string>{"end_finalize", "end_finalize"}));
+}
+
+TEST(context, compile_calls_end_finalize_once_after_every_op_finalize)
+{
+    hooked_target t;
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2}});
+    auto a  = m->add_instruction(migraphx::operation{noting_op{"a"}}, x);
+    m->add_instruction(migraphx::operation{noting_op{"b"}}, a);
+    p.compile(t);
+    EXPECT_EQ(t.ctx.log->events, (std::vector<std::string>{"finalize a", "finalize b", "end_finalize"}));
+}
