@@ -62,12 +62,16 @@ tvm = torchvision.models
 
 
 def no_fused_attention(model):
-    """torch 1.13 runs an eval() nn.MultiheadAttention as one aten::_native_multi_head_attention,
-    which its ONNX exporter cannot export; a non-zero dropout probability keeps it on the
+    """torch runs an eval() nn.MultiheadAttention as one aten::_native_multi_head_attention, which
+    its ONNX exporter cannot export; a non-zero dropout probability keeps torch 1.13 on the
     decomposed path (dropout itself is not applied in eval())."""
     for m in model.modules():
         if isinstance(m, torch.nn.MultiheadAttention) and m.dropout == 0.0:
             m.dropout = 1e-9
+    # Newer torch (2.x, the GPU machine's) takes the fused path regardless; it has a switch.
+    mha = getattr(torch.backends, "mha", None)
+    if mha is not None and hasattr(mha, "set_fastpath_enabled"):
+        mha.set_fastpath_enabled(False)
     return model
 
 
