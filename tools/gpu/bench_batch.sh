@@ -2,9 +2,7 @@
 # log written to $OUT as it goes.
 set -u
 root=$(pwd); inst=$root/install-gpu
-D=$(find /usr/local /opt /usr/lib -xdev \( -name 'libcudnn.so.9' -o -name 'libcublasLt.so.13' -o -name 'libnvrtc.so.13' -o -name 'libcudnn_cnn.so.9' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH=$inst/lib:$D${LD_LIBRARY_PATH:-}
-export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache
+. "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 PY=/opt/torch/.venv/bin/python3
 B=$inst/bin/migx_gpu_bench
 L=$OUT/steps.log

@@ -3,9 +3,7 @@
 #   OUT=$OUT bash tools/gpu/load_experiment.sh   (carry install-gpu)
 set -u
 inst=$(pwd)/${INST:-install-gpu}
-D=$(find /usr/local /opt /usr/lib -xdev \( -name 'libcudnn.so.9' -o -name 'libcublasLt.so.13' -o -name 'libnvrtc.so.13' -o -name 'libcudnn_cnn.so.9' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH=$inst/lib:$D
-export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache
+. "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 mkdir -p /tmp/gb
 [ -f /tmp/gb/resnet50_b1.onnx ] || /opt/torch/.venv/bin/python3 tools/gpu/export_bench_models.py /tmp/gb resnet50:1 > /dev/null 2>&1
 for f in 0 1; do

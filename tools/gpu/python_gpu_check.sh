@@ -6,9 +6,7 @@
 #   INST=install-gpu OUT=... bash tools/gpu/python_gpu_check.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
-D=$(find /usr/local /opt /usr/lib -xdev \( -name 'libcudnn.so.9' -o -name 'libcublasLt.so.13' -o -name 'libnvrtc.so.13' -o -name 'libcudnn_cnn.so.9' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH=$inst/lib:$D${LD_LIBRARY_PATH:-}
-export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+. "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 PY=${PY:-/opt/torch/.venv/bin/python3}
 L=$OUT/python.log
 step() { local t=$1; shift; echo "== $* (limit ${t}s)" >> $L; timeout -k 5 $t "$@" >> $L 2>&1; local rc=$?; echo "-- rc=$rc" >> $L; return $rc; }

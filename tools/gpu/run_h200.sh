@@ -27,9 +27,7 @@ root=$(pwd)
 inst=$root/install-gpu
 PY=/opt/torch/.venv/bin/python3
 [ -x $PY ] || PY=python3
-D=$(find /usr/local /opt /usr/lib -xdev \( -name 'libcudnn.so.9' -o -name 'libcublasLt.so.13' -o -name 'libnvrtc.so.13' -o -name 'libcudnn_cnn.so.9' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH=$inst/lib:$D${LD_LIBRARY_PATH:-}
-export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache
+. "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 DRV=$inst/bin/migraphx-driver
 S=$OUT/summary.txt
 : > $S
