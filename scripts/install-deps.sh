@@ -13,6 +13,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-onnx
   python3-torch python3-torchvision
   clang-14 libclang-rt-14-dev
+  libcpp-httplib-dev libgrpc++-dev protobuf-compiler-grpc nlohmann-json3-dev wrk curl
 )
 
 SUDO=""
