@@ -577,6 +577,39 @@ TEST(gpu_lowering, data_dependent_output_sizes)
     EXPECT_NE(text(g).find("gpu::ref::nonzero"), std::string::npos) << g;
 }
 
+TEST(gpu_lowering, ops_after_a_data_dependent_result_take_its_actual_size)
+{
+    // As a detector ends: nonmaxsuppression keeps 3 of 6 declared rows, a gather takes their box
+    // index, another gathers those boxes. The gathers (host fallbacks) must work on the 3 real
+    // rows: computed at the declared 6 they read past them (garbage indices, crashes).
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m      = p.get_main_module();
+    shape bs{shape::float_type, {1, 6, 4}};
+    auto boxes   = m->add_parameter("boxes", bs);
+    auto scores  = m->add_parameter("scores", shape{shape::float_type, {1, 1, 6}});
+    auto mo  = m->add_literal(migraphx::literal{shape{shape::int64_type, {1}}, std::vector<std::int64_t>{6}});
+    auto iou = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, std::vector<float>{0.5f}});
+    auto sth = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, std::vector<float>{0.0f}});
+    auto nms = m->add_instruction(make_op("nonmaxsuppression"), boxes, scores, mo, iou, sth);
+    auto two = m->add_literal(migraphx::literal{shape{shape::int64_type, {1}}, std::vector<std::int64_t>{2}});
+    auto col = m->add_instruction(make_op("gather", {{"axis", 1}}), nms, two);
+    auto idx = m->add_instruction(make_op("squeeze", {{"axes", {1}}}), col);
+    auto flat = m->add_instruction(make_op("reshape", {{"dims", {6, 4}}}), boxes);
+    auto kept = m->add_instruction(make_op("gather", {{"axis", 0}}), flat, idx);
+    m->add_return({idx, kept});
+    migraphx::parameter_map params;
+    params["boxes"]  = host_arg(bs, {0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101});
+    params["scores"] = host_arg(shape{shape::float_type, {1, 1, 6}}, {0.9, 0.75, 0.6, 0.95, 0.5, 0.3});
+    auto g = migx_test::expect_gpu_matches_ref(p, params, 0, 0);
+    auto r = g.eval(params);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{3}));
+    EXPECT_EQ(r[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 0, 5}));
+    EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{3, 4}));
+    EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{0, 10, 1, 11, 0, 0, 1, 1, 0, 100, 1, 101}));
+}
+
 TEST(gpu_lowering, pointwise_of_many_views_reads_a_pointer_table)
 {
     // A max over 4200 strided views (what the ONNX parser makes of a dilated max pool): 33.6 KB

@@ -287,11 +287,20 @@ struct ref_fallback
     std::string name() const { return "gpu::ref::" + op.name(); }
     void print_attributes(std::ostream& os) const { os << op.attribute_string(); }
     shape compute_shape(const std::vector<shape>& inputs) const;
+    /// Keeps the inputs' declared shapes (see actual_output).
+    void finalize(context&, const shape&, const std::vector<shape>& inputs)
+    {
+        in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
+    }
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
     {
         return has_output ? last_input(inputs) : -1;
     }
+    /// The output shape for the host inputs: out, or where an input holds fewer elements than
+    /// declared (a data-dependent result), the op's shape for the inputs it really got.
+    shape actual_output(const shape& out, const std::vector<argument>& host) const;
+    std::vector<shape> in_shapes; // declared inputs (finalize)
 };
 
 /// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).

@@ -278,6 +278,36 @@ shape ref_fallback::compute_shape(const std::vector<shape>& inputs) const
     return s;
 }
 
+shape ref_fallback::actual_output(const shape& out, const std::vector<argument>& host) const
+{
+    // An input smaller than declared (the actual rows of a nonzero or nonmaxsuppression before
+    // it): the op's own shape for what it got, as the ref target's eval uses. Computed at the
+    // declared size, a gather after nonmaxsuppression read rows past the real ones (garbage
+    // indices, crashes).
+    bool smaller = false;
+    std::vector<shape> shapes;
+    for(const auto& a : host)
+        shapes.push_back(a.get_shape());
+    std::vector<shape> declared = in_shapes;
+    for(std::size_t i = 0; i < shapes.size() and i < declared.size(); i++)
+        smaller = smaller or shapes[i].elements() < declared[i].elements();
+    if(not smaller or out.type() == shape::tuple_type)
+        return out;
+    try
+    {
+        std::vector<module_ref> mods;
+        if(mod != nullptr)
+            mods.push_back(mod);
+        auto s = op.compute_shape(shapes, mods);
+        if(s.type() == out.type() and s.elements() <= out.elements())
+            return s;
+    }
+    catch(const exception&)
+    {
+    }
+    return out;
+}
+
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& g = get_gpu_context(ctx);
@@ -286,7 +316,8 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
         host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
-    auto r = mod == nullptr ? op.compute(out, host) : op.compute(out, host, {mod}, run_on_host);
+    auto r = mod == nullptr ? op.compute(actual_output(out, host), host)
+                            : op.compute(actual_output(out, host), host, {mod}, run_on_host);
     if(r.get_shape().type() == shape::tuple_type or not has_output)
         return copy_to_device(ctx, r); // tuples get fresh device memory
     if(r.get_shape() != out)
