@@ -1,6 +1,6 @@
 """End-to-end tests of migraphx-server: start it on 127.0.0.1 (ephemeral ports), drive it with
 curl (HTTP/REST) and migx_server_grpc_client (gRPC), stop it with SIGTERM (it must exit 0).
-Usage: test_server.py --server BIN --grpc-client BIN --eval BIN --source DIR --work DIR GROUP
+Usage: test_server.py --server BIN --grpc-client BIN --eval BIN --source DIR --work DIR [--target gpu] GROUP
 GROUP: http, errors, batching, grpc, resnet50, shutdown."""
 import argparse
 import json
@@ -29,7 +29,7 @@ class Server:
         self.log = open(os.path.join(self.tmp, "server.log"), "w+")
         self.proc = subprocess.Popen([A.server, "--model-repository", repo, "--host", "127.0.0.1",
                                       "--http-port", "0", "--grpc-port", "0", "--port-file", self.port_file,
-                                      "--cpu", *extra], stdout=self.log, stderr=subprocess.STDOUT)
+                                      "--" + A.target, *extra], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
         while not os.path.exists(self.port_file):
             if self.proc.poll() is not None:
@@ -272,7 +272,7 @@ def test_errors():
         check(get_json(srv, "/v2/health/live")["live"] is True, "still live")
         # a port in use is an error (no silent SO_REUSEPORT sharing), for either protocol
         for ports in (["--http-port", str(srv.http), "--grpc-port", "0"], ["--http-port", "0", "--grpc-port", str(srv.grpc)]):
-            p = subprocess.run([A.server, "--model-repository", os.path.join(A.work, "repo"), "--cpu", "--quiet",
+            p = subprocess.run([A.server, "--model-repository", os.path.join(A.work, "repo"), "--" + A.target, "--quiet",
                                 "--host", "127.0.0.1", *ports], capture_output=True, text=True, timeout=120)
             check(p.returncode == 1 and "cannot bind" in p.stderr, f"port in use: exit {p.returncode} {p.stderr[-300:]}")
         _, _, text = curl(srv.url + "/metrics")
@@ -439,6 +439,7 @@ def main():
     ap = argparse.ArgumentParser()
     for a in ("--server", "--grpc-client", "--eval", "--source", "--work"):
         ap.add_argument(a, required=True)
+    ap.add_argument("--target", default="cpu", choices=["cpu", "gpu"], help="the server's target (default cpu)")
     ap.add_argument("group")
     A = ap.parse_args()
     t0 = time.time()

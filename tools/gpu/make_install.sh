@@ -9,7 +9,7 @@ build=${1:-build-gpu}; prefix=${2:-install-gpu}
 have=$(ninja -C "$build" -t targets all | sed 's/:.*//')
 targets=""
 for t in migraphx migraphx-driver migraphx_python migx_dynamic_bench migx_quant_accuracy migx_gpu_bench \
-         migx_unit_tests mxr_load_time; do
+         migx_unit_tests mxr_load_time migraphx-server migx_server_grpc_client; do
   grep -qx "$t" <<<"$have" && targets="$targets $t"
 done
 ninja -C "$build" -j${JOBS:-2} $targets
@@ -17,9 +17,14 @@ rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for lib in libonnx_proto.so.1 libprotobuf.so.32; do cp -L /lib/x86_64-linux-gnu/$lib "$prefix/lib/"; done
 for exe in tests/migx_unit_tests tests/unit/migx_unit_tests bench/migx_gpu_bench bench/gpu/migx_gpu_bench \
-           tests/serialize/mxr_load_time; do
+           tests/serialize/mxr_load_time tests/server/migx_server_grpc_client; do
   [ -f "$build/$exe" ] && cp "$build/$exe" "$prefix/bin/"
 done
+# migraphx-server (where configured): gRPC, abseil, httplib... are not on the GPU machine
+if [ -f "$prefix/bin/migraphx-server" ]; then
+  ldd "$prefix/bin/migraphx-server" | awk '$3 ~ /^\/lib\/x86_64-linux-gnu\// {print $3}' |
+    grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so' | xargs -r -I{} cp -L {} "$prefix/lib/"
+fi
 rm -rf "$prefix/share" "$prefix/lib/python"* 2>/dev/null || true
 strip --strip-unneeded "$prefix"/bin/* "$prefix"/lib/*.so* 2>/dev/null || true
 du -sh "$prefix"
