@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -332,8 +333,9 @@ TEST(gpu_cudnn_graph, unknown_saved_engine_falls_back_to_the_legacy_algorithm)
         val["engine"] = std::string("999999|1:2");
         q.get_main_module()->replace_instruction(ins, make_op(ins->name(), val), ins->inputs());
     }
-    // The plans are built at the end of the load's finalize (several at once); the refusal shows
-    // in MIGRAPHX_TRACE_CUDNN, and the op keeps the saved name (a later save keeps it too).
+    // The plans are built on finalize's deferred thread, after the op was stored: the refusal
+    // shows in MIGRAPHX_TRACE_CUDNN; the op's field keeps the saved name, but it prints and saves
+    // the legacy call it runs (engine=).
     migraphx::program r;
     {
         scoped_env trace("MIGRAPHX_TRACE_CUDNN", "1");
@@ -344,6 +346,12 @@ TEST(gpu_cudnn_graph, unknown_saved_engine_falls_back_to_the_legacy_algorithm)
     }
     for(const auto& s : engines(r))
         EXPECT_EQ(s, "999999|1:2");
+    std::ostringstream printed;
+    printed << r;
+    EXPECT_EQ(printed.str().find("999999"), std::string::npos) << printed.str();
+    auto resaved = migraphx::load_buffer(migraphx::save_buffer(r));
+    for(const auto& s : engines(resaved))
+        EXPECT_EQ(s, "") << "a re-save keeps the engine that runs";
     auto got = r.eval(params);
     ASSERT_EQ(got.size(), want.size());
     for(std::size_t i = 0; i < got.size(); i++)

@@ -16,12 +16,15 @@
 #include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
+#include <migraphx/reflect.hpp>
+#include "serialize/op_serializer.hpp"
 #include <migraphx/half.hpp>
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -53,6 +56,9 @@ struct convolution::plan
         if(complete)
             std::call_once(completed, complete, worker);
     }
+    /// Set where complete ran (a loaded op): the algorithm and engine it ended with.
+    std::atomic<bool> completed_late{false};
+    std::int64_t late_solution_id = -1;
     std::size_t workspace_needed() const
     {
         return std::max(ws, graph ? static_cast<std::size_t>(graph->workspace) : std::size_t{0});
@@ -794,14 +800,16 @@ void finalize_convolution(convolution& op,
     bool deferred = given and op.solution_id >= 0;
     if(deferred)
     {
-        p->complete = [set_algo, pp, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
+        p->complete = [set_algo, pp, plain, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
             // Measuring again (a saved algorithm cuDNN refuses: another cuDNN) gets a context of
             // its own: this thread must not use the program's stream or handles.
             gpu_context own;
             own.device_id = device;
-            set_algo(id, dnn::build_handle(static_cast<int>(device), handle_index), own);
+            auto c = set_algo(id, dnn::build_handle(static_cast<int>(device), handle_index), own);
             if(pp->build_graph)
                 pp->build_graph(handle_index);
+            pp->late_solution_id = to_solution_id(c, plain);
+            pp->completed_late   = true;
         };
         g.defer([p](std::size_t handle_index) {
             p->ensure_complete(handle_index);
@@ -897,6 +905,63 @@ void forget_tuning_choices()
     std::lock_guard<std::mutex> plans_lock(plans.m);
     plans.plans.clear();
 }
+
+std::int64_t convolution::current_solution_id() const
+{
+    return cache and cache->completed_late ? cache->late_solution_id : solution_id;
+}
+
+std::string convolution::current_engine() const
+{
+    if(not cache or not cache->completed_late)
+        return engine;
+    return cache->graph ? cache->graph->choice.str() : std::string{};
+}
+
+namespace {
+
+/// reflect's attribute text (as operation prints it), with the choices the op runs with.
+template <class T>
+void print_current(std::ostream& os, const T& op)
+{
+    T copy           = op;
+    copy.solution_id = op.current_solution_id();
+    copy.engine      = op.current_engine();
+    bool first       = true;
+    T::reflect(copy, [&](auto& field, const char* n) {
+        os << (first ? "" : ",") << n << "=";
+        first = false;
+        print_field(os, field);
+    });
+}
+
+/// A saved convolution stores the choices it runs with (see current_solution_id).
+template <class T>
+value current_value(const operation& op)
+{
+    auto v = op.to_value();
+    if(const auto* c = op.any_cast<T>())
+    {
+        v["solution_id"] = c->current_solution_id();
+        v["engine"]      = c->current_engine();
+    }
+    return v;
+}
+
+const bool conv_serializers_registered = [] {
+    serialize::op_serializer s;
+    s.save = current_value<convolution>;
+    serialize::register_op_serializer(convolution{}.name(), s);
+    serialize::op_serializer r;
+    r.save = current_value<conv_bias_relu>;
+    serialize::register_op_serializer(conv_bias_relu{}.name(), r);
+    return true;
+}();
+
+} // namespace
+
+void convolution::print_attributes(std::ostream& os) const { print_current(os, *this); }
+void conv_bias_relu::print_attributes(std::ostream& os) const { print_current(os, *this); }
 
 shape convolution::compute_shape(const std::vector<shape>& inputs) const
 {

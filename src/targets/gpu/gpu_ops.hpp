@@ -215,6 +215,12 @@ struct convolution
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    /// The choices the op runs with: its fields, unless a loaded op was completed after finalize
+    /// stored it (gpu_context::defer) and cuDNN refused a saved choice: then what replaced it.
+    /// Printing and saving (.mxr) show these.
+    std::int64_t current_solution_id() const;
+    std::string current_engine() const;
+    void print_attributes(std::ostream& os) const;
     struct plan;
     std::shared_ptr<plan> cache;
 };
@@ -238,6 +244,7 @@ struct conv_bias_relu : convolution
         f(self.relu, "relu");
     }
     std::string name() const { return "gpu::conv_bias_relu"; }
+    void print_attributes(std::ostream& os) const;
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
