@@ -14,11 +14,16 @@ Every model of ZOO is attempted; a failure (torch export error, a torchvision th
 model) is printed with its reason and written to DIR/<model>/export.error, so that
 tools/run_zoo.py lists it as a row of its table instead of leaving it out.
 
-Usage: tools/export_zoo.py --out DIR [--models a,b,c|all] [--opset N] [--seed S] [--skip-existing]
+Dynamic-shape variants (spec 9.3, DYNAMIC): DIR/<model>_dyn/ holds the same model exported with
+symbolic dims (N/H/W, N/W for CRNN, sequence length for BERT and GPT-2) and three test data sets
+test_data_set_0..2 at three sizes (set 0 is the static model's own data), each with torch's outputs.
+
+Usage: tools/export_zoo.py --out DIR [--models a,b,c|all|static|dynamic] [--opset N] [--seed S] [--skip-existing]
        tools/export_zoo.py --list
 """
 
 import argparse
+import glob
 import hashlib
 import math
 import os
@@ -362,6 +367,10 @@ class YoloStyle(torch.nn.Module):
             grids.append(torch.stack((xv, yv), 2).view(1, 1, n, n, 2).float() * stride)
             anchors.append(torch.tensor(self.ANCHORS[i], dtype=torch.float32).view(1, 3, 1, 1, 2))
         self.strides = (8, 16, 32)
+        # False: the grids are buffers for SIZE (the static export); True: computed from each
+        # feature map's shape (Range/meshgrid in the graph), so any multiple of 32 works (the
+        # dynamic-shape variant, yolo_style_dyn).
+        self.grid_from_shape = False
         for i in range(3):
             self.register_buffer(f"grid{i}", grids[i])
             self.register_buffer(f"anchor{i}", anchors[i])
@@ -385,7 +394,13 @@ class YoloStyle(torch.nn.Module):
         for i, f in enumerate((n3, n4, n5)):
             b, _, h, w = f.shape
             p = self.heads[i](f).view(b, 3, self.no, h, w).permute(0, 1, 3, 4, 2).sigmoid()
-            xy = (p[..., 0:2] * 2 - 0.5) * self.strides[i] + getattr(self, f"grid{i}")
+            if self.grid_from_shape:
+                yv, xv = torch.meshgrid(torch.arange(h, device=f.device), torch.arange(w, device=f.device),
+                                        indexing="ij")
+                grid = torch.stack((xv, yv), 2).view(1, 1, h, w, 2).float() * self.strides[i]
+            else:
+                grid = getattr(self, f"grid{i}")
+            xy = (p[..., 0:2] * 2 - 0.5) * self.strides[i] + grid
             wh = (p[..., 2:4] * 2) ** 2 * getattr(self, f"anchor{i}")
             outs.append(torch.cat([xy, wh, p[..., 4:]], -1).view(b, -1, self.no))
         return torch.cat(outs, 1)
@@ -594,6 +609,129 @@ ZOO = {
 }
 
 
+# --- dynamic-shape variants (spec 9.3) --------------------------------------------------------------
+
+class Dynamic:
+    """A dynamic-shape variant `<base>_dyn` of a zoo model (spec 9.3's list): the same model (the
+    base's factory, same seed: same weights and batch-norm statistics) exported with the dims of
+    `axes` symbolic (torch.onnx.export's dynamic_axes), and three test data sets: set 0 is the base
+    model's own input (its test_data_set_0 exactly), sets 1 and 2 are `make_inputs(gen, size)` for
+    each of `sizes`, each with torch's outputs at that size."""
+
+    def __init__(self, base, axes, sizes, make_inputs, what, factory=None):
+        self.base, self.axes, self.sizes, self.make_inputs = base, axes, sizes, make_inputs
+        self.what, self.factory = what, factory
+
+
+_NHW = {0: "batch", 2: "height", 3: "width"}
+
+
+def nhw_inputs(channels=3):
+    def make(gen, size):
+        n, h, w = size
+        return {"input": torch.randn(n, channels, h, w, generator=gen)}
+    return make
+
+
+def bert_inputs(gen, seq, vocab=30522):
+    ids = torch.randint(0, vocab, (1, seq), generator=gen, dtype=torch.int64)
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    mask[0, seq - seq // 5:] = 0  # the last fifth padded, as the base's 28 of 128
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def gpt2_inputs(gen, size):
+    seq, past = size
+    return {"input_ids": torch.randint(0, 50257, (1, seq), generator=gen, dtype=torch.int64),
+            "past_key_values": torch.randn(12, 2, 1, 12, past, 64, generator=gen)}
+
+
+def yolo_style_dyn(gen):
+    model, inputs, names = yolo_style(gen)
+    model.grid_from_shape = True  # same weights; the decode's grids follow the feature maps
+    return model, inputs, names
+
+
+def nhw_sizes(base, sizes):
+    return "N x H x W " + ", ".join(f"{n}x{h}x{w}" for n, h, w in [(1, base, base)] + sizes)
+
+
+_IMAGE_OUT = {"output": {0: "batch"}}
+# Sizes: N 1/2/3 with the base H/W, a smaller (non-square) and a larger one where the network
+# allows (multiples of its stride); kept modest for a 2-core machine. FCN (dilated, ~28 GMAC at
+# 224) and Inception-v3 stay at N <= 2.
+DYNAMIC = {
+    "resnet50_dyn": Dynamic("resnet50", {"input": _NHW, **_IMAGE_OUT}, [(2, 160, 192), (3, 256, 256)],
+                            nhw_inputs(), "ResNet-50, " + nhw_sizes(224, [(2, 160, 192), (3, 256, 256)])),
+    "mobilenet_v2_dyn": Dynamic("mobilenet_v2", {"input": _NHW, **_IMAGE_OUT}, [(2, 160, 192), (3, 256, 256)],
+                                nhw_inputs(), "MobileNet-v2, " + nhw_sizes(224, [(2, 160, 192), (3, 256, 256)])),
+    "unet_dyn": Dynamic("unet", {"input": _NHW, "output": _NHW}, [(2, 96, 160), (3, 160, 160)],
+                        nhw_inputs(), "UNet, " + nhw_sizes(128, [(2, 96, 160), (3, 160, 160)])),
+    "crnn_dyn": Dynamic("crnn", {"input": {0: "batch", 3: "width"}, "output": {0: "steps", 1: "batch"}},
+                        [(2, 32, 96), (3, 32, 160)], nhw_inputs(1),
+                        "CRNN, N x W 1x128, 2x96, 3x160 (H 32)"),
+    "bert_small_dyn": Dynamic("bert_small", {"input_ids": {1: "seq"}, "attention_mask": {1: "seq"},
+                                             "last_hidden_state": {1: "seq"}},
+                              [64, 96], bert_inputs, "BERT-style 4-layer encoder, sequence 128, 64, 96"),
+    "inception_v3_dyn": Dynamic("inception_v3", {"input": _NHW, **_IMAGE_OUT}, [(2, 256, 224), (1, 331, 331)],
+                                nhw_inputs(), "Inception-v3, " + nhw_sizes(299, [(2, 256, 224), (1, 331, 331)])),
+    "yolo_style_dyn": Dynamic("yolo_style", {"input": _NHW, "detections": {0: "batch", 1: "anchors"}},
+                              [(2, 256, 320), (3, 384, 384)], nhw_inputs(),
+                              "YOLOv5-style, decode grids from the shape, "
+                              + nhw_sizes(320, [(2, 256, 320), (3, 384, 384)]), factory=yolo_style_dyn),
+    "dbnet_style_dyn": Dynamic("dbnet_style", {"input": _NHW, "prob": _NHW, "thresh": _NHW, "binary": _NHW},
+                               [(2, 192, 288), (3, 320, 320)], nhw_inputs(),
+                               "DBNet-style, " + nhw_sizes(256, [(2, 192, 288), (3, 320, 320)])),
+    "fcn_resnet50_dyn": Dynamic("fcn_resnet50", {"input": _NHW, "output": _NHW}, [(2, 160, 192), (1, 256, 288)],
+                                nhw_inputs(), "FCN-ResNet50, " + nhw_sizes(224, [(2, 160, 192), (1, 256, 288)])),
+    "bert_base_dyn": Dynamic("bert_base", {"input_ids": {1: "seq"}, "attention_mask": {1: "seq"},
+                                           "last_hidden_state": {1: "seq"}},
+                             [64, 96], bert_inputs, "BERT-base-sized encoder, sequence 128, 64, 96"),
+    "gpt2_small_dyn": Dynamic("gpt2_small", {"input_ids": {1: "seq"}, "past_key_values": {4: "past"},
+                                             "logits": {1: "seq"}, "present_key_values": {4: "total"}},
+                              [(1, 23), (16, 4)], gpt2_inputs,
+                              "GPT-2-small-sized decoder, new tokens x past length 8x16, 1x23 (a decode "
+                              "step), 16x4"),
+}
+
+
+def export_dynamic(name, out_dir, opset, seed):
+    """Writes DIR/<name>/model.onnx with DYNAMIC[name]'s symbolic dims and test_data_set_0..2;
+    returns (onnx path, [(set, shape, mean |y|) per output and set])."""
+    import inspect
+    dyn = DYNAMIC[name]
+    factory = dyn.factory or ZOO[dyn.base][0]
+    gen = torch.Generator().manual_seed(seed)  # as export_models.export: the base model's weights
+    torch.manual_seed(seed)
+    model, inputs, output_names = factory(gen)
+    model.eval()
+    sets = [inputs] + [dyn.make_inputs(gen, size) for size in dyn.sizes]
+    model_dir = os.path.join(out_dir, name)
+    for old in glob.glob(os.path.join(model_dir, "test_data_set_*")):
+        shutil.rmtree(old)
+    onnx_path = os.path.join(model_dir, "model.onnx")
+    kw = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+    with torch.no_grad():
+        torch.onnx.export(model, tuple(inputs.values()), onnx_path, input_names=list(inputs),
+                          output_names=output_names, opset_version=opset, do_constant_folding=True,
+                          dynamic_axes=dyn.axes, **kw)
+    em.onnx.checker.check_model(em.onnx.load(onnx_path))
+    outs = []
+    for k, data in enumerate(sets):
+        data_dir = os.path.join(model_dir, f"test_data_set_{k}")
+        os.makedirs(data_dir, exist_ok=True)
+        with torch.no_grad():
+            outputs = model(*data.values())
+        if isinstance(outputs, torch.Tensor):
+            outputs = (outputs,)
+        for i, (input_name, value) in enumerate(data.items()):
+            em.save_tensor(value.numpy(), input_name, os.path.join(data_dir, f"input_{i}.pb"))
+        for i, (output_name, value) in enumerate(zip(output_names, outputs)):
+            em.save_tensor(value.numpy(), output_name, os.path.join(data_dir, f"output_{i}.pb"))
+        outs += [(k, tuple(o.shape), float(o.abs().double().mean())) for o in outputs]
+    return onnx_path, outs
+
+
 def zoo_stamp(opset, seed):
     """What an export depends on: both scripts, the options and the torch version."""
     h = hashlib.sha256()
@@ -605,10 +743,13 @@ def zoo_stamp(opset, seed):
 
 def export_one(name, out_dir, opset, seed):
     """Exports one zoo model; returns (status, message) with status ok/skipped/failed."""
-    factory, _ = ZOO[name]
-    em.MODELS[name] = factory  # export_models.export looks the factory up by name
     try:
-        path, outs = em.export(name, out_dir, opset, seed)
+        if name in DYNAMIC:
+            path, set_outs = export_dynamic(name, out_dir, opset, seed)
+            outs = [(f"set {k}: {list(shape)}", mean_abs) for k, shape, mean_abs in set_outs]
+        else:
+            em.MODELS[name] = ZOO[name][0]  # export_models.export looks the factory up by name
+            path, outs = em.export(name, out_dir, opset, seed)
     except NotInstalled as e:
         return "skipped", str(e)
     except NotWritten as e:
@@ -617,7 +758,8 @@ def export_one(name, out_dir, opset, seed):
         last = traceback.extract_tb(e.__traceback__)[-1]
         return "failed", f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''} " \
                          f"({os.path.basename(last.filename)}:{last.lineno})"
-    desc = ", ".join(f"{list(shape)} mean|y|={mean_abs:.4g}" for shape, mean_abs in outs)
+    desc = ", ".join(f"{shape if isinstance(shape, str) else list(shape)} mean|y|={mean_abs:.4g}"
+                     for shape, mean_abs in outs)
     if any(mean_abs < 1e-4 for _, mean_abs in outs):  # model_test's and run_zoo's rule
         return "failed", f"reference output ~0, any engine would pass it: {desc}"
     return "ok", f"{path} opset {opset}, output {desc}"
@@ -626,7 +768,9 @@ def export_one(name, out_dir, opset, seed):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="zoo directory")
-    parser.add_argument("--models", default="all", help="comma-separated names or 'all': " + ", ".join(ZOO))
+    parser.add_argument("--models", default="all",
+                        help="comma-separated names, 'all', 'static' (the models) or 'dynamic' (their "
+                        "dynamic-shape variants, spec 9.3): " + ", ".join(list(ZOO) + list(DYNAMIC)))
     parser.add_argument("--opset", type=int, default=em.DEFAULT_OPSET,
                         help=f"ONNX opset (default {em.DEFAULT_OPSET})")
     parser.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
@@ -638,13 +782,18 @@ def main(argv=None):
     if args.list:
         for name, (_, what) in ZOO.items():
             print(f"{name}: {what}")
+        for name, dyn in DYNAMIC.items():
+            print(f"{name}: dynamic shapes (spec 9.3): {dyn.what}")
         return 0
     if not args.out:
         parser.error("--out DIR is required")
-    names = list(ZOO) if args.models == "all" else [n.strip() for n in args.models.split(",") if n.strip()]
-    unknown = [n for n in names if n not in ZOO]
+    groups = {"all": list(ZOO) + list(DYNAMIC), "static": list(ZOO), "dynamic": list(DYNAMIC)}
+    names = []
+    for n in (n.strip() for n in args.models.split(",")):
+        names += [m for m in groups.get(n, [n] if n else []) if m not in names]
+    unknown = [n for n in names if n not in ZOO and n not in DYNAMIC]
     if unknown:
-        parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(ZOO))
+        parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(list(ZOO) + list(DYNAMIC)))
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     stamp = zoo_stamp(args.opset, args.seed)
@@ -672,7 +821,8 @@ def main(argv=None):
         else:
             failed += status == "failed"
             if status == "todo":
-                shutil.rmtree(os.path.join(model_dir, "test_data_set_0"), ignore_errors=True)
+                for d in glob.glob(os.path.join(model_dir, "test_data_set_*")):
+                    shutil.rmtree(d, ignore_errors=True)
             with open(error_file, "w") as f:
                 f.write(f"{status}: {message}\n")
         print(f"{name}: {status}: {message} ({elapsed:.1f}s)", flush=True)
