@@ -43,6 +43,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # --- the child: one model, one target -------------------------------------------------------------
 
+def parse_and_compile(migraphx, model_dir, target, fp16, result, stage, **parse_options):
+    """parse_onnx (with parse_options), quantize_fp16 with --fp16, compile with offload_copy; the
+    parse and compile times go into result."""
+    stage("parse")
+    t0 = time.perf_counter()
+    prog = migraphx.parse_onnx(os.path.join(model_dir, "model.onnx"), **parse_options)
+    result["parse_s"] = time.perf_counter() - t0
+    if fp16:
+        stage("quantize_fp16")
+        migraphx.quantize_fp16(prog)
+    stage("compile")
+    t0 = time.perf_counter()
+    prog.compile(migraphx.get_target(target), offload_copy=True)
+    result["compile_s"] = time.perf_counter() - t0
+    return prog
+
+
 def load_pbs(data_dir, prefix):
     import onnx
     import onnx.numpy_helper
@@ -137,19 +154,9 @@ def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None):
     result["ranges"] = {n: ["{}..{}".format(*r) if r[0] != r[1] else str(r[0]) for r in dims]
                         for n, dims in ranges.items()}
 
-    stage("parse")
     dd = migraphx.shape.dynamic_dimension
-    t0 = time.perf_counter()
-    prog = migraphx.parse_onnx(os.path.join(model_dir, "model.onnx"),
-                               map_dyn_input_dims={n: [dd(lo, hi) for lo, hi in dims] for n, dims in ranges.items()})
-    result["parse_s"] = time.perf_counter() - t0
-    if fp16:
-        stage("quantize_fp16")
-        migraphx.quantize_fp16(prog)
-    stage("compile")
-    t0 = time.perf_counter()
-    prog.compile(migraphx.get_target(target), offload_copy=True)
-    result["compile_s"] = time.perf_counter() - t0
+    prog = parse_and_compile(migraphx, model_dir, target, fp16, result, stage,
+                             map_dyn_input_dims={n: [dd(lo, hi) for lo, hi in dims] for n, dims in ranges.items()})
 
     for k, (inputs, wants) in enumerate(sets):
         if only_set is not None and k != only_set:
@@ -208,17 +215,7 @@ def child(model_dir, target, fp16, runs, only_set=None):
     if target not in migraphx.get_targets():
         raise RuntimeError(f"target '{target}' is not registered in this build ({migraphx.get_targets()})")
 
-    stage("parse")
-    t0 = time.perf_counter()
-    prog = migraphx.parse_onnx(os.path.join(model_dir, "model.onnx"))
-    result["parse_s"] = time.perf_counter() - t0
-    if fp16:
-        stage("quantize_fp16")
-        migraphx.quantize_fp16(prog)
-    stage("compile")
-    t0 = time.perf_counter()
-    prog.compile(migraphx.get_target(target), offload_copy=True)
-    result["compile_s"] = time.perf_counter() - t0
+    prog = parse_and_compile(migraphx, model_dir, target, fp16, result, stage)
 
     stage("run")
     params = {name: np.ascontiguousarray(value) for name, value in inputs}
