@@ -43,6 +43,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # --- the child: one model, one target -------------------------------------------------------------
 
+def timed_runs(prog, inputs, runs):
+    """Runs prog on the saved inputs up to `runs` times (once when the first run takes over 20 s);
+    returns the run times and the first run's outputs as numpy arrays."""
+    import numpy as np
+    params = {name: np.ascontiguousarray(value) for name, value in inputs}
+    missing = [n for n in params if n not in prog.get_parameter_names()]
+    if missing:
+        raise RuntimeError(f"test data inputs {missing} are not parameters of the model")
+    times, gots = [], None
+    for _ in range(max(1, runs)):
+        t0 = time.perf_counter()
+        outs = prog.run(params)
+        times.append(time.perf_counter() - t0)
+        if gots is None:
+            gots = [np.array(o) for o in outs]
+        if times[0] > 20:  # a slow model: one run is enough
+            break
+    return times, gots
+
+
 def parse_and_compile(migraphx, model_dir, target, fp16, result, stage, **parse_options):
     """parse_onnx (with parse_options), quantize_fp16 with --fp16, compile with offload_copy; the
     parse and compile times go into result."""
@@ -164,20 +184,8 @@ def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None):
         size = {"set": k, "label": size_label(inputs, ranges)}
         result["sizes"].append(size)
         stage(f"run set {k} ({size['label']})")
-        params = {name: np.ascontiguousarray(value) for name, value in inputs}
-        missing = [n for n in params if n not in prog.get_parameter_names()]
-        if missing:
-            raise RuntimeError(f"test data inputs {missing} are not parameters of the model")
         try:
-            times, gots = [], None
-            for _ in range(max(1, runs)):
-                t0 = time.perf_counter()
-                outs = prog.run(params)
-                times.append(time.perf_counter() - t0)
-                if gots is None:
-                    gots = [np.array(o) for o in outs]
-                if times[0] > 20:
-                    break
+            times, gots = timed_runs(prog, inputs, runs)
             size["first_run_s"] = times[0]
             size["run_ms"] = 1000 * min(times)
             stage(f"compare set {k}")
@@ -218,20 +226,7 @@ def child(model_dir, target, fp16, runs, only_set=None):
     prog = parse_and_compile(migraphx, model_dir, target, fp16, result, stage)
 
     stage("run")
-    params = {name: np.ascontiguousarray(value) for name, value in inputs}
-    missing = [n for n in params if n not in prog.get_parameter_names()]
-    if missing:
-        raise RuntimeError(f"test data inputs {missing} are not parameters of the model")
-    times = []
-    gots = None
-    for _ in range(max(1, runs)):
-        t0 = time.perf_counter()
-        outs = prog.run(params)
-        times.append(time.perf_counter() - t0)
-        if gots is None:
-            gots = [np.array(o) for o in outs]
-        if times[0] > 20:  # a slow model: one run is enough
-            break
+    times, gots = timed_runs(prog, inputs, runs)
     result["run_ms"] = 1000 * min(times)
 
     stage("compare")
