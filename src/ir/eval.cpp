@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <sstream>
 #include <unordered_map>
+#include "ir/actual_sizes.hpp"
 #include "ir/builtin.hpp"
 #include "ir/env.hpp"
 #include "ir/program_impl.hpp"
@@ -62,150 +63,6 @@ argument check_param(const std::string& name, const shape& want, const argument&
         return r;
     }
     return given;
-}
-
-/// What an instruction computes with for these arguments: its output shape and, only where
-/// declared sizes in its attributes were replaced by actual ones, another op (else its own: no
-/// copy of the op on the common path, whose lazily built state a copy could lose).
-struct sized_op
-{
-    std::optional<operation> replaced;
-    shape output;
-};
-
-/// Copies of op whose integer-list attributes that spell the declared output lens (a reshape's
-/// dims, a multibroadcast's out_lens: sizes the parser resolved from the static shapes) have their
-/// entries equal to a declared data-dependent size N replaced by its actual size n. Positions where
-/// N occurs are tried in subsets, fewest first (the same number may also be a fixed dim).
-std::vector<operation> follow_actual_sizes(const operation& op,
-                                           const shape& declared,
-                                           const std::vector<std::pair<std::size_t, std::size_t>>& sizes)
-{
-    if(sizes.empty() or declared.type() == shape::tuple_type or declared.dynamic())
-        return {};
-    auto v = op.to_value();
-    if(not v.is_object())
-        return {};
-    std::vector<std::int64_t> out(declared.lens().begin(), declared.lens().end());
-    auto actual_of = [&](std::int64_t x) -> const std::pair<std::size_t, std::size_t>* {
-        for(const auto& p : sizes)
-            if(static_cast<std::int64_t>(p.first) == x)
-                return &p;
-        return nullptr;
-    };
-    // (member, element) positions holding a declared data-dependent size
-    std::vector<std::pair<std::size_t, std::size_t>> where;
-    const auto& members = v.get_object();
-    for(std::size_t m = 0; m < members.size(); m++)
-    {
-        const auto& a = members[m].second;
-        if(not a.is_array() or a.size() != out.size())
-            continue;
-        bool ints = true;
-        for(const auto& x : a.get_array())
-            ints = ints and x.is_integer();
-        if(not ints or a.to_vector<std::int64_t>() != out)
-            continue;
-        for(std::size_t e = 0; e < out.size(); e++)
-            if(actual_of(out[e]) != nullptr)
-                where.emplace_back(m, e);
-    }
-    if(where.empty() or where.size() > 8)
-        return {};
-    std::vector<unsigned> masks;
-    for(unsigned mask = 1; mask < (1u << where.size()); mask++)
-        masks.push_back(mask);
-    std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) {
-        return __builtin_popcount(a) < __builtin_popcount(b);
-    });
-    std::vector<operation> result;
-    for(auto mask : masks)
-    {
-        value w = value::make_object();
-        for(std::size_t m = 0; m < members.size(); m++)
-        {
-            bool touched = false;
-            std::vector<std::int64_t> xs;
-            for(std::size_t k = 0; k < where.size(); k++)
-            {
-                if((mask & (1u << k)) == 0 or where[k].first != m)
-                    continue;
-                if(not touched)
-                    xs = members[m].second.to_vector<std::int64_t>();
-                touched = true;
-                xs[where[k].second] = static_cast<std::int64_t>(actual_of(xs[where[k].second])->second);
-            }
-            if(touched)
-                w.insert(members[m].first, value(xs));
-            else
-                w.insert(members[m].first, members[m].second);
-        }
-        try
-        {
-            operation copy = op;
-            copy.from_value(w);
-            result.push_back(copy);
-        }
-        catch(const exception&)
-        {
-        }
-    }
-    return result;
-}
-
-/// The op and output shape for these arguments: the instruction's own, unless an input is
-/// smaller than declared (a data-dependent result: nonzero, unique, ...). Then the op's shape for
-/// what it really got, so that a view of such a result (a transpose) describes its memory; an op
-/// whose attributes carry the declared size (reshape[dims={8,1,1,1}], multibroadcast[out_lens=
-/// {8,256,7,7}] after a nonzero of 8 declared rows) is first tried with the actual size there.
-sized_op actual_output_shape(instruction_ref ins, const std::vector<argument>& args)
-{
-    const auto& inputs = ins->inputs();
-    bool same          = true;
-    // declared size -> actual size, for each dim an input does not fill
-    std::vector<std::pair<std::size_t, std::size_t>> sizes;
-    for(std::size_t i = 0; i < inputs.size(); i++)
-    {
-        const auto& want = inputs[i]->get_shape();
-        const auto& got  = args[i].get_shape();
-        if(want.dynamic() or want.type() == shape::tuple_type or got.lens() == want.lens())
-            continue;
-        same = false;
-        if(got.ndim() != want.ndim())
-            continue;
-        for(std::size_t d = 0; d < want.ndim(); d++)
-        {
-            auto n = want.lens()[d];
-            bool known = std::any_of(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == n; });
-            if(got.lens()[d] != n and not known)
-                sizes.emplace_back(n, got.lens()[d]);
-        }
-    }
-    const auto& op = ins->get_operator();
-    if(same)
-        return {std::nullopt, ins->get_shape()};
-    std::vector<shape> actual;
-    for(const auto& a : args)
-        actual.push_back(a.get_shape());
-    for(const auto& cand : follow_actual_sizes(op, ins->get_shape(), sizes))
-    {
-        try
-        {
-            auto out = cand.compute_shape(actual);
-            return {cand, out};
-        }
-        catch(const exception&)
-        {
-        }
-    }
-    try
-    {
-        return {std::nullopt, op.compute_shape(actual)};
-    }
-    catch(const exception&)
-    {
-        return {std::nullopt, ins->get_shape()}; // the op takes no other shapes: let compute say why
-    }
 }
 
 // MIGRAPHX_TRACE_EVAL, as MIGraphX prints it (docs/env-vars.md): 1 names each instruction and
@@ -360,7 +217,24 @@ struct evaluator
                     run_module_fn fn = [&](module_ref sub, const parameter_map& p) { return run(*sub, p, &results); };
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
-                auto sized = actual_output_shape(ins, args);
+                // The common path: every input as declared (no allocation per op per run).
+                auto resized = [&](std::size_t i) {
+                    const auto& want = ins->inputs()[i]->get_shape();
+                    return not want.dynamic() and want.type() != shape::tuple_type and
+                           args[i].get_shape().lens() != want.lens();
+                };
+                bool any_resized = false;
+                for(std::size_t i = 0; i < args.size() and not any_resized; i++)
+                    any_resized = resized(i);
+                if(not any_resized)
+                    return ins->get_operator().compute(ctx, ins->get_shape(), args);
+                std::vector<shape> declared_in, actual_in;
+                for(std::size_t i = 0; i < args.size(); i++)
+                {
+                    declared_in.push_back(ins->inputs()[i]->get_shape());
+                    actual_in.push_back(args[i].get_shape());
+                }
+                auto sized = actual_output_shape(ins->get_operator(), ins->get_shape(), declared_in, actual_in);
                 const auto& op = sized.replaced ? *sized.replaced : ins->get_operator();
                 return op.compute(ctx, sized.output, args);
             }

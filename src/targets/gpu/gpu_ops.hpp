@@ -11,6 +11,7 @@
 #include <migraphx/context.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/operation.hpp>
+#include "ir/actual_sizes.hpp"
 #include <migraphx/shape.hpp>
 #include <memory>
 #include <ostream>
@@ -304,9 +305,10 @@ struct ref_fallback
     {
         return has_output ? last_input(inputs) : -1;
     }
-    /// The output shape for the host inputs: out, or where an input holds fewer elements than
-    /// declared (a data-dependent result), the op's shape for the inputs it really got.
-    shape actual_output(const shape& out, const std::vector<argument>& host) const;
+    /// The op and output shape for the host inputs: op at out, or where an input holds fewer
+    /// elements than declared (a data-dependent result), what eval computes with for them
+    /// (ir/actual_sizes.hpp).
+    sized_op actual_output(const shape& out, const std::vector<argument>& host) const;
     std::vector<shape> in_shapes; // declared inputs (finalize)
 };
 

@@ -6,6 +6,7 @@
 #include <migraphx/module.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
+#include "ir/actual_sizes.hpp"
 #include "serialize/op_serializer.hpp"
 #include <unordered_map>
 
@@ -278,34 +279,24 @@ shape ref_fallback::compute_shape(const std::vector<shape>& inputs) const
     return s;
 }
 
-shape ref_fallback::actual_output(const shape& out, const std::vector<argument>& host) const
+sized_op ref_fallback::actual_output(const shape& out, const std::vector<argument>& host) const
 {
     // An input smaller than declared (the actual rows of a nonzero or nonmaxsuppression before
-    // it): the op's own shape for what it got, as the ref target's eval uses. Computed at the
+    // it): the op's shape for what it got, as eval computes it on every target. Computed at the
     // declared size, a gather after nonmaxsuppression read rows past the real ones (garbage
     // indices, crashes).
-    bool smaller = false;
-    std::vector<shape> shapes;
+    if(out.type() == shape::tuple_type)
+        return {std::nullopt, out};
+    std::vector<shape> actual;
     for(const auto& a : host)
-        shapes.push_back(a.get_shape());
-    std::vector<shape> declared = in_shapes;
-    for(std::size_t i = 0; i < shapes.size() and i < declared.size(); i++)
-        smaller = smaller or shapes[i].elements() < declared[i].elements();
-    if(not smaller or out.type() == shape::tuple_type)
-        return out;
-    try
-    {
-        std::vector<module_ref> mods;
-        if(mod != nullptr)
-            mods.push_back(mod);
-        auto s = op.compute_shape(shapes, mods);
-        if(s.type() == out.type() and s.elements() <= out.elements())
-            return s;
-    }
-    catch(const exception&)
-    {
-    }
-    return out;
+        actual.push_back(a.get_shape());
+    std::vector<module_ref> mods;
+    if(mod != nullptr)
+        mods.push_back(mod);
+    auto sized = actual_output_shape(op, out, in_shapes, actual, mods);
+    if(sized.output.type() != out.type() or sized.output.elements() > out.elements())
+        return {std::nullopt, out};
+    return sized;
 }
 
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
@@ -316,8 +307,9 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
         host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
-    auto r = mod == nullptr ? op.compute(actual_output(out, host), host)
-                            : op.compute(actual_output(out, host), host, {mod}, run_on_host);
+    auto sized       = actual_output(out, host);
+    const auto& real = sized.replaced ? *sized.replaced : op;
+    auto r = mod == nullptr ? real.compute(sized.output, host) : real.compute(sized.output, host, {mod}, run_on_host);
     if(r.get_shape().type() == shape::tuple_type or not has_output)
         return copy_to_device(ctx, r); // tuples get fresh device memory
     if(r.get_shape() != out)

@@ -1,0 +1,133 @@
+#include "ir/actual_sizes.hpp"
+#include <migraphx/errors.hpp>
+#include <migraphx/value.hpp>
+#include <algorithm>
+#include <cstdint>
+
+namespace migraphx {
+
+std::vector<operation> follow_actual_sizes(const operation& op,
+                                           const shape& declared,
+                                           const std::vector<std::pair<std::size_t, std::size_t>>& sizes)
+{
+    if(sizes.empty() or declared.type() == shape::tuple_type or declared.dynamic())
+        return {};
+    auto v = op.to_value();
+    if(not v.is_object())
+        return {};
+    std::vector<std::int64_t> out(declared.lens().begin(), declared.lens().end());
+    auto actual_of = [&](std::int64_t x) -> const std::pair<std::size_t, std::size_t>* {
+        for(const auto& p : sizes)
+            if(static_cast<std::int64_t>(p.first) == x)
+                return &p;
+        return nullptr;
+    };
+    // (member, element) positions holding a declared data-dependent size
+    std::vector<std::pair<std::size_t, std::size_t>> where;
+    const auto& members = v.get_object();
+    for(std::size_t m = 0; m < members.size(); m++)
+    {
+        const auto& a = members[m].second;
+        if(not a.is_array() or a.size() != out.size())
+            continue;
+        bool ints = true;
+        for(const auto& x : a.get_array())
+            ints = ints and x.is_integer();
+        if(not ints or a.to_vector<std::int64_t>() != out)
+            continue;
+        for(std::size_t e = 0; e < out.size(); e++)
+            if(actual_of(out[e]) != nullptr)
+                where.emplace_back(m, e);
+    }
+    if(where.empty() or where.size() > 8)
+        return {};
+    std::vector<unsigned> masks;
+    for(unsigned mask = 1; mask < (1u << where.size()); mask++)
+        masks.push_back(mask);
+    std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) {
+        return __builtin_popcount(a) < __builtin_popcount(b);
+    });
+    std::vector<operation> result;
+    for(auto mask : masks)
+    {
+        value w = value::make_object();
+        for(std::size_t m = 0; m < members.size(); m++)
+        {
+            bool touched = false;
+            std::vector<std::int64_t> xs;
+            for(std::size_t k = 0; k < where.size(); k++)
+            {
+                if((mask & (1u << k)) == 0 or where[k].first != m)
+                    continue;
+                if(not touched)
+                    xs = members[m].second.to_vector<std::int64_t>();
+                touched = true;
+                xs[where[k].second] = static_cast<std::int64_t>(actual_of(xs[where[k].second])->second);
+            }
+            if(touched)
+                w.insert(members[m].first, value(xs));
+            else
+                w.insert(members[m].first, members[m].second);
+        }
+        try
+        {
+            operation copy = op;
+            copy.from_value(w);
+            result.push_back(copy);
+        }
+        catch(const exception&)
+        {
+        }
+    }
+    return result;
+}
+
+sized_op actual_output_shape(const operation& op,
+                             const shape& declared_out,
+                             const std::vector<shape>& declared_in,
+                             const std::vector<shape>& actual_in,
+                             const std::vector<module_ref>& mods)
+{
+    bool same = true;
+    // declared size -> actual size, for each dim an input does not fill
+    std::vector<std::pair<std::size_t, std::size_t>> sizes;
+    for(std::size_t i = 0; i < declared_in.size() and i < actual_in.size(); i++)
+    {
+        const auto& want = declared_in[i];
+        const auto& got  = actual_in[i];
+        if(want.dynamic() or want.type() == shape::tuple_type or got.lens() == want.lens())
+            continue;
+        same = false;
+        if(got.ndim() != want.ndim())
+            continue;
+        for(std::size_t d = 0; d < want.ndim(); d++)
+        {
+            auto n = want.lens()[d];
+            bool known = std::any_of(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == n; });
+            if(got.lens()[d] != n and not known)
+                sizes.emplace_back(n, got.lens()[d]);
+        }
+    }
+    if(same)
+        return {std::nullopt, declared_out};
+    for(const auto& cand : follow_actual_sizes(op, declared_out, sizes))
+    {
+        try
+        {
+            return {cand, cand.compute_shape(actual_in, mods)};
+        }
+        catch(const exception&)
+        {
+        }
+    }
+    try
+    {
+        return {std::nullopt, op.compute_shape(actual_in, mods)};
+    }
+    catch(const exception&)
+    {
+        return {std::nullopt, declared_out}; // the op takes no other shapes: let compute say why
+    }
+}
+
+} // namespace migraphx

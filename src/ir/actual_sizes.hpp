@@ -1,0 +1,47 @@
+#ifndef MIGRAPHX_IR_ACTUAL_SIZES_HPP
+#define MIGRAPHX_IR_ACTUAL_SIZES_HPP
+// The shapes an op computes with when an input holds fewer entries than declared: the actual
+// rows of a data-dependent result (nonzero, nonmaxsuppression, unique...), whose static shape is
+// its largest. Used by eval (every target) and by the gpu target's host fallbacks.
+
+#include <migraphx/module.hpp>
+#include <migraphx/operation.hpp>
+#include <migraphx/shape.hpp>
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace migraphx {
+
+/// What an op computes with for some inputs: its output shape and, only where declared sizes in
+/// its attributes were replaced by actual ones, another op (else the caller's own: no copy of the
+/// op on the common path, whose lazily built state a copy could lose).
+struct sized_op
+{
+    std::optional<operation> replaced;
+    shape output;
+};
+
+/// Copies of op whose integer-list attributes that spell the declared output lens (a reshape's
+/// dims, a multibroadcast's out_lens: sizes the parser resolved from the static shapes) have their
+/// entries equal to a declared data-dependent size N replaced by its actual size n (sizes: N -> n).
+/// Positions where N occurs are tried in subsets, fewest first (the same number may also be a
+/// fixed dim).
+std::vector<operation> follow_actual_sizes(const operation& op,
+                                           const shape& declared,
+                                           const std::vector<std::pair<std::size_t, std::size_t>>& sizes);
+
+/// declared_out, unless an actual input is smaller than its declared shape: then the op's shape
+/// for what it really got (so that a view of such a result describes its memory), first trying
+/// the op with the actual size in its attributes (reshape[dims={8,1,1,1}] after a nonzero of 8
+/// declared rows); declared_out where the op takes no other shapes (its compute says why).
+sized_op actual_output_shape(const operation& op,
+                             const shape& declared_out,
+                             const std::vector<shape>& declared_in,
+                             const std::vector<shape>& actual_in,
+                             const std::vector<module_ref>& mods = {});
+
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,66 @@
+// ir/actual_sizes: the shapes an op computes with when an input holds fewer entries than declared
+// (a data-dependent result's actual rows), as eval and the gpu host fallbacks use them.
+#include "ir/actual_sizes.hpp"
+#include <migraphx/make_op.hpp>
+#include <gtest/gtest.h>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+const shape declared_rows{shape::int64_type, {2, 8}}; // nonzero of 8 declared entries
+const shape actual_rows{shape::int64_type, {2, 3}};   // ... that found 3
+
+TEST(actual_sizes, inputs_as_declared_keep_the_declared_output_and_op)
+{
+    auto op = make_op("transpose", {{"permutation", {1, 0}}});
+    shape out{shape::int64_type, {8, 2}, {1, 8}};
+    auto r = migraphx::actual_output_shape(op, out, {declared_rows}, {declared_rows});
+    EXPECT_FALSE(r.replaced);
+    EXPECT_EQ(r.output, out);
+}
+
+TEST(actual_sizes, a_smaller_input_gives_the_op_shape_for_it)
+{
+    auto op = make_op("transpose", {{"permutation", {1, 0}}});
+    shape out{shape::int64_type, {8, 2}, {1, 8}};
+    auto r = migraphx::actual_output_shape(op, out, {declared_rows}, {actual_rows});
+    EXPECT_FALSE(r.replaced);
+    EXPECT_EQ(r.output.lens(), (std::vector<std::size_t>{3, 2}));
+}
+
+TEST(actual_sizes, attributes_spelling_the_declared_size_follow_the_actual_one)
+{
+    // reshape[dims={8, 2}] after the nonzero: the parser spelled 8 from the static shape
+    auto op  = make_op("reshape", {{"dims", {8, 2}}});
+    shape in{shape::int64_type, {8, 2}};
+    shape got{shape::int64_type, {3, 2}};
+    auto r = migraphx::actual_output_shape(op, shape{shape::int64_type, {8, 2}}, {in}, {got});
+    ASSERT_TRUE(r.replaced);
+    EXPECT_EQ(r.replaced->to_value().at("dims").to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 2}));
+    EXPECT_EQ(r.output.lens(), (std::vector<std::size_t>{3, 2}));
+}
+
+TEST(actual_sizes, an_op_that_takes_no_other_shapes_keeps_the_declared_output)
+{
+    // add of a smaller input and a full-size one: no shape fits both; compute will say why
+    auto op = make_op("add");
+    shape full{shape::float_type, {8, 2}};
+    auto r = migraphx::actual_output_shape(op, full, {full, full}, {shape{shape::float_type, {3, 2}}, full});
+    EXPECT_FALSE(r.replaced);
+    EXPECT_EQ(r.output, full);
+}
+
+TEST(actual_sizes, follow_actual_sizes_tries_fewest_replacements_first)
+{
+    // out_lens {8, 8}: either 8 may be the data-dependent one; one replacement comes before two
+    auto op    = make_op("multibroadcast", {{"out_lens", {8, 8}}});
+    auto cands = migraphx::follow_actual_sizes(op, shape{shape::float_type, {8, 8}}, {{8, 3}});
+    ASSERT_EQ(cands.size(), 3u);
+    EXPECT_EQ(cands[0].to_value().at("out_lens").to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 8}));
+    EXPECT_EQ(cands[1].to_value().at("out_lens").to_vector<std::int64_t>(), (std::vector<std::int64_t>{8, 3}));
+    EXPECT_EQ(cands[2].to_value().at("out_lens").to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 3}));
+}
+
+} // namespace
