@@ -18,13 +18,32 @@ Dynamic-shape variants (spec 9.3, DYNAMIC): DIR/<model>_dyn/ holds the same mode
 symbolic dims (N/H/W, N/W for CRNN, sequence length for BERT and GPT-2) and three test data sets
 test_data_set_0..2 at three sizes (set 0 is the static model's own data), each with torch's outputs.
 
+torch's own fp16 (for run_zoo.py --fp16, which judges migx's fp16 error against it): after the
+fp32 references are written, the same model is run with model.half() on the same inputs (float
+inputs cast to half, integer inputs as they are), on CUDA where torch has it (--fp16-ref auto),
+and its outputs are written beside the fp32 ones, outside the ONNX test-data layout:
+
+    DIR/<model>/torch_fp16/info.json                       device, torch version, status (ok /
+                                                           failed with torch's error / not computed)
+    DIR/<model>/torch_fp16/test_data_set_<k>/output_<i>.pb torch's half-precision output for set k
+
+A model torch cannot run in half (CPU torch 1.13 has no half kernels for conv, matmul, softmax,
+layer norm...) gets info.json with status "failed" and torch's error, and no outputs: run_zoo
+then says so and judges the row by its fixed bound alone.
+
+Hugging Face models (bert_hf, gpt2_hf: tools/export_transformers.py) are exported where
+`transformers` imports (the GPU machine's Python); elsewhere they are "skipped: transformers not
+installed" rows.
+
 Usage: tools/export_zoo.py --out DIR [--models a,b,c|all|static|dynamic] [--opset N] [--seed S] [--skip-existing]
+                           [--fp16-ref auto|cuda|cpu|none]
        tools/export_zoo.py --list
 """
 
 import argparse
 import glob
 import hashlib
+import json
 import math
 import os
 import shutil
@@ -568,6 +587,17 @@ def segmentation(ctor_name, size=224):
     return make
 
 
+def hugging_face(factory_name):
+    """tools/export_transformers.py's factory; NotInstalled where transformers does not import."""
+    def make(gen):
+        import export_transformers as et
+        try:
+            return getattr(et, factory_name)(gen)
+        except et.TransformersMissing as e:
+            raise NotInstalled(str(e)) from None
+    return make
+
+
 # name -> (factory, what it is). Classifiers at 224 (Inception-v3 at its 299); EfficientNet-B5/B7
 # at 224 rather than their 456/600 to keep exports and runs short (the network is the same).
 ZOO = {
@@ -606,6 +636,11 @@ ZOO = {
     "bert_small": (em.MODELS["bert"], "BERT-style 4-layer encoder, seq 128 (export_models.py)"),
     "lstm": (em.MODELS["lstm"], "2-layer LSTM + Linear (export_models.py)"),
     "ssdlite_raw": (em.MODELS["ssdlite"], "SSDLite320 raw heads, no NMS (export_models.py)"),
+    "bert_hf": (hugging_face("bert_hf"), "transformers BertModel(BertConfig()): BERT-base, random weights, eager "
+                "attention, seq 128 with attention mask (last 28 padding); last_hidden_state + pooler_output"),
+    "gpt2_hf": (hugging_face("gpt2_hf"), "transformers GPT2LMHeadModel(GPT2Config()): GPT-2 small, random weights, "
+                "eager attention, 8 new tokens after 16 past key/values (input past_key_values [12,2,1,12,16,64]); "
+                "logits + present_key_values"),
 }
 
 
@@ -695,9 +730,82 @@ DYNAMIC = {
 }
 
 
-def export_dynamic(name, out_dir, opset, seed):
-    """Writes DIR/<name>/model.onnx with DYNAMIC[name]'s symbolic dims and test_data_set_0..2;
-    returns (onnx path, [(set, shape, mean |y|) per output and set])."""
+# --- torch's own fp16 outputs (run_zoo.py --fp16 compares migx's fp16 error with theirs) ----------
+
+FP16_METHOD = "model.half(); float inputs cast to half, integer inputs unchanged; no autocast"
+
+
+def fp16_device(mode):
+    """The device --fp16-ref MODE computes torch's half-precision outputs on (None: not computed)."""
+    if mode == "none":
+        return None
+    if mode == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return mode
+
+
+def write_torch_fp16(model, sets, output_names, model_dir, mode):
+    """Runs `model` (already exported: it is converted to half in place) in half precision on each
+    input set of `sets` and writes model_dir/torch_fp16/test_data_set_<k>/output_<i>.pb and
+    info.json; a model torch cannot run in half gets info.json with the error and no outputs.
+    Returns a one-line summary."""
+    folder = os.path.join(model_dir, "torch_fp16")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    device = fp16_device(mode)
+    info = {"torch": torch.__version__, "method": FP16_METHOD, "device": device or "none",
+            "output_names": list(output_names), "sets": len(sets)}
+    if device == "cuda" and torch.cuda.is_available():
+        info["device_name"] = torch.cuda.get_device_name(0)
+    start = time.time()
+    try:
+        if device is None:
+            raise RuntimeError("not computed (--fp16-ref none)")
+        if device == "cuda" and not torch.cuda.is_available():
+            raise RuntimeError("CUDA is not available to this torch")
+        model = model.half().to(device).eval()
+        nonfinite = {}
+        for k, data in enumerate(sets):
+            args = [v.to(device).half() if v.is_floating_point() else v.to(device) for v in data.values()]
+            with torch.no_grad():
+                outputs = model(*args)
+            if isinstance(outputs, torch.Tensor):
+                outputs = (outputs,)
+            if len(outputs) != len(output_names):
+                raise RuntimeError(f"{len(outputs)} outputs in half, {len(output_names)} in fp32")
+            data_dir = os.path.join(folder, f"test_data_set_{k}")
+            os.makedirs(data_dir)
+            for i, (output_name, value) in enumerate(zip(output_names, outputs)):
+                value = value.detach().cpu()
+                if value.is_floating_point():
+                    bad = int((~torch.isfinite(value)).sum())
+                    if bad:
+                        nonfinite[f"set {k} {output_name}"] = bad
+                em.save_tensor(value.numpy(), output_name, os.path.join(data_dir, f"output_{i}.pb"))
+        info.update(status="ok", nonfinite=nonfinite)
+    except Exception as e:  # noqa: BLE001  a model torch cannot run in half: recorded, not an export failure
+        for d in glob.glob(os.path.join(folder, "test_data_set_*")):
+            shutil.rmtree(d, ignore_errors=True)
+        text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        info.update(status="failed" if device else "not computed", error=f"{type(e).__name__}: {text}"[:300])
+    finally:
+        model.to("cpu")
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    info["seconds"] = round(time.time() - start, 2)
+    with open(os.path.join(folder, "info.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    where = info.get("device_name", info["device"])
+    if info["status"] == "ok":
+        bad = "; non-finite " + ", ".join(f"{n}: {c}" for n, c in info["nonfinite"].items()) if info["nonfinite"] else ""
+        return f"torch fp16 on {where}: ok{bad}"
+    return f"torch fp16 on {where}: {info['status']}: {info['error']}"
+
+
+def export_dynamic(name, out_dir, opset, seed, fp16_ref="none"):
+    """Writes DIR/<name>/model.onnx with DYNAMIC[name]'s symbolic dims and test_data_set_0..2 (and
+    torch's fp16 outputs of each set, --fp16-ref); returns (onnx path, [(set, shape, mean |y|) per
+    output and set], torch fp16 summary)."""
     import inspect
     dyn = DYNAMIC[name]
     factory = dyn.factory or ZOO[dyn.base][0]
@@ -729,27 +837,38 @@ def export_dynamic(name, out_dir, opset, seed):
         for i, (output_name, value) in enumerate(zip(output_names, outputs)):
             em.save_tensor(value.numpy(), output_name, os.path.join(data_dir, f"output_{i}.pb"))
         outs += [(k, tuple(o.shape), float(o.abs().double().mean())) for o in outputs]
-    return onnx_path, outs
+    return onnx_path, outs, write_torch_fp16(model, sets, output_names, model_dir, fp16_ref)
 
 
-def zoo_stamp(opset, seed):
-    """What an export depends on: both scripts, the options and the torch version."""
+def zoo_stamp(opset, seed, fp16_ref="none"):
+    """What an export depends on: the scripts, the options, the torch version and where torch's
+    fp16 outputs are computed."""
     h = hashlib.sha256()
-    for f in (os.path.abspath(__file__), os.path.abspath(em.__file__)):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for f in (os.path.abspath(__file__), os.path.abspath(em.__file__), os.path.join(here, "export_transformers.py")):
         with open(f, "rb") as fh:
             h.update(fh.read())
-    return f"{h.hexdigest()} opset={opset} seed={seed} torch={torch.__version__}\n"
+    return f"{h.hexdigest()} opset={opset} seed={seed} torch={torch.__version__} fp16-ref={fp16_device(fp16_ref)}\n"
 
 
-def export_one(name, out_dir, opset, seed):
-    """Exports one zoo model; returns (status, message) with status ok/skipped/failed."""
+def export_one(name, out_dir, opset, seed, fp16_ref="none"):
+    """Exports one zoo model (and torch's fp16 outputs, --fp16-ref); returns (status, message) with
+    status ok/skipped/failed."""
     try:
         if name in DYNAMIC:
-            path, set_outs = export_dynamic(name, out_dir, opset, seed)
+            path, set_outs, fp16_note = export_dynamic(name, out_dir, opset, seed, fp16_ref)
             outs = [(f"set {k}: {list(shape)}", mean_abs) for k, shape, mean_abs in set_outs]
         else:
-            em.MODELS[name] = ZOO[name][0]  # export_models.export looks the factory up by name
+            made = {}
+
+            def factory(gen, make=ZOO[name][0]):  # keeps the model and inputs for the fp16 run
+                made["model"], made["inputs"], made["names"] = make(gen)
+                return made["model"], made["inputs"], made["names"]
+
+            em.MODELS[name] = factory  # export_models.export looks the factory up by name
             path, outs = em.export(name, out_dir, opset, seed)
+            fp16_note = write_torch_fp16(made["model"], [made["inputs"]], made["names"],
+                                         os.path.join(out_dir, name), fp16_ref)
     except NotInstalled as e:
         return "skipped", str(e)
     except NotWritten as e:
@@ -762,7 +881,7 @@ def export_one(name, out_dir, opset, seed):
                      for shape, mean_abs in outs)
     if any(mean_abs < 1e-4 for _, mean_abs in outs):  # model_test's and run_zoo's rule
         return "failed", f"reference output ~0, any engine would pass it: {desc}"
-    return "ok", f"{path} opset {opset}, output {desc}"
+    return "ok", f"{path} opset {opset}, output {desc}; {fp16_note}"
 
 
 def main(argv=None):
@@ -776,6 +895,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="random seed for weights and inputs")
     parser.add_argument("--skip-existing", action="store_true",
                         help="leave a model alone that was exported with the same scripts and options")
+    parser.add_argument("--fp16-ref", default="auto", choices=["auto", "cuda", "cpu", "none"],
+                        help="where to compute torch's own fp16 outputs (model.half()): auto = CUDA where "
+                        "torch has it, else the CPU (default); none = not at all")
     parser.add_argument("--list", action="store_true", help="print the zoo's models and exit")
     args = parser.parse_args(argv)
 
@@ -796,8 +918,11 @@ def main(argv=None):
         parser.error("unknown model(s): " + ", ".join(unknown) + "; known: " + ", ".join(list(ZOO) + list(DYNAMIC)))
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    stamp = zoo_stamp(args.opset, args.seed)
-    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, opset {args.opset}", flush=True)
+    stamp = zoo_stamp(args.opset, args.seed, args.fp16_ref)
+    import export_transformers
+    print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, transformers "
+          f"{export_transformers.version() or 'not installed'}, opset {args.opset}; torch fp16 outputs on "
+          f"{fp16_device(args.fp16_ref) or 'none'}", flush=True)
     failed = 0
     for name in names:
         model_dir = os.path.join(args.out, name)
@@ -813,13 +938,14 @@ def main(argv=None):
             if os.path.exists(f):
                 os.remove(f)
         start = time.time()
-        status, message = export_one(name, args.out, args.opset, args.seed)
+        status, message = export_one(name, args.out, args.opset, args.seed, args.fp16_ref)
         elapsed = time.time() - start
         if status == "ok":
             with open(stamp_file, "w") as f:
                 f.write(stamp)
         else:
             failed += status == "failed"
+            shutil.rmtree(os.path.join(model_dir, "torch_fp16"), ignore_errors=True)
             if status == "todo":
                 for d in glob.glob(os.path.join(model_dir, "test_data_set_*")):
                     shutil.rmtree(d, ignore_errors=True)
