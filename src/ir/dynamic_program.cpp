@@ -51,13 +51,64 @@ std::size_t cache_capacity()
 
 void register_specializer(const std::string& kind, specializer_factory f) { specializers()[kind] = std::move(f); }
 
+namespace {
+std::map<std::string, variant_transform>& transforms()
+{
+    static std::map<std::string, variant_transform> table;
+    return table;
+}
+} // namespace
+
+void register_variant_transform(const std::string& name, variant_transform f) { transforms()[name] = std::move(f); }
+
 void restore_specializer(dynamic_source& source)
 {
     auto it = specializers().find(source.kind);
     if(it == specializers().end())
         MIGRAPHX_THROW("dynamic program: no way to rebuild a source of kind '" + source.kind +
                        "' in this build (is the ONNX parser built in?)");
-    source.specialize = it->second(source.payload, source.options);
+    auto base = it->second(source.payload, source.options);
+    std::vector<std::pair<variant_transform, value>> steps;
+    if(source.options.is_object() and source.options.contains("transforms"))
+    {
+        for(const auto& t : source.options.at("transforms").get_array())
+        {
+            auto name = t.at("name").get_string();
+            auto f    = transforms().find(name);
+            if(f == transforms().end())
+                MIGRAPHX_THROW("dynamic program: unknown transform '" + name + "' recorded on its source");
+            steps.emplace_back(f->second, t.at("args"));
+        }
+    }
+    if(steps.empty())
+    {
+        source.specialize = base;
+        return;
+    }
+    source.specialize = [base, steps](const input_dims_map& dims) {
+        auto p = base(dims);
+        for(const auto& [f, args] : steps)
+            f(p, args);
+        return p;
+    };
+}
+
+void record_transform(program& p, const std::string& name, const value& args)
+{
+    auto& impl = p.get_impl();
+    if(impl.dynamic == nullptr)
+        return;
+    auto copy = std::make_shared<dynamic_source>(*impl.dynamic);
+    if(not copy->options.is_object())
+        copy->options = value::object{};
+    value t = value::object{};
+    t.insert("name", name);
+    t.insert("args", args);
+    auto list = copy->options.contains("transforms") ? copy->options.at("transforms").get_array() : value::array{};
+    list.push_back(t);
+    copy->options.insert("transforms", value(list));
+    restore_specializer(*copy);
+    set_dynamic_source(p, std::move(copy));
 }
 
 void set_dynamic_source(program& p, std::shared_ptr<const dynamic_source> source)

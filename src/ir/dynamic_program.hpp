@@ -39,7 +39,18 @@ using specializer_factory = std::function<std::function<program(const input_dims
     std::shared_ptr<const std::string> payload, const value& options)>;
 void register_specializer(const std::string& kind, specializer_factory f);
 /// Fills source.specialize from its kind; throws if the kind is unknown (e.g. built without ONNX).
+/// The transforms recorded in source.options["transforms"] (record_transform) then apply to
+/// every variant it makes.
 void restore_specializer(dynamic_source& source);
+
+/// A whole-program transform (quantize_fp16) that must also apply to each variant of a dynamic
+/// program made later: registered by name by the layer that owns it.
+using variant_transform = std::function<void(program&, const value& args)>;
+void register_variant_transform(const std::string& name, variant_transform f);
+/// Records on p's dynamic source (if p has one) that `name` with args applies to every variant:
+/// the source is copied with the transform in its options (so a saved .mxr keeps it) and the
+/// variants made so far are dropped. Nothing for a static program.
+void record_transform(program& p, const std::string& name, const value& args);
 
 /// Makes p dynamic: its inputs get the source's ranges, eval specialises per shape.
 void set_dynamic_source(program& p, std::shared_ptr<const dynamic_source> source);

@@ -3,6 +3,7 @@
 // and its float result is converted back once, for users left in float; chains of converted ops
 // pass half values directly, so converts remain only at the edges of the half region.
 // Reductions and softmax keep their precision through the reference ops' double accumulation.
+#include "ir/dynamic_program.hpp"
 #include <migraphx/quantization.hpp>
 #include <migraphx/make_op.hpp>
 #include "passes/dead_code_elimination.hpp"
@@ -100,6 +101,17 @@ void quantize_fp16(program& prog, const std::vector<std::string>& ins_names)
         if(r.selected(ins))
             r.rewrite(ins);
     dead_code_elimination{}.apply(*m);
+    // A dynamic program's other shapes are built later from its source: they get the same.
+    record_transform(prog, "quantize_fp16", value(ins_names));
 }
+
+namespace {
+const bool registered = [] {
+    register_variant_transform("quantize_fp16", [](program& p, const value& names) {
+        quantize_fp16(p, names.to_vector<std::string>());
+    });
+    return true;
+}();
+} // namespace
 
 } // namespace migraphx

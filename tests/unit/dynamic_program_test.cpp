@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
+#include <migraphx/quantization.hpp>
 #include <migraphx/ref/target.hpp>
 #include <cstdlib>
 #include "ir/dynamic_program.hpp"
@@ -220,4 +221,63 @@ TEST(dynamic_program, optimal_dims_are_compiled_with_the_program)
     EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
     EXPECT_EQ(run(p, 1), (std::vector<float>{0, 1}));
     EXPECT_EQ(made, 3);
+}
+
+namespace {
+/// The relu source under a registered kind, so it can be rebuilt (as from a .mxr file).
+std::shared_ptr<migraphx::dynamic_source> restorable_relu_source(int* made)
+{
+    static int* counter = nullptr;
+    counter             = made;
+    migraphx::register_specializer("test_relu", [](auto, const migraphx::value&) {
+        return relu_source(counter)->specialize;
+    });
+    auto src  = relu_source(made);
+    src->kind = "test_relu";
+    return src;
+}
+
+bool has_half(const migraphx::program& p)
+{
+    for(const auto& ins : *p.get_main_module())
+        if(ins.get_shape().type() == migraphx::shape::half_type)
+            return true;
+    return false;
+}
+} // namespace
+
+TEST(dynamic_program, quantize_fp16_applies_to_every_variant)
+{
+    int made = 0;
+    auto src = restorable_relu_source(&made);
+    auto p   = src->specialize({{"x", {4, 2}}});
+    migraphx::set_dynamic_source(p, src);
+    migraphx::quantize_fp16(p);
+    EXPECT_TRUE(has_half(p));
+    ASSERT_TRUE(migraphx::get_dynamic_source(p)->options.contains("transforms"));
+    p.compile(migraphx::ref::target{});
+    std::vector<float> data(4, -1.5f);
+    migraphx::shape s{migraphx::shape::float_type, {2, 2}};
+    migraphx::parameter_map params{{"x", migraphx::argument{s, data.data()}}};
+    const auto& v = migraphx::program_for(p, params);
+    EXPECT_NE(&v, &p);
+    EXPECT_TRUE(has_half(v)) << "the {2, 2} variant is not quantized:\n" << v;
+    EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
+}
+
+TEST(dynamic_program, an_unknown_recorded_transform_is_reported)
+{
+    int made = 0;
+    auto src = restorable_relu_source(&made);
+    migraphx::dynamic_source copy = *src;
+    copy.options = migraphx::value{{"transforms", migraphx::value::array{migraphx::value{{"name", "no_such"}, {"args", 1}}}}};
+    try
+    {
+        migraphx::restore_specializer(copy);
+        FAIL() << "expected an exception";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("unknown transform 'no_such'"), std::string::npos) << e.what();
+    }
 }
