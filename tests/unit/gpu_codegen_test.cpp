@@ -6,6 +6,7 @@
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
+#include <optional>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -22,10 +23,211 @@ TEST(gpu_codegen, pointwise_add_relu_with_broadcast_input)
     auto k = migraphx::gpu::generate_pointwise(sub, {s, bias}, s);
     ASSERT_TRUE(k.has_value());
     EXPECT_EQ(k->name, "add_relu_kernel");
-    EXPECT_EQ(k->elements, 256u);
+    // 4 floats a thread: the bias is one value over each run of H * W = 16
+    EXPECT_EQ(k->elements, 64u);
     EXPECT_NE(k->source.find("extern \"C\" __global__ void add_relu_kernel"), std::string::npos) << k->source;
     EXPECT_NE(k->source.find("off0 = i"), std::string::npos) << k->source; // standard input: linear
     EXPECT_NE(k->source.find("% 8u"), std::string::npos) << k->source;     // bias: channel index
+    EXPECT_NE(k->source.find("// vector path: 4 elements a thread"), std::string::npos) << k->source;
+}
+
+namespace {
+
+bool vector_path(const migraphx::gpu::kernel_source& k)
+{
+    return k.source.find("// vector path") != std::string::npos;
+}
+
+/// The pointers the vector path needs 16-byte aligned (its condition's line).
+std::string vector_condition(const migraphx::gpu::kernel_source& k)
+{
+    auto c = k.source.find("if(((");
+    if(c == std::string::npos)
+        return "";
+    return k.source.substr(c, k.source.find('\n', c) - c);
+}
+
+/// op of the parameters x0.. (of the inputs' element types) over `inputs` into `out`.
+std::optional<migraphx::gpu::kernel_source>
+elementwise(const std::string& op, const std::vector<shape>& inputs, const shape& out)
+{
+    migraphx::module sub("main:pointwise0");
+    std::vector<migraphx::instruction_ref> x;
+    for(std::size_t k = 0; k < inputs.size(); k++)
+        x.push_back(sub.add_parameter("x" + std::to_string(k), shape{inputs[k].type(), inputs[k].lens()}));
+    sub.add_return({sub.add_instruction(make_op(op), x)});
+    return migraphx::gpu::generate_pointwise(sub, inputs, out);
+}
+
+} // namespace
+
+TEST(gpu_codegen, pointwise_vector_path_for_packed_and_broadcast_inputs)
+{
+    // BERT-base b64's bias + erf GELU in fp16: 8 halves a thread (16-byte loads and stores),
+    // the bias read as 8 consecutive halves of its row
+    {
+        std::vector<std::size_t> lens{64, 128, 3072};
+        shape s{shape::half_type, lens};
+        migraphx::module sub("main:pointwise0");
+        auto x0   = sub.add_parameter("x0", s);
+        auto x1   = sub.add_parameter("x1", s);
+        auto lit  = [&](float v) {
+            return sub.add_instruction(make_op("multibroadcast", {{"out_lens", lens}}),
+                                       sub.add_literal(migraphx::literal{shape{shape::half_type}, std::vector<float>{v}}));
+        };
+        auto a = sub.add_instruction(make_op("add"), x0, x1);
+        auto e = sub.add_instruction(make_op("erf"), sub.add_instruction(make_op("div"), a, lit(1.4142135f)));
+        auto g = sub.add_instruction(make_op("mul"), a, sub.add_instruction(make_op("add"), e, lit(1)));
+        sub.add_return({sub.add_instruction(make_op("mul"), g, lit(0.5f))});
+        auto k = migraphx::gpu::generate_pointwise(sub, {s, shape{shape::half_type, lens, {0, 0, 1}}}, s);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->name, "add_div_erf_add_mul_mul_kernel");
+        EXPECT_EQ(k->elements, 64u * 128 * 3072 / 8);
+        EXPECT_NE(k->source.find("// vector path: 8 elements a thread"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("q < 3145728u;"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("xv0.c[0] = reinterpret_cast<const uint4*>(x0 + off0)[0];"), std::string::npos)
+            << k->source;
+        EXPECT_NE(k->source.find("xv1.c[0] = reinterpret_cast<const uint4*>(x1 + off1)[0];"), std::string::npos)
+            << k->source;
+        EXPECT_NE(k->source.find("idx_t off1 = d1 * 1u;"), std::string::npos) << k->source; // the column
+        EXPECT_NE(k->source.find("const float v1 = h2f(xv1.e[j]);"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("yv.e[j] = f2h(t5);"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + i)[0] = yv.c[0];"), std::string::npos) << k->source;
+        EXPECT_EQ(vector_condition(*k), "if((((unsigned long long)(const void*)x0 | (unsigned long long)(const "
+                                        "void*)x1 | (unsigned long long)(const void*)y) & 15ull) == 0ull)");
+        // the scalar loop stays, over all elements, for pointers off 16 bytes
+        EXPECT_NE(k->source.find("i < n; i += (idx_t)gridDim.x * blockDim.x"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("const idx_t n = 25165824;"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("y[i] = f2h(t5);"), std::string::npos) << k->source;
+        EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+    }
+    // MobileNetV2's add + clip on NHWC: the output, the conv result and the per-channel bias
+    // (stride 1 along C, innermost in memory) all vectors
+    {
+        std::vector<std::size_t> lens{256, 32, 112, 112};
+        shape nhwc{shape::half_type, lens, {401408, 1, 3584, 32}};
+        migraphx::module sub("main:pointwise1");
+        auto x0  = sub.add_parameter("x0", shape{shape::half_type, lens});
+        auto x1  = sub.add_parameter("x1", shape{shape::half_type, lens});
+        auto lit = [&](float v) {
+            return sub.add_instruction(make_op("multibroadcast", {{"out_lens", lens}}),
+                                       sub.add_literal(migraphx::literal{shape{shape::half_type}, std::vector<float>{v}}));
+        };
+        sub.add_return({sub.add_instruction(make_op("clip"), sub.add_instruction(make_op("add"), x0, x1), lit(0), lit(6))});
+        auto k = migraphx::gpu::generate_pointwise(sub, {nhwc, shape{shape::half_type, lens, {0, 1, 0, 0}}}, nhwc);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->elements, 256u * 401408 / 8);
+        EXPECT_TRUE(vector_path(*k)) << k->source;
+        EXPECT_NE(vector_condition(*k).find("x1 |"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("idx_t d1 = r % 32u;"), std::string::npos) << k->source; // C, innermost
+        EXPECT_NE(k->source.find("idx_t off1 = d1 * 1u;"), std::string::npos) << k->source;
+        EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+    }
+    // a scalar broadcast is read once a vector (not a vector, its pointer not checked); fp32: 4
+    {
+        shape s{shape::float_type, {3, 40}};
+        auto k = elementwise("mul", {s, shape{shape::float_type, {3, 40}, {0, 0}}}, s);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->elements, 30u);
+        EXPECT_NE(k->source.find("// vector path: 4 elements a thread"), std::string::npos) << k->source;
+        EXPECT_EQ(vector_condition(*k),
+                  "if((((unsigned long long)(const void*)x0 | (unsigned long long)(const void*)y) & 15ull) == 0ull)");
+        EXPECT_NE(k->source.find("idx_t off1 = 0;"), std::string::npos) << k->source;
+        auto loop = k->source.find("#pragma unroll");
+        auto once = k->source.find("const float v1 = x1[off1];");
+        EXPECT_LT(once, loop) << k->source;
+        EXPECT_EQ(k->source.find("xv1"), std::string::npos) << k->source;
+        EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+    }
+    // half and float together: 8 a thread, a float tensor in two 16-byte words
+    {
+        std::vector<std::size_t> lens{4, 64};
+        migraphx::module sub("main:pointwise2");
+        auto x0 = sub.add_parameter("x0", shape{shape::half_type, lens});
+        auto x1 = sub.add_parameter("x1", shape{shape::float_type, lens});
+        auto c  = sub.add_instruction(make_op("convert", {{"target_type", shape::float_type}}), x0);
+        sub.add_return({sub.add_instruction(make_op("add"), c, x1)});
+        shape out{shape::float_type, lens};
+        auto k = migraphx::gpu::generate_pointwise(sub, {shape{shape::half_type, lens}, shape{shape::float_type, lens, {0, 1}}}, out);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->elements, 32u);
+        EXPECT_NE(k->source.find("union { uint4 c[1]; migx_half e[8]; } xv0;"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("union { uint4 c[2]; float e[8]; } xv1;"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("xv1.c[1] = reinterpret_cast<const uint4*>(x1 + off1)[1];"), std::string::npos)
+            << k->source;
+        EXPECT_NE(k->source.find("union { uint4 c[2]; float e[8]; } yv;"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + i)[1] = yv.c[1];"), std::string::npos) << k->source;
+        EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+    }
+    // a slice whose rows start at multiples of the width; a per-row value (innermost stride 0);
+    // where with a bool condition read once a vector
+    {
+        shape s{shape::half_type, {4, 16}};
+        auto k = elementwise("add", {shape{shape::half_type, {4, 16}, {24, 1}}, s}, s);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->elements, 8u);
+        EXPECT_NE(k->source.find("idx_t off0 = d0 * 24u + d1 * 1u;"), std::string::npos) << k->source;
+        auto r = elementwise("max", {s, shape{shape::half_type, {4, 16}, {1, 0}}}, s);
+        ASSERT_TRUE(r.has_value());
+        EXPECT_TRUE(vector_path(*r)) << r->source;
+        EXPECT_EQ(vector_condition(*r).find("x1"), std::string::npos) << r->source;
+        auto w = elementwise("where", {shape{shape::bool_type, {4, 16}, {1, 0}}, s, s}, s);
+        ASSERT_TRUE(w.has_value());
+        EXPECT_TRUE(vector_path(*w)) << w->source;
+        EXPECT_NE(w->source.find("const bool v0 = x0[off0];"), std::string::npos) << w->source;
+        EXPECT_NO_THROW(migraphx::gpu::compile_cuda(w->source, w->name, 9, 0)) << w->source;
+    }
+}
+
+TEST(gpu_codegen, pointwise_scalar_path_where_vectors_do_not_fit)
+{
+    auto scalar_only = [](const std::optional<migraphx::gpu::kernel_source>& k, std::size_t n) {
+        ASSERT_TRUE(k.has_value());
+        EXPECT_FALSE(vector_path(*k)) << k->source;
+        EXPECT_EQ(k->elements, n);
+    };
+    shape h{shape::half_type, {64, 128}};
+    // a transposed input (innermost stride 64)
+    scalar_only(elementwise("add", {shape{shape::half_type, {64, 128}, {1, 64}}, h}, h), 8192);
+    // a row of 12: a row bias needs the width to divide it (8 halves do not, 4 floats do)
+    shape h12{shape::half_type, {8, 12}};
+    scalar_only(elementwise("add", {h12, shape{shape::half_type, {8, 12}, {0, 1}}}, h12), 96);
+    shape f12{shape::float_type, {8, 12}};
+    auto f = elementwise("add", {f12, shape{shape::float_type, {8, 12}, {0, 1}}}, f12);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_TRUE(vector_path(*f));
+    EXPECT_EQ(f->elements, 24u);
+    // ... but packed inputs alone only the element count
+    EXPECT_TRUE(vector_path(*elementwise("add", {h12, h12}, h12)));
+    // an element count no multiple of the width, or less than it
+    shape h15{shape::half_type, {3, 5}};
+    scalar_only(elementwise("add", {h15, h15}, h15), 15);
+    shape h4{shape::half_type, {4}};
+    scalar_only(elementwise("add", {h4, h4}, h4), 4);
+    // a broadcast along a non-innermost dim whose runs are no multiple of the width (an NCHW
+    // per-channel bias over 7 x 7)
+    shape n7{shape::half_type, {2, 32, 7, 7}};
+    scalar_only(elementwise("add", {n7, shape{shape::half_type, {2, 32, 7, 7}, {0, 1, 0, 0}}}, n7), 2u * 32 * 49);
+    // rows at a stride no multiple of the width (a slice), an innermost stride of 2
+    shape s16{shape::half_type, {4, 16}};
+    scalar_only(elementwise("add", {shape{shape::half_type, {4, 16}, {20, 1}}, s16}, s16), 64);
+    scalar_only(elementwise("add", {shape{shape::half_type, {4, 16}, {32, 2}}, s16}, s16), 64);
+    // other element types keep the scalar loop: int32, a bool result, an int64 vector input
+    shape i32{shape::int32_type, {64}};
+    scalar_only(elementwise("add", {i32, i32}, i32), 64);
+    scalar_only(elementwise("less", {shape{shape::half_type, {64}}, shape{shape::half_type, {64}}}, shape{shape::bool_type, {64}}),
+                64);
+    {
+        migraphx::module sub("main:pointwise3");
+        auto x0 = sub.add_parameter("x0", shape{shape::int64_type, {64}});
+        auto c  = sub.add_instruction(make_op("convert", {{"target_type", shape::half_type}}), x0);
+        sub.add_return({c});
+        scalar_only(migraphx::gpu::generate_pointwise(sub, {shape{shape::int64_type, {64}}}, shape{shape::half_type, {64}}),
+                    64);
+    }
+    // no elements: no launch
+    shape e{shape::float_type, {0, 8}};
+    scalar_only(elementwise("add", {e, e}, e), 0);
 }
 
 TEST(gpu_codegen, unknown_op_or_type_gives_nothing)
@@ -215,6 +417,8 @@ TEST(gpu_codegen, many_inputs_come_through_a_pointer_table)
         auto u = migraphx::gpu::generate_pointwise(sub, in, s);
         ASSERT_TRUE(u.has_value());
         EXPECT_EQ(u->name, "max_max_max_max_max_max_kernel");
+        EXPECT_EQ(u->source.find("vector path"), std::string::npos); // never with a pointer table
+        EXPECT_EQ(u->elements, 12u);
         EXPECT_NE(u->source.find("const float* __restrict__ x511 = static_cast<const float*>(migx_inputs[511]);"),
                   std::string::npos);
         EXPECT_EQ(u->source.find("const float* __restrict__ x511,"), std::string::npos);

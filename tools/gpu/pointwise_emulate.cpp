@@ -1,13 +1,21 @@
 // pointwise_emulate: the generated pointwise kernels on bool and integer values (conversions,
 // integer arithmetic, comparisons, logic, where), checked bit for bit against ref WITHOUT a GPU:
 // each kernel's CUDA source (codegen.cpp) is compiled by the host's g++ with a small shim for
-// the CUDA built-ins (half through _Float16 instead of PTX cvt) and run as one thread over all
-// elements. It checks the generator's semantics (safe_cast, wrapping, division by zero), not
-// NVRTC or the device: gpu_pointwise_typed_test does that on the device.
+// the CUDA built-ins (half through _Float16 instead of PTX cvt) and run as grids of 1, 3 and
+// kernel_source::elements threads (one a block, called in turn). It checks the generator's
+// semantics (safe_cast, wrapping, division by zero), not NVRTC or the device:
+// gpu_pointwise_typed_test does that on the device.
+// The float and half vector path (8 halves or 4 floats a thread, 16-byte words) runs on views
+// (run_view_case: packed NHWC, scalar / per-column / NHWC per-channel / NCHW per-channel
+// broadcasts, slices, mixed half and float), bit for bit against ref on both of the kernel's paths
+// (all pointers 16-byte aligned: the vector path; each vector pointer in turn skewed by one
+// element: the scalar loop); the shim counts vector iterations and any 16-byte word read or
+// written off its alignment (a fault on the device).
 // Build and run (from the repository root, after build-gpu's libmigraphx):
 //   g++ -std=c++20 -O1 -Iinclude -Isrc -DMIGRAPHX_HAVE_GPU=1 tools/gpu/pointwise_emulate.cpp
 //       -o build-gpu/pointwise_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
-//   build-gpu/pointwise_emulate [WORK_DIR]      (default /tmp/migx-pointwise-emulate; exit 1 on a mismatch)
+//   build-gpu/pointwise_emulate [WORK_DIR [NAME_PART]]   (default /tmp/migx-pointwise-emulate; only the
+//       cases whose name contains NAME_PART; exit 1 on a mismatch)
 #include <migraphx/program.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/literal.hpp>
@@ -18,6 +26,9 @@
 #include "passes/dead_code_elimination.hpp"
 #include "targets/gpu/codegen.hpp"
 #include <dlfcn.h>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -44,11 +55,125 @@ static inline float migx_mod(float a, float b) { float r = fmodf(a, b); if(r != 
 static inline float migx_clamp01(float y) { return y < 0.f ? 0.f : (y > 1.f ? 1.f : y); }
 struct migx_dim { unsigned x; };
 static migx_dim blockIdx{0}, blockDim{1}, gridDim{1}, threadIdx{0};
+extern "C" void migx_set_grid(unsigned b, unsigned g) { blockIdx.x = b; gridDim.x = g; }
+extern "C" { unsigned long long migx_vector_iterations = 0, migx_misaligned = 0; }
+// CUDA's vector words; a copy from or to an address off their alignment (a fault on the device)
+// is counted
+template <unsigned N, unsigned A> struct alignas(A) migx_word
+{
+    unsigned w[N];
+    migx_word& operator=(const migx_word& o)
+    {
+        if(reinterpret_cast<unsigned long long>(this) % A != 0 || reinterpret_cast<unsigned long long>(&o) % A != 0)
+            migx_misaligned++;
+        std::memcpy(w, o.w, sizeof(w));
+        return *this;
+    }
+};
+typedef migx_word<4, 16> uint4;
 )";
 int failures = 0;
 std::string work = "/tmp/migx-pointwise-emulate";
+std::string only; // run the cases whose name contains this
+
+/// A generated kernel compiled for the host: the shim's grid (blockIdx.x, gridDim.x; blockDim 1)
+/// is set before each call, and the vector path counts its iterations.
+struct host_kernel
+{
+    void* f = nullptr;
+    void (*set_grid)(unsigned, unsigned) = nullptr;
+    unsigned long long* vector_iterations = nullptr;
+    unsigned long long* misaligned = nullptr;
+    bool has_vector = false;
+};
+std::optional<host_kernel> compile_host(const std::string& name, const gpu::kernel_source& k)
+{
+    auto src = k.source;
+    auto pre = gpu::detail::prelude();
+    auto pos = src.find(pre);
+    src.replace(pos, pre.size(), shim);
+    host_kernel h;
+    auto v = src.find("const idx_t i = q * ");
+    h.has_vector = v != std::string::npos;
+    if(h.has_vector)
+        src.insert(v, "migx_vector_iterations++; ");
+    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
+    auto cmd = "g++ -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
+    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return std::nullopt; }
+    void* lib = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    h.f = lib != nullptr ? dlsym(lib, k.name.c_str()) : nullptr;
+    h.set_grid = lib != nullptr ? reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib, "migx_set_grid")) : nullptr;
+    h.vector_iterations = lib != nullptr ? static_cast<unsigned long long*>(dlsym(lib, "migx_vector_iterations")) : nullptr;
+    h.misaligned = lib != nullptr ? static_cast<unsigned long long*>(dlsym(lib, "migx_misaligned")) : nullptr;
+    if(h.f == nullptr or h.set_grid == nullptr or h.vector_iterations == nullptr or h.misaligned == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return std::nullopt; }
+    return h;
+}
+/// Runs the kernel as `grid` threads (each a block of one), as a launch of that many would.
+bool call(const std::string& name, const host_kernel& h, const std::vector<const void*>& ptrs, void* o, std::size_t grid)
+{
+    *h.vector_iterations = 0;
+    *h.misaligned        = 0;
+    for(std::size_t b = 0; b < grid; b++)
+    {
+        h.set_grid(static_cast<unsigned>(b), static_cast<unsigned>(grid));
+        auto* f = h.f;
+        switch(ptrs.size()) {
+        case 1: reinterpret_cast<void(*)(const void*, void*)>(f)(ptrs[0], o); break;
+        case 2: reinterpret_cast<void(*)(const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], o); break;
+        case 3: reinterpret_cast<void(*)(const void*, const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], ptrs[2], o); break;
+        case 4: reinterpret_cast<void(*)(const void*, const void*, const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], ptrs[2], ptrs[3], o); break;
+        case 5: reinterpret_cast<void(*)(const void*, const void*, const void*, const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4], o); break;
+        default: std::cout << name << ": too many inputs\n"; failures++; return false;
+        }
+    }
+    if(*h.misaligned != 0)
+    {
+        std::cout << name << ": " << *h.misaligned << " vector loads or stores off their alignment\n";
+        failures++;
+        return false;
+    }
+    return true;
+}
+/// got (shape gs) equals want (shape ws) element by element, bit for bit (NaNs as NaNs), at
+/// every index of their common lens; prints the first differences.
+bool same_elements(const std::string& name, const shape& gs, const char* got, const shape& ws, const char* want)
+{
+    std::size_t bad = 0, n = gs.elements(), bytes = gs.type_size();
+    std::vector<std::size_t> idx(gs.lens().size());
+    for(std::size_t e = 0; e < n; e++)
+    {
+        auto r = e;
+        for(std::size_t d = idx.size(); d-- > 0;) { idx[d] = r % gs.lens()[d]; r /= gs.lens()[d]; }
+        const char* g = got + gs.index(idx) * bytes;
+        const char* w = want + ws.index(idx) * bytes;
+        if(std::memcmp(g, w, bytes) == 0)
+            continue;
+        auto as_double = [&](const char* x) {
+            double d = 0;
+            shape{gs.type()}.visit_type([&](auto tag) { using T = typename decltype(tag)::type; T v; std::memcpy(&v, x, sizeof(T)); d = static_cast<double>(v); });
+            return d;
+        };
+        double gd = as_double(g), wd = as_double(w);
+        if(std::isnan(gd) and std::isnan(wd))
+            continue;
+        if(bad++ < 5) std::cout << "  " << name << " [" << e << "] got " << gd << " want " << wd << "\n";
+    }
+    if(bad) std::cout << name << ": " << bad << " of " << n << " differ\n";
+    return bad == 0;
+}
+/// Element thread counts a launch of k may get: one thread (all by the grid-stride loop), a few,
+/// and k.elements (what gpu::code_object launches, before its cap).
+std::vector<std::size_t> grids(const gpu::kernel_source& k)
+{
+    std::vector<std::size_t> g{1, 3};
+    if(k.elements > 3)
+        g.push_back(k.elements);
+    return g;
+}
 void run_case(const std::string& name, program p, const parameter_map& in)
 {
+    if(name.find(only) == std::string::npos)
+        return;
     auto ref = p;
     ref.compile(ref::target{});
     auto want = ref.eval(in).front();
@@ -68,36 +193,121 @@ void run_case(const std::string& name, program p, const parameter_map& in)
     }
     auto k = gpu::generate_pointwise(*pw->module_inputs().front(), shapes, pw->get_shape());
     if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
-    auto src = k->source;
-    auto pre = gpu::detail::prelude();
-    auto pos = src.find(pre);
-    src.replace(pos, pre.size(), shim);
-    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
-    auto cmd = "g++ -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
-    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return; }
-    void* h = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW);
-    void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
-    if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
+    auto h = compile_host(name, *k);
+    if(not h) return;
     argument out{pw->get_shape()};
-    std::fill_n(out.data(), out.get_shape().bytes(), char(0x55));
-    void* o = out.data();
-    switch(ptrs.size()) {
-    case 1: reinterpret_cast<void(*)(const void*, void*)>(f)(ptrs[0], o); break;
-    case 2: reinterpret_cast<void(*)(const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], o); break;
-    case 3: reinterpret_cast<void(*)(const void*, const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], ptrs[2], o); break;
-    case 4: reinterpret_cast<void(*)(const void*, const void*, const void*, const void*, void*)>(f)(ptrs[0], ptrs[1], ptrs[2], ptrs[3], o); break;
-    default: std::cout << name << ": too many inputs\n"; failures++; return;
+    for(auto g : grids(*k))
+    {
+        std::fill_n(out.data(), out.get_shape().bytes(), char(0x55));
+        if(not call(name, *h, ptrs, out.data(), g)) return;
+        if(not same_elements(name + " grid " + std::to_string(g), out.get_shape(), out.data(), want.get_shape(), want.data())) { failures++; return; }
     }
-    // bitwise comparison (NaN patterns aside)
-    bool same = std::memcmp(out.data(), want.data(), out.get_shape().bytes()) == 0;
-    if(not same) {
-        auto g = out.to_vector<double>(), w = want.to_vector<double>();
-        std::size_t bad = 0;
-        for(std::size_t i = 0; i < g.size(); i++)
-            if(not(g[i] == w[i] or (std::isnan(g[i]) and std::isnan(w[i])))) { if(bad++ < 5) std::cout << "  " << name << " [" << i << "] got " << g[i] << " ref " << w[i] << "\n"; }
-        if(bad) { failures++; std::cout << name << ": " << bad << " differ (" << k->name << ")\n"; return; }
+    std::cout << name << ": ok (" << k->name << (h->has_vector ? ", vector path" : "") << ", " << out.get_shape().elements() << " elements)\n";
+}
+
+/// A buffer of `bytes` bytes at `skew` bytes past a 64-byte boundary (skew 0: 16-byte aligned).
+struct skewed
+{
+    std::vector<char> mem;
+    char* p = nullptr;
+    skewed(std::size_t bytes, std::size_t skew) : mem(bytes + 128)
+    {
+        auto a = (reinterpret_cast<std::uintptr_t>(mem.data()) + 63) & ~std::uintptr_t{63};
+        p = reinterpret_cast<char*>(a) + skew;
     }
-    std::cout << name << ": ok (" << k->name << ", " << out.get_shape().elements() << " elements)\n";
+};
+
+/// A pointwise kernel over views: input k is a buffer of shapes[k].element_space() values read
+/// at shapes[k]'s strides (packed in any layout, broadcast, sliced, transposed), the output at
+/// out's strides (packed). `body` adds the ops over the parameters to a module. Checks, for every
+/// grid of grids(): with all pointers 16-byte aligned, the vector path runs (if `vector`) over
+/// all elements and matches ref bit for bit; with each vector pointer in turn (and the output)
+/// skewed by one element, the scalar loop runs alone and gives the same bits (a skewed pointer
+/// of an input read one value a vector keeps the vector path).
+using body_fn = std::function<instruction_ref(module*, const std::vector<instruction_ref>&)>;
+void run_view_case(const std::string& name, const std::vector<shape>& shapes, const shape& out, const body_fn& body, bool vector)
+{
+    if(name.find(only) == std::string::npos)
+        return;
+    module sub("main:pointwise0");
+    std::vector<instruction_ref> ps;
+    for(std::size_t k = 0; k < shapes.size(); k++)
+        ps.push_back(sub.add_parameter("x" + std::to_string(k), shape{shapes[k].type(), shapes[k].lens()}));
+    sub.add_return({body(&sub, ps)});
+    auto k = gpu::generate_pointwise(sub, shapes, out);
+    if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
+    auto h = compile_host(name, *k);
+    if(not h) return;
+    if(h->has_vector != vector) { std::cout << name << ": vector path " << (h->has_vector ? "taken" : "missing") << "\n"; failures++; return; }
+    std::size_t width = vector ? out.elements() / k->elements : 1;
+    // inputs: random values in [-8, 8) (halves rounded), a NaN and infinities among them
+    std::vector<argument> data;
+    for(std::size_t i = 0; i < shapes.size(); i++)
+    {
+        argument a = generate_argument(shape{shapes[i].type(), {shapes[i].element_space()}}, 11 + i);
+        a.visit([&](auto v) {
+            using T = typename decltype(v)::value_type;
+            if constexpr(std::is_floating_point<T>{} or std::is_same<T, half>{})
+                for(std::size_t e = 0; e < v.size(); e++)
+                {
+                    v[e] = static_cast<T>(static_cast<float>(v[e]) * 8.f);
+                    if(e % 37 == 5) v[e] = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+                    if(e % 41 == 7) v[e] = static_cast<T>((e % 2 ? -1 : 1) * std::numeric_limits<float>::infinity());
+                }
+        });
+        data.push_back(a);
+    }
+    // the reference: the same ops in a ref program whose parameters are the views
+    program rp;
+    auto* rm = rp.get_main_module();
+    std::vector<instruction_ref> rps;
+    parameter_map in;
+    for(std::size_t i = 0; i < shapes.size(); i++)
+    {
+        rps.push_back(rm->add_parameter("x" + std::to_string(i), shapes[i]));
+        in["x" + std::to_string(i)] = argument{shapes[i], data[i].data()};
+    }
+    rm->add_return({body(rm, rps)});
+    rp.compile(ref::target{});
+    auto want = rp.eval(in).front();
+    // skew -1: all aligned; k: input k (or the output, k == inputs) one element off
+    for(std::size_t skew = 0; skew <= shapes.size() + 1; skew++)
+    {
+        std::size_t off = skew == 0 ? 0 : skew - 1;
+        // the pointers the vector path checks: vector ones, not those of inputs it reads one
+        // value of (a splat, which stays correct when skewed)
+        auto checked = [&](std::size_t i) {
+            if(i == shapes.size())
+                return true;
+            auto c = k->source.find("if(((");
+            auto e = k->source.find('\n', c);
+            return c != std::string::npos and k->source.substr(c, e - c).find("(const void*)x" + std::to_string(i) + " |") != std::string::npos;
+        };
+        bool vector_run = vector and (skew == 0 or not checked(off));
+        std::vector<skewed> bufs;
+        std::vector<const void*> ptrs;
+        for(std::size_t i = 0; i < shapes.size(); i++)
+        {
+            bufs.emplace_back(data[i].get_shape().bytes(), skew > 0 and off == i ? shapes[i].type_size() : 0);
+            std::memcpy(bufs.back().p, data[i].data(), data[i].get_shape().bytes());
+            ptrs.push_back(bufs.back().p);
+        }
+        skewed o(out.bytes(), skew > 0 and off == shapes.size() ? out.type_size() : 0);
+        for(auto g : grids(*k))
+        {
+            std::fill_n(o.p, out.bytes(), char(0x55));
+            if(not call(name, *h, ptrs, o.p, g)) return;
+            auto expect_iters = vector_run ? out.elements() / width : 0;
+            if(*h->vector_iterations != expect_iters)
+            {
+                std::cout << name << " skew " << skew << " grid " << g << ": " << *h->vector_iterations << " vector iterations, want " << expect_iters << "\n";
+                failures++;
+                return;
+            }
+            if(not same_elements(name + " skew " + std::to_string(skew) + " grid " + std::to_string(g), out, o.p, want.get_shape(), want.data())) { failures++; return; }
+        }
+    }
+    std::cout << name << ": ok (" << k->name << (vector ? ", vector path of " + std::to_string(width) : ", scalar") << ", " << out.elements() << " elements)\n";
 }
 template <class T>
 instruction_ref scalar(module* m, shape::type_t t, T v, const std::vector<std::size_t>& lens)
@@ -108,6 +318,8 @@ int main(int argc, char** argv)
 {
     if(argc > 1)
         work = argv[1];
+    if(argc > 2)
+        only = argv[2];
     std::system(("mkdir -p " + work).c_str());
     const float inf = std::numeric_limits<float>::infinity();
     std::vector<float> v = {std::numeric_limits<float>::quiet_NaN(), inf, -inf, 1e10f, -1e10f, 2.5f, -2.5f,
@@ -197,6 +409,91 @@ int main(int argc, char** argv)
             o->add_return({op(o, "logical_or", {op(o, "isinf", {op(o, "div", {rx, ry})}), op(o, "isnan", {op(o, "div", {ry, rx})})})});
             run_case("isnan_isinf_" + shape{t}.type_string(), r, in);
         }
+    }
+    // The vector path (codegen.cpp plan_vector) on views, fp32 (4 a thread) and fp16 (8), and
+    // where it must not be taken: each case also runs with each pointer skewed off 16 bytes.
+    for(auto t : {shape::float_type, shape::half_type})
+    {
+        std::size_t w = t == shape::half_type ? 8 : 4;
+        auto ts = std::string("_") + shape{t}.type_string();
+        auto lit = [&](module* m, float v, const std::vector<std::size_t>& lens) {
+            return m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), m->add_literal(literal{shape{t}, std::vector<float>{v}}));
+        };
+        // BERT's bias + erf GELU: a per-column bias of a row-major tensor
+        std::vector<std::size_t> g{4, 6, 64};
+        run_view_case("gelu_row_bias" + ts, {shape{t, g}, shape{t, g, {0, 0, 1}}}, shape{t, g}, [&](module* m, auto x) {
+            auto a = op(m, "add", {x[0], x[1]});
+            auto e = op(m, "erf", {op(m, "div", {a, lit(m, 1.4142135f, g)})});
+            return op(m, "mul", {op(m, "mul", {a, op(m, "add", {e, lit(m, 1.f, g)})}), lit(m, 0.5f, g)});
+        }, true);
+        // MobileNetV2's add + clip on NHWC with a per-channel bias, a packed NHWC residual besides
+        std::vector<std::size_t> c{2, 16, 5, 3};
+        shape nhwc{t, c, {240, 1, 48, 16}};
+        run_view_case("nhwc_channel_bias_clip" + ts, {nhwc, shape{t, c, {0, 1, 0, 0}}, nhwc}, nhwc, [&](module* m, auto x) {
+            auto a = op(m, "add", {op(m, "add", {x[0], x[1]}), x[2]});
+            return op(m, "clip", {a, lit(m, 0.f, c), lit(m, 6.f, c)});
+        }, true);
+        // a scalar broadcast (all strides 0)
+        std::vector<std::size_t> r{3, 40};
+        run_view_case("scalar_broadcast" + ts, {shape{t, r}, shape{t, r, {0, 0}}}, shape{t, r}, [&](module* m, auto x) {
+            return op(m, "sub", {op(m, "mul", {x[0], x[1]}), op(m, "sigmoid", {x[0]})});
+        }, true);
+        // an NCHW per-channel bias: one value for each run of H*W (a multiple of the width)
+        std::vector<std::size_t> n4{2, 4, 4, 4};
+        run_view_case("nchw_channel_bias" + ts, {shape{t, n4}, shape{t, n4, {0, 1, 0, 0}}}, shape{t, n4}, [&](module* m, auto x) {
+            return op(m, "relu", {op(m, "add", {x[0], x[1]})});
+        }, true);
+        // ... but not when H*W is no multiple of it
+        std::vector<std::size_t> n3{2, 4, 3, 3};
+        run_view_case("nchw_channel_bias_hw9" + ts, {shape{t, n3}, shape{t, n3, {0, 1, 0, 0}}}, shape{t, n3}, [&](module* m, auto x) {
+            return op(m, "relu", {op(m, "add", {x[0], x[1]})});
+        }, false);
+        // per-row values (innermost stride 0) and an NHWC output of standard inputs' lens
+        std::vector<std::size_t> rr{16, 8};
+        run_view_case("row_values" + ts, {shape{t, rr}, shape{t, rr, {1, 0}}}, shape{t, rr}, [&](module* m, auto x) {
+            return op(m, "max", {x[0], x[1]});
+        }, true);
+        // a slice: rows of 16 at a stride of 24 (vector: 24 a multiple of the width) or 20 (fp32 only)
+        std::vector<std::size_t> s2{4, 16};
+        run_view_case("slice_rows24" + ts, {shape{t, s2, {24, 1}}, shape{t, s2}}, shape{t, s2}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, true);
+        run_view_case("slice_rows20" + ts, {shape{t, s2, {20, 1}}, shape{t, s2}}, shape{t, s2}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, 20 % w == 0);
+        // a row bias of a row of 12: a multiple of 4, not of 8
+        std::vector<std::size_t> r12{8, 12};
+        run_view_case("row_bias_12" + ts, {shape{t, r12}, shape{t, r12, {0, 1}}}, shape{t, r12}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, 12 % w == 0);
+        // never: a transposed input, a strided one, an element count no multiple of the width
+        std::vector<std::size_t> tt{8, 16};
+        run_view_case("transposed" + ts, {shape{t, tt, {1, 8}}, shape{t, tt}}, shape{t, tt}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, false);
+        run_view_case("stride2" + ts, {shape{t, tt, {32, 2}}, shape{t, tt}}, shape{t, tt}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, false);
+        std::vector<std::size_t> odd{3, 5};
+        run_view_case("odd_count" + ts, {shape{t, odd}, shape{t, odd}}, shape{t, odd}, [&](module* m, auto x) {
+            return op(m, "add", {x[0], x[1]});
+        }, false);
+        // where of a per-row bool condition (a splat of another type) on two packed tensors
+        run_view_case("where_row_condition" + ts, {shape{shape::bool_type, rr, {1, 0}}, shape{t, rr}, shape{t, rr}}, shape{t, rr}, [&](module* m, auto x) {
+            return op(m, "where", {x[0], x[1], x[2]});
+        }, true);
+    }
+    // half and float together: 8 a thread, the float tensors 32 bytes each
+    {
+        std::vector<std::size_t> c{2, 16, 5, 3};
+        shape nhwc_h{shape::half_type, c, {240, 1, 48, 16}};
+        shape nhwc_f{shape::float_type, c, {240, 1, 48, 16}};
+        run_view_case("half_in_float_bias_float_out", {nhwc_h, shape{shape::float_type, c, {0, 1, 0, 0}}}, nhwc_f, [&](module* m, auto x) {
+            return op(m, "add", {cv(m, x[0], shape::float_type), x[1]});
+        }, true);
+        run_view_case("float_in_half_out", {nhwc_f, shape{shape::half_type, c, {0, 1, 0, 0}}}, nhwc_h, [&](module* m, auto x) {
+            return op(m, "mul", {cv(m, x[0], shape::half_type), x[1]});
+        }, true);
     }
     std::cout << (failures ? "FAILURES: " : "all ok ") << failures << "\n";
     return failures != 0;

@@ -178,14 +178,18 @@ std::vector<std::size_t> memory_order(const shape& out)
     return order;
 }
 
-/// The loop and the offset of each tensor in it; body uses off0.., and i for the output.
-std::string loop_code(const std::string& name,
-                      const std::vector<std::string>& input_types,
-                      const std::string& out_type,
-                      const std::vector<shape>& inputs,
-                      const shape& out,
-                      const std::string& body,
-                      const std::string& head = "")
+/// How a kernel walks its output: the dims in the output's memory order after merging (the
+/// output is standard in that order, so its offset is the loop index i), each input's strides
+/// there, and which inputs walk exactly like the output (offset i).
+struct walk_plan
+{
+    walk w;
+    std::vector<bool> linear;
+    std::size_t n = 0;
+    std::string idx; // the index type
+};
+
+walk_plan plan_walk(const std::vector<shape>& inputs, const shape& out)
 {
     // Walk the output in its memory order, so that i is its offset: a packed output whose dims
     // lie in another order (NHWC memory, NCHW lens) has its dims, and every input's, permuted.
@@ -200,38 +204,35 @@ std::string loop_code(const std::string& name,
         for(auto d : order)
             strides.back().push_back(s.strides()[d]);
     }
-    std::size_t n = out.elements();
-    bool big      = n >= (1ull << 31);
+    walk_plan p;
+    p.n      = out.elements();
+    bool big = p.n >= (1ull << 31);
     for(const auto& s : inputs)
         big = big or s.element_space() >= (1ull << 31);
-    std::string idx = big ? "unsigned long long" : "unsigned int";
-    auto w          = merge_dims(lens, strides);
-
-    std::ostringstream ss;
-    ss << prelude;
-    ss << "__device__ __forceinline__ float fminf_clip(float x, float lo, float hi) { float y = x < lo ? lo : x; "
-          "return hi < y ? hi : y; }\n";
-    ss << (head.empty() ? detail::signature(name, input_types, out_type) : head);
-    ss << "    typedef " << idx << " idx_t;\n";
-    ss << "    const idx_t n = " << n << ";\n";
-    ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
-          "    {\n";
+    p.idx = big ? "unsigned long long" : "unsigned int";
+    p.w   = merge_dims(lens, strides);
     // In that order the output is standard: its merged strides are the suffix products of the lens.
-    bool need_digits = false;
-    std::vector<bool> linear(inputs.size());
     for(std::size_t k = 0; k < inputs.size(); k++)
     {
         // Linear when the input walks like the standard output.
-        bool lin     = true;
+        bool lin      = true;
         std::size_t e = 1;
-        for(std::size_t d = w.lens.size(); d-- > 0;)
+        for(std::size_t d = p.w.lens.size(); d-- > 0;)
         {
-            lin = lin and w.strides[k][d] == e;
-            e *= w.lens[d];
+            lin = lin and p.w.strides[k][d] == e;
+            e *= p.w.lens[d];
         }
-        linear[k]   = lin;
-        need_digits = need_digits or not lin;
+        p.linear.push_back(lin);
     }
+    return p;
+}
+
+/// Code that computes off0.. (each input's offset) of the element at output offset i.
+std::string offset_code(const walk_plan& p)
+{
+    std::ostringstream ss;
+    const auto& w    = p.w;
+    bool need_digits = std::find(p.linear.begin(), p.linear.end(), false) != p.linear.end();
     if(need_digits)
     {
         ss << "        idx_t r = i;\n";
@@ -243,10 +244,10 @@ std::string loop_code(const std::string& name,
                 ss << "        idx_t d" << d << " = r % " << w.lens[d] << "u; r /= " << w.lens[d] << "u;\n";
         }
     }
-    for(std::size_t k = 0; k < inputs.size(); k++)
+    for(std::size_t k = 0; k < p.linear.size(); k++)
     {
         ss << "        idx_t off" << k << " = ";
-        if(linear[k])
+        if(p.linear[k])
             ss << "i";
         else
         {
@@ -259,6 +260,32 @@ std::string loop_code(const std::string& name,
         }
         ss << ";\n";
     }
+    return ss.str();
+}
+
+/// The loop and the offset of each tensor in it; body uses off0.., and i for the output.
+/// `vector_part`, if any, comes before the loop (generate_pointwise's vector path).
+std::string loop_code(const std::string& name,
+                      const std::vector<std::string>& input_types,
+                      const std::string& out_type,
+                      const std::vector<shape>& inputs,
+                      const shape& out,
+                      const std::string& body,
+                      const std::string& head        = "",
+                      const std::string& vector_part = "")
+{
+    auto p = plan_walk(inputs, out);
+    std::ostringstream ss;
+    ss << prelude;
+    ss << "__device__ __forceinline__ float fminf_clip(float x, float lo, float hi) { float y = x < lo ? lo : x; "
+          "return hi < y ? hi : y; }\n";
+    ss << (head.empty() ? detail::signature(name, input_types, out_type) : head);
+    ss << "    typedef " << p.idx << " idx_t;\n";
+    ss << "    const idx_t n = " << p.n << ";\n";
+    ss << vector_part;
+    ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
+          "    {\n";
+    ss << offset_code(p);
     ss << body;
     ss << "    }\n}\n";
     return ss.str();
@@ -536,6 +563,90 @@ std::optional<std::string> typed_expression(const std::string& op,
 
 } // namespace
 
+namespace {
+
+/// Fused chains longer than this keep the scalar loop only: the vector path unrolls the body V
+/// times, which NVRTC would take long over.
+constexpr std::size_t max_vector_ops = 128;
+
+/// The vector path of a pointwise kernel: each thread takes `width` consecutive elements of the
+/// output's memory (its offsets i .. i + width - 1, i a multiple of width) with 16-byte loads and
+/// stores. Input k is either read as `width` consecutive elements from off_k (contiguous[k]) or
+/// holds one value for all of them (a splat, read once from off_k).
+struct vector_plan
+{
+    std::size_t width = 0;
+    std::vector<bool> contiguous;
+};
+
+/// The vector path, when every input's width elements are consecutive or one value at every
+/// output offset that is a multiple of width (in the merged walk: the input walks like the output;
+/// or all its strides are 0; or its innermost stride is 1 or 0, width divides the innermost dim
+/// and its other strides are multiples of width), all element types tensors are read or written
+/// in are float or half, and width divides the element count. width: 16 bytes of the smallest
+/// such type (8 halves, 4 floats; a float tensor with half ones moves 32 bytes).
+std::optional<vector_plan> plan_vector(const walk_plan& p, const std::vector<shape>& inputs, const shape& out)
+{
+    if(inputs_in_table(inputs.size()) or p.w.lens.empty() or not float_or_half(out.type()))
+        return std::nullopt;
+    std::size_t smallest = out.type_size();
+    vector_plan v;
+    std::vector<bool> zero(inputs.size());
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        const auto& st = p.w.strides[k];
+        zero[k]        = std::all_of(st.begin(), st.end(), [](auto x) { return x == 0; });
+        v.contiguous.push_back(not zero[k] and (p.linear[k] or st.back() == 1));
+        if(v.contiguous.back())
+        {
+            if(not float_or_half(inputs[k].type()))
+                return std::nullopt;
+            smallest = std::min(smallest, inputs[k].type_size());
+        }
+    }
+    v.width = 16 / smallest;
+    if(p.n < v.width or p.n % v.width != 0)
+        return std::nullopt;
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        if(p.linear[k] or zero[k])
+            continue;
+        // Offsets from the digits of i: its width elements differ in the innermost digit alone.
+        const auto& st = p.w.strides[k];
+        if(p.w.lens.back() % v.width != 0 or st.back() > 1)
+            return std::nullopt;
+        if(st.back() == 1 and
+           not std::all_of(st.begin(), st.end() - 1, [&](auto x) { return x % v.width == 0; }))
+            return std::nullopt;
+    }
+    return v;
+}
+
+/// `code` with every line indented by `by` more spaces.
+std::string indent(const std::string& code, std::size_t by)
+{
+    std::string r, pad(by, ' ');
+    std::size_t pos = 0;
+    while(pos < code.size())
+    {
+        auto e = code.find('\n', pos);
+        e      = e == std::string::npos ? code.size() : e + 1;
+        r += pad + code.substr(pos, e - pos);
+        pos = e;
+    }
+    return r;
+}
+
+/// A local union `name` of `width` elements of C type `type` (`bytes` bytes each; width * bytes a
+/// multiple of 16) and the 16-byte words that move them.
+std::string vector_union(const std::string& name, const std::string& type, std::size_t bytes, std::size_t width)
+{
+    return "            union { uint4 c[" + std::to_string(bytes * width / 16) + "]; " + type + " e[" +
+           std::to_string(width) + "]; } " + name + ";\n";
+}
+
+} // namespace
+
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
 {
     if(value_type(out.type()).empty() or not(out.standard() or out.packed()))
@@ -558,17 +669,19 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
 
     // Every value is held in value_type of its element type: float for float and half (half
     // results rounded to half, as the reference stores them), bool, or the integer type itself.
+    // `load(k, e)` is input k's value from its element e; `compute` the ops, one a line.
     std::unordered_map<const instruction*, std::string> var;
-    std::ostringstream body;
+    std::ostringstream compute;
     std::vector<std::string> itypes;
     bool integers = false;
+    auto load = [&](std::size_t k, const std::string& e) {
+        auto t = inputs[k].type();
+        return "        const " + value_type(t) + " v" + std::to_string(k) + " = " +
+               (t == shape::half_type ? "h2f(" + e + ")" : e) + ";\n";
+    };
     for(std::size_t k = 0; k < params.size(); k++)
     {
-        auto t = inputs[k].type();
-        itypes.push_back(storage_type(t));
-        std::string e = "x" + std::to_string(k) + "[off" + std::to_string(k) + "]";
-        body << "        const " << value_type(t) << " v" << k << " = " << (t == shape::half_type ? "h2f(" + e + ")" : e)
-             << ";\n";
+        itypes.push_back(storage_type(inputs[k].type()));
         var[&*params[k]] = "v" + std::to_string(k);
     }
     std::vector<std::string> names;
@@ -615,14 +728,61 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
         // A half result is rounded to half, as the reference stores it.
         if(rt == shape::half_type)
             *e = "rh(" + *e + ")";
-        body << "        const " << value_type(rt) << " " << tn << " = " << *e << ";\n";
+        compute << "        const " << value_type(rt) << " " << tn << " = " << *e << ";\n";
         var[&*it] = tn;
         if(n != "identity" and n != "convert" and names.size() < 6)
             names.push_back(n);
     }
     if(result.empty())
         return std::nullopt;
-    body << "        y[i] = " << (out.type() == shape::half_type ? "f2h(" + result + ")" : result) << ";\n";
+    auto stored = out.type() == shape::half_type ? "f2h(" + result + ")" : result;
+    std::string body;
+    for(std::size_t k = 0; k < params.size(); k++)
+        body += load(k, "x" + std::to_string(k) + "[off" + std::to_string(k) + "]");
+    body += compute.str() + "        y[i] = " + stored + ";\n";
+
+    // The vector path (plan_vector), taken when every pointer it reads or writes a vector
+    // through is 16-byte aligned (views may offset them); else the scalar loop below does it all.
+    // The same code computes each element, so both give the same bits.
+    auto plan = plan_walk(inputs, out);
+    auto vec  = t <= max_vector_ops ? plan_vector(plan, inputs, out) : std::nullopt;
+    std::string vector_part;
+    if(vec)
+    {
+        auto w  = vec->width;
+        auto ws = std::to_string(w);
+        std::string aligned;
+        std::ostringstream v;
+        std::string elems;
+        for(std::size_t k = 0; k < inputs.size(); k++)
+        {
+            auto ks = std::to_string(k);
+            if(not vec->contiguous[k])
+            {
+                v << "    " << load(k, "x" + ks + "[off" + ks + "]");
+                continue;
+            }
+            aligned += "(unsigned long long)(const void*)x" + ks + " | ";
+            v << vector_union("xv" + ks, itypes[k], inputs[k].type_size(), w);
+            for(std::size_t c = 0; c < inputs[k].type_size() * w / 16; c++)
+                v << "            xv" << ks << ".c[" << c << "] = reinterpret_cast<const uint4*>(x" << ks << " + off" << ks
+                  << ")[" << c << "];\n";
+            elems += load(k, "xv" + ks + ".e[j]");
+        }
+        v << vector_union("yv", storage_type(out.type()), out.type_size(), w);
+        v << "#pragma unroll\n";
+        v << "            for(int j = 0; j < " << ws << "; j++)\n            {\n";
+        v << indent(elems + compute.str() + "        yv.e[j] = " + stored + ";\n", 8);
+        v << "            }\n";
+        for(std::size_t c = 0; c < out.type_size() * w / 16; c++)
+            v << "            reinterpret_cast<uint4*>(y + i)[" << c << "] = yv.c[" << c << "];\n";
+        vector_part = "    // vector path: " + ws + " elements a thread when every vector pointer is 16-byte aligned\n" +
+                      "    if(((" + aligned + "(unsigned long long)(const void*)y) & 15ull) == 0ull)\n    {\n" +
+                      "        for(idx_t q = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; q < " +
+                      std::to_string(plan.n / w) + "u; q += (idx_t)gridDim.x * blockDim.x)\n        {\n" +
+                      "            const idx_t i = q * " + ws + "u;\n" + indent(offset_code(plan), 4) + v.str() +
+                      "        }\n        return;\n    }\n";
+    }
     std::string name;
     for(const auto& n : names)
         name += n + "_";
@@ -630,9 +790,11 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
         name = "copy_";
     name += "kernel";
     kernel_source k;
-    k.name     = name;
-    k.elements = out.elements();
-    k.source   = loop_code(name, itypes, storage_type(out.type()), inputs, out, body.str());
+    k.name = name;
+    // One thread a vector when the vector path exists; the scalar loop strides over all elements
+    // with whatever grid it gets.
+    k.elements = vec ? plan.n / vec->width : out.elements();
+    k.source   = loop_code(name, itypes, storage_type(out.type()), inputs, out, body, "", vector_part);
     if(integers)
         k.source.insert(k.source.find("extern \"C\""), integer_prelude);
     return k;
