@@ -698,19 +698,27 @@ TEST(gpu_lowering, gemm_bias_relu_epilogue)
         auto tr  = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), at);
         auto d1  = m->add_instruction(make_op("dot"), tr, b);
         auto r1  = m->add_instruction(make_op("add"), cb, d1);
-        // batched: stays a plain gemm and a pointwise add
+        // batches over shared weights: folded into one product of 3 x 16 rows, with the epilogue
+        // and a residual (C, beta = 1)
         auto ab  = m->add_parameter("ab", shape{t, {3, 16, 32}});
         auto bb  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 32, 24}}}), b);
         auto d2  = m->add_instruction(make_op("dot"), ab, bb);
         auto cb3 = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 16, 24}}}), c);
-        auto r2  = m->add_instruction(make_op("add"), d2, cb3);
-        m->add_return({r0, r1, r2});
+        auto z   = m->add_parameter("z", shape{t, {3, 16, 24}});
+        auto r2  = m->add_instruction(make_op("add"), z, m->add_instruction(make_op("add"), d2, cb3));
+        // batches of their own weights: a strided batch, the bias a pointwise add
+        auto bw  = m->add_parameter("bw", shape{t, {3, 32, 24}});
+        auto d3  = m->add_instruction(make_op("dot"), ab, bw);
+        auto r3  = m->add_instruction(make_op("add"), d3, cb3);
+        m->add_return({r0, r1, r2, r3});
         double tol = t == shape::half_type ? 2e-2 : 1e-4;
         auto g     = migx_test::expect_gpu_matches_ref(p, tol, tol);
         auto txt   = text(g);
         EXPECT_NE(txt.find("gpu::gemm[alpha=1,beta=0,epilogue=relu_bias]"), std::string::npos) << txt;
         EXPECT_NE(txt.find("gpu::gemm[alpha=1,beta=0,epilogue=bias]"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("gpu::gemm[alpha=1,beta=0,epilogue=bias,residual=1]"), std::string::npos) << txt;
         EXPECT_NE(txt.find("symbol_name=add_kernel"), std::string::npos) << txt; // the batched one
+        EXPECT_EQ(txt.find("add_add_kernel"), std::string::npos) << txt;
         EXPECT_EQ(txt.find("add_relu_kernel"), std::string::npos) << txt;
     }
 }
@@ -799,6 +807,42 @@ TEST(gpu_lowering_no_device, gemm_bias_epilogue_only_for_a_sole_user)
     EXPECT_NE(u.find("add_kernel"), std::string::npos) << u;
 }
 
+TEST(gpu_lowering_no_device, gemm_one_product)
+{
+    using migraphx::gpu::gemm;
+    shape a{shape::half_type, {2, 4, 8}};
+    shape w{shape::half_type, {2, 8, 5}, {0, 5, 1}}; // shared weights
+    EXPECT_TRUE(gemm::one_product(shape{shape::half_type, {4, 8}}, shape{shape::half_type, {8, 5}}));
+    EXPECT_TRUE(gemm::one_product(a, w));
+    EXPECT_FALSE(gemm::one_product(a, shape{shape::half_type, {2, 8, 5}})); // weights per batch
+    // A's batches not following on (a slice of a wider tensor) or A transposed: no folding
+    EXPECT_FALSE(gemm::one_product(shape{shape::half_type, {2, 4, 8}, {64, 8, 1}}, w));
+    EXPECT_FALSE(gemm::one_product(shape{shape::half_type, {2, 4, 8}, {32, 1, 4}}, w));
+}
+
+TEST(gpu_lowering_no_device, gemm_residual_and_batched_bias)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = m->add_parameter("a", shape{shape::half_type, {2, 4, 8}});
+    auto b  = m->add_parameter("b", shape{shape::half_type, {8, 5}});
+    auto c  = m->add_parameter("c", shape{shape::half_type, {5}});
+    auto z  = m->add_parameter("z", shape{shape::half_type, {2, 4, 5}});
+    auto bb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 8, 5}}}), b);
+    auto d  = m->add_instruction(make_op("dot"), a, bb);
+    auto cb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4, 5}}}), c);
+    auto s  = m->add_instruction(make_op("add"), m->add_instruction(make_op("add"), cb, d), z);
+    // a residual alone (no bias) on a second product (other weights: CSE would merge the dots)
+    auto b2 = m->add_parameter("b2", shape{shape::half_type, {8, 5}});
+    auto d2 = m->add_instruction(make_op("dot"), a, m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 8, 5}}}), b2));
+    m->add_return({s, m->add_instruction(make_op("add"), z, d2)});
+    auto t = lowered(p, true);
+    EXPECT_NE(t.find("gpu::gemm[alpha=1,beta=0,epilogue=bias,residual=1](main:"), std::string::npos) << t;
+    EXPECT_NE(t.find("gpu::gemm[alpha=1,beta=0,residual=1](main:"), std::string::npos) << t;
+    EXPECT_EQ(t.find("add_kernel"), std::string::npos) << t;
+    EXPECT_EQ(t.find("add_add_kernel"), std::string::npos) << t;
+}
+
 TEST(gpu_lowering_no_device, gemm_supported_bias)
 {
     using migraphx::gpu::gemm;
@@ -808,7 +852,9 @@ TEST(gpu_lowering_no_device, gemm_supported_bias)
     EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {4, 5}, {5, 1}}, out)); // full matrix
     EXPECT_FALSE(gemm::supported_bias(shape{shape::half_type, {4, 5}, {0, 1}}, out));
     EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 5}, {5, 1}}, shape{shape::float_type, {1, 5}}));
-    EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {2, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {2, 4, 5}}));
+    // over batches too (the product must then be one_product)
+    EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {2, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {2, 4, 5}}));
+    EXPECT_FALSE(gemm::supported_bias(shape{shape::float_type, {2, 4, 5}, {5, 0, 1}}, shape{shape::float_type, {2, 4, 5}}));
     EXPECT_TRUE(gemm::supported_bias(shape{shape::float_type, {1, 4, 5}, {0, 0, 1}}, shape{shape::float_type, {1, 4, 5}}));
 }
 

@@ -19,7 +19,8 @@ struct kernel_source
 {
     std::string name;   // the kernel's symbol, e.g. add_relu_kernel
     std::string source;
-    std::size_t elements = 0; // threads the work is split over (the output's elements)
+    std::size_t elements = 0; // threads the work is split over (the output's elements, or fewer: a
+                              // kernel that loops over them with a grid stride is right for any grid)
     std::size_t local    = 256; // threads a block
 };
 
@@ -31,6 +32,12 @@ struct kernel_source
 /// integer add/sub/mul/neg (wrapping), div/mod/fmod (x / 0 is 0), max/min/abs/relu. Nothing when
 /// an op, type (double) or constant is outside what the generator knows (the op then runs on the
 /// host), e.g. float math on integers, which ref computes in double.
+/// Float and half kernels whose inputs are packed like the output, or broadcast so that runs of V
+/// consecutive output elements read V consecutive elements or one value (a per-channel bias of
+/// NHWC, a per-column bias, a scalar), take V elements a thread (V = 8 halves, 4 floats: 16-byte
+/// loads and stores; `elements` is then the output's elements / V) when all the pointers read or
+/// written as vectors are 16-byte aligned at run time, and the scalar loop otherwise; both give
+/// the same bits.
 std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out);
 
 /// Copies `in` (any strides, any element type) into the standard layout `out` of equal lens.
@@ -67,6 +74,31 @@ std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data
 /// packed in any layout (standard or NHWC).
 kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,
                            const shape& in, const shape& out);
+
+/// One pointwise step of an attention score `v` (float): v = v op operand, or operand op v
+/// (operand_first); the operand is the mask's element or the constant `value`.
+struct attention_step
+{
+    std::string op; // add, sub, mul or div
+    bool mask          = false;
+    float value        = 0;
+    bool operand_first = false;
+};
+
+/// softmax(steps(scale * Q K^T)) V along the last axis, per batch index (all dims but the last
+/// two): q [batch..., M, D], kt [batch..., D, N], v [batch..., N, DV], mask [batch..., M, N]
+/// (half or float), all at any strides; out has the product's lens and the strides it is
+/// written at. Half only; D and DV multiples of 16 up to 128.
+struct attention_spec
+{
+    shape q, kt, v;
+    std::optional<shape> mask;
+    shape out;
+    float scale = 1;
+    std::vector<attention_step> steps;
+    bool nan_to_zero = false; // a row whose softmax is NaN (every score -inf, or a NaN) gives 0s
+};
+std::optional<kernel_source> generate_attention(const attention_spec& a);
 
 /// A kernel with more inputs than this takes their pointers from a table in device memory (its
 /// first parameter), not as one parameter each: CUDA limits a kernel's parameters to 32 KB (4 KB

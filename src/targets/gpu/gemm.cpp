@@ -1,8 +1,9 @@
 // gpu::gemm: dot through cuBLASLt. cuBLASLt is column-major, so the row-major product
 // C = A B is computed as C^T = B^T A^T: each operand is described as the column-major matrix its
 // memory already is, with a transpose where its strides say it is stored transposed; batches of
-// one stride (or broadcast, stride 0) go in one strided-batched call. A following bias add
-// (and relu) can run as cuBLASLt's epilogue (lowering picks dot + pointwise add[+relu]).
+// one stride (or broadcast, stride 0) go in one strided-batched call, or in one product when
+// the weights are shared (one_product). A following bias add (and relu) can run as cuBLASLt's
+// epilogue and a residual add as its C (beta = 1); lowering picks dot + pointwise add[+add][+relu].
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "ir/env.hpp"
@@ -127,9 +128,32 @@ bool gemm::supported_bias(const shape& b, const shape& out)
     if(b.lens() != l or b.type() != out.type() or l.size() < 2 or out.elements() == 0)
         return false;
     for(std::size_t d = 0; d + 1 < l.size(); d++)
-        if((b.strides()[d] != 0 and l[d] != 1) or (d + 2 < l.size() and l[d] != 1))
-            return false; // broadcast over the rows; no batches
+        if(b.strides()[d] != 0 and l[d] != 1)
+            return false; // broadcast over the rows and batches
     return b.strides().back() == 1 or l.back() == 1;
+}
+
+namespace {
+/// Our A's batches folded into its rows (see one_product): true when b is broadcast over the
+/// batches and a's rows of every batch follow on from each other (row-major rows).
+bool folds(const operand& a, const operand& b, std::int64_t rows)
+{
+    return b.batch_stride == 0 and a.op == CUBLAS_OP_N and a.batch_stride == a.ld * rows;
+}
+} // namespace
+
+bool gemm::one_product(const shape& a, const shape& b)
+{
+    auto n = a.lens().size();
+    if(n < 2 or b.lens().size() != n)
+        return false;
+    std::size_t batches = 1;
+    for(std::size_t d = 0; d + 2 < n; d++)
+        batches *= a.lens()[d];
+    if(batches == 1)
+        return true;
+    auto oa = describe(b), ob = describe(a); // cuBLASLt's operands: ours swapped
+    return oa and ob and folds(*ob, *oa, static_cast<std::int64_t>(a.lens()[n - 2]));
 }
 
 namespace {
@@ -150,16 +174,24 @@ void gemm::print_attributes(std::ostream& os) const
     os << "alpha=" << alpha << ",beta=" << beta;
     if(not epilogue.empty())
         os << ",epilogue=" << epilogue;
+    if(residual)
+        os << ",residual=1";
 }
 
 shape gemm::compute_shape(const std::vector<shape>& inputs) const
 {
-    std::size_t want = epilogue.empty() ? 3 : 4;
+    std::size_t want = 3 + (epilogue.empty() ? 0 : 1) + (residual ? 1 : 0);
     epilogue_of(epilogue);
     if(inputs.size() != want)
-        MIGRAPHX_THROW(name() + ": expects a, b" + (epilogue.empty() ? "" : ", the bias") + " and the output buffer");
-    if(not epilogue.empty() and not supported_bias(inputs[2], inputs[3]))
+        MIGRAPHX_THROW(name() + ": expects a, b" + (epilogue.empty() ? "" : ", the bias") +
+                       (residual ? ", the residual" : "") + " and the output buffer");
+    if(not epilogue.empty() and not supported_bias(inputs[2], inputs.back()))
         MIGRAPHX_THROW(name() + ": the bias must be a row vector broadcast over the rows of one product");
+    if((not epilogue.empty() or residual) and not one_product(inputs[0], inputs[1]))
+        MIGRAPHX_THROW(name() + ": an epilogue or residual needs one product (batches that fold into the rows)");
+    if(residual and (inputs[want - 2].lens() != inputs.back().lens() or not inputs[want - 2].standard() or
+                     inputs[want - 2].type() != inputs.back().type()))
+        MIGRAPHX_THROW(name() + ": the residual must be a packed tensor of the output's lens and type");
     const auto& a = inputs[0].lens();
     const auto& b = inputs[1].lens();
     if(a.size() < 2 or a.size() != b.size() or a[a.size() - 1] != b[b.size() - 2])
@@ -185,6 +217,15 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     auto ob         = describe(inputs[0]); // cuBLASLt's B: our A
     if(not oa or not ob)
         MIGRAPHX_THROW(name() + ": operand layout not supported (lowering should have copied it)");
+    // A linear layer over [batch, seq, features] with shared weights: one product of
+    // batch * seq rows, not a strided batch of small ones (and epilogues need one product).
+    if(batches > 1 and folds(*ob, *oa, M))
+    {
+        ob->cols *= batches;
+        M *= batches;
+        batches         = 1;
+        ob->batch_stride = 0;
+    }
     auto t = cuda_type(out.type());
     cublasComputeType_t ct =
         (out.type() == shape::float_type and env_enabled("MIGRAPHX_GPU_TF32")) ? CUBLAS_COMPUTE_32F_FAST_TF32
@@ -279,8 +320,14 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
             cublasLtMatmulDescSetAttribute(cache->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
         big = big and aligned(bias);
     }
+    const void* c = y.data();
+    if(residual)
+    {
+        c   = args[args.size() - 2].data();
+        big = big and aligned(c);
+    }
     const auto& algo = big ? cache->algo : cache->algo_small;
-    float a = alpha, b = beta;
+    float a = alpha, b = residual ? 1.0f : beta;
     MIGX_CUDA_CHECK(cublasLtMatmul(g.get().lt,
                                    cache->desc,
                                    &a,
@@ -289,7 +336,7 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
                                    args[0].data(),
                                    cache->lb,
                                    &b,
-                                   y.data(),
+                                   c,
                                    cache->lc,
                                    y.data(),
                                    cache->lc,

@@ -163,6 +163,7 @@ struct gemm
     float alpha = 1;
     float beta  = 0;
     std::string epilogue; // "", "bias" or "relu_bias"
+    bool residual = false; // an addend input (the output's lens, packed) after the bias: C of beta = 1
     std::vector<std::uint64_t> algo;
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -170,6 +171,7 @@ struct gemm
         f(self.alpha, "alpha");
         f(self.beta, "beta");
         f(self.epilogue, "epilogue");
+        f(self.residual, "residual");
         f(self.algo, "algo");
     }
     std::string name() const { return "gpu::gemm"; }
@@ -180,8 +182,13 @@ struct gemm
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     /// Whether cuBLASLt can read this operand's matrices as they lie (else copy it first).
     static bool supported_operand(const shape& s);
-    /// Whether b (of the product's output shape out) is a per-column bias the epilogue can add.
+    /// Whether b (of the product's output shape out) is a per-column bias the epilogue can add
+    /// (broadcast over the rows and any batches; batches need one_product as well).
     static bool supported_bias(const shape& b, const shape& out);
+    /// Whether a x b is one matrix product for cuBLASLt: no batches, or batches of a whose rows
+    /// follow on from each other times a b broadcast over them (a linear layer on [batch, seq,
+    /// features]), which finalize folds into the rows. Epilogues and residuals need this.
+    static bool one_product(const shape& a, const shape& b);
     struct plan;
     std::shared_ptr<plan> cache;
 };

@@ -33,6 +33,16 @@ bool device_view(const instruction& ins)
     return ins.get_operator().output_alias(in) == 0;
 }
 
+operation make_kernel(const kernel_source& k)
+{
+    code_object c;
+    c.symbol_name = k.name;
+    c.global      = k.elements;
+    c.local       = k.local;
+    c.source      = k.source;
+    return c;
+}
+
 namespace {
 
 /// A pointwise module's instructions other than its parameters, in order.
@@ -48,17 +58,6 @@ std::vector<instruction_ref> body_of(const module& sub)
 bool float_or_half(const shape& s)
 {
     return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
-}
-
-
-operation make_kernel(const kernel_source& k)
-{
-    code_object c;
-    c.symbol_name = k.name;
-    c.global      = k.elements;
-    c.local       = k.local;
-    c.source      = k.source;
-    return c;
 }
 
 bool runs_on_host(const module& m)
@@ -223,42 +222,67 @@ struct lowerer
         return true;
     }
 
-    /// dot whose only user is a pointwise add of a per-column bias (then maybe relu): one
-    /// cuBLASLt call with a bias (relu_bias) epilogue replaces both. True when done.
+    /// dot whose only user is a pointwise sum of it, a per-column bias and/or a residual (a
+    /// packed tensor of its shape), then maybe relu: one cuBLASLt call (bias or relu_bias
+    /// epilogue, the residual as C with beta = 1) replaces both. True when done.
     bool lower_dot_bias(instruction_ref dot)
     {
         if(dot->outputs().size() != 1)
             return false;
         auto pw = dot->outputs().front();
-        if(pw->name() != "pointwise" or pw->module_inputs().size() != 1 or pw->inputs().size() != 2 or
-           data_dependent.count(&*pw) > 0 or pw->get_shape() != dot->get_shape())
+        if(pw->name() != "pointwise" or pw->module_inputs().size() != 1 or pw->inputs().size() < 2 or
+           pw->inputs().size() > 3 or data_dependent.count(&*pw) > 0 or pw->get_shape() != dot->get_shape())
             return false;
         const module& sub = *pw->module_inputs().front();
         auto body         = body_of(sub);
-        bool relu = body.size() == 3 and body[1]->name() == "relu";
-        if(not(body.size() == 2 or relu) or body.front()->name() != "add" or body.back()->name() != "@return" or
-           body.back()->inputs().size() != 1 or body.back()->inputs().front() != body[body.size() - 2] or
-           (relu and body[1]->inputs().front() != body[0]))
+        auto adds         = pw->inputs().size() - 1;
+        bool relu         = body.size() == adds + 2 and body[adds]->name() == "relu";
+        if(body.size() != adds + (relu ? 2 : 1) or body.back()->name() != "@return" or
+           body.back()->inputs() != std::vector<instruction_ref>{body[body.size() - 2]})
+            return false;
+        // A chain of adds over the parameters, each parameter used once.
+        std::vector<instruction_ref> terms;
+        for(std::size_t i = 0; i < adds; i++)
+        {
+            auto add = body[i];
+            if(add->name() != "add")
+                return false;
+            for(auto x : add->inputs())
+            {
+                if(i > 0 and x == body[i - 1])
+                    continue;
+                if(x->name() != "@param")
+                    return false;
+                terms.push_back(x);
+            }
+        }
+        if(relu and body[adds]->inputs().front() != body[adds - 1])
             return false;
         for(auto x : body)
             if(x->name() != "@return" and x->get_shape().type() != dot->get_shape().type())
                 return false;
-        // add's operands are the two parameters x0, x1: the pointwise inputs of those numbers.
-        auto add = body.front();
-        std::size_t dot_slot = pw->inputs()[0] == dot ? 0 : 1;
-        if(pw->inputs()[dot_slot] != dot or pw->inputs()[1 - dot_slot] == dot)
+        std::set<const instruction*> distinct;
+        for(auto x : terms)
+            distinct.insert(&*x);
+        if(terms.size() != pw->inputs().size() or distinct.size() != terms.size())
             return false;
-        std::set<std::string> names;
-        for(auto x : add->inputs())
+        std::optional<instruction_ref> bias, z;
+        bool have_dot = false;
+        for(auto p : terms)
         {
-            if(x->name() != "@param")
+            auto x = pointwise_input(pw, p);
+            if(not x)
                 return false;
-            names.insert(x->get_operator().to_value().at("parameter").get_string());
+            if(*x == dot and not have_dot)
+                have_dot = true;
+            else if(not bias and gemm::supported_bias((*x)->get_shape(), dot->get_shape()))
+                bias = *x;
+            else if(not z and (*x)->get_shape() == shape{dot->get_shape().type(), dot->get_shape().lens()})
+                z = *x;
+            else
+                return false;
         }
-        if(names != std::set<std::string>{"x0", "x1"})
-            return false;
-        auto bias = pw->inputs()[1 - dot_slot];
-        if(not gemm::supported_bias(bias->get_shape(), dot->get_shape()))
+        if(not have_dot or (relu and not bias))
             return false;
         auto a = dot->inputs()[0], b = dot->inputs()[1];
         if(not float_or_half(a->get_shape()) or a->get_shape().type() != b->get_shape().type() or
@@ -268,9 +292,21 @@ struct lowerer
             a = copy_kernel(pw, a);
         if(not gemm::supported_operand(b->get_shape()))
             b = copy_kernel(pw, b);
+        if(not gemm::one_product(a->get_shape(), b->get_shape()))
+            return false; // the copies, if any, are dead code
         gemm g;
-        g.epilogue = relu ? "relu_bias" : "bias";
-        replace(pw, operation{g}, {a, b, bias}); // the dot is left without users (dead code)
+        std::vector<instruction_ref> args{a, b};
+        if(bias)
+        {
+            g.epilogue = relu ? "relu_bias" : "bias";
+            args.push_back(*bias);
+        }
+        if(z)
+        {
+            g.residual = true;
+            args.push_back(*z);
+        }
+        replace(pw, operation{g}, args); // the dot is left without users (dead code)
         return true;
     }
 
@@ -648,17 +684,19 @@ void lowering::apply(module& m) const
     }
 
     lowerer l{m};
-    std::vector<instruction_ref> todo;
-    std::size_t lit = 0;
     for(auto it = m.begin(); it != m.end(); ++it)
     {
-        todo.push_back(it);
         bool dd = dynamic_output(it);
         for(auto x : it->inputs())
             dd = dd or l.data_dependent.count(&*x) > 0;
         if(dd and it->name() != "@return")
             l.data_dependent.insert(&*it);
     }
+    lower_attention(m, [&](instruction_ref x) { return l.data_dependent.count(&*x) > 0; });
+    std::vector<instruction_ref> todo;
+    std::size_t lit = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        todo.push_back(it);
     for(auto ins : todo)
     {
         if(ins->name() == "@literal")

@@ -4,6 +4,7 @@
 #include "targets/gpu/codegen.hpp"
 #include <migraphx/module.hpp>
 #include <migraphx/pass.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -48,6 +49,16 @@ std::optional<kernel_source> generate_for(instruction_ref ins);
 /// The same writing `out` (ins's lens and type, packed in another layout, e.g. NHWC): pooling and
 /// pad only (nothing for other ops or a non-packed out).
 std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out);
+
+/// The generated kernel k as a gpu::code_object (its inputs, then the output buffer).
+operation make_kernel(const kernel_source& k);
+
+/// Every attention of the unlowered main module m, dot(softmax(dot(Q, K^T) with scalar scales
+/// and a mask added), V) (then maybe transposed into a contiguous copy), becomes one generated
+/// kernel (lower_attention.cpp) writing a hip::hip_allocate_memory buffer; what it replaced is
+/// removed. `skip` names instructions that must stay (data-dependent results). Returns how many.
+/// MIGRAPHX_DISABLE_ATTENTION_FUSION=1 turns it off.
+std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip);
 
 } // namespace gpu
 } // namespace migraphx

@@ -1,0 +1,253 @@
+// The fused attention (lower_attention.cpp, codegen_attention.cpp): which programs the gpu
+// lowering turns into one attention kernel (checked without a device, on the lowered program),
+// and, on a device, the kernel against ref: masks, scales, lengths that are not multiples of the
+// kernel's 64-row and 64-key tiles, head sizes 16 to 128, output transposed back in the store.
+#include "gpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_GPU
+#include "passes/pass_manager.hpp"
+#include "targets/gpu/codegen.hpp"
+#include "targets/gpu/lowering.hpp"
+#include <migraphx/half.hpp>
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+struct attention_case
+{
+    std::size_t batch = 2, heads = 3, m = 70, n = 70, d = 64, dv = 64;
+    shape::type_t type = shape::half_type;
+    bool mask          = true;  // an additive [batch, 1, m, n] mask
+    bool scale_qk      = true;  // sqrt(scale) on Q and K (torch's SDPA export); else the scores divided
+    bool transpose_out = true;  // the result transposed back to [batch, m, heads, dv] and made contiguous
+    bool softmax_float = false; // the scores converted to float for the softmax and back
+    std::int64_t softmax_axis = 3;
+    bool padding_mask = false; // the mask a constant: 0, or half's lowest past each batch's length
+    bool inf_mask     = false; // the same with -inf, and batch 1's last rows masked whole (NaN rows)
+    bool nan_guard    = false; // where(isnan(p), 0, p) after the softmax (torch's SDPA export)
+};
+
+/// A transformer's attention as the ONNX importer and fuse_pointwise leave it: Q, V as
+/// [batch, seq, heads, dim] transposed to [batch, heads, seq, dim], K to [batch, heads, dim, seq].
+migraphx::program attention(const attention_case& c)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto t  = c.type;
+    auto q  = m->add_parameter("q", shape{t, {c.batch, c.m, c.heads, c.d}});
+    auto k  = m->add_parameter("k", shape{t, {c.batch, c.n, c.heads, c.d}});
+    auto v  = m->add_parameter("v", shape{t, {c.batch, c.n, c.heads, c.dv}});
+    q       = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1, 3}}}), q);
+    k       = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 3, 1}}}), k);
+    v       = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1, 3}}}), v);
+    auto scalar = [&](float f, const shape& like) {
+        auto l = m->add_literal(migraphx::literal{shape{t, {1}}, std::vector<float>{f}});
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", like.lens()}}), l);
+    };
+    float sq = 1.0f / std::sqrt(std::sqrt(static_cast<float>(c.d)));
+    if(c.scale_qk)
+    {
+        q = m->add_instruction(make_op("mul"), q, scalar(sq, q->get_shape()));
+        k = m->add_instruction(make_op("mul"), k, scalar(sq, k->get_shape()));
+    }
+    auto s = m->add_instruction(make_op("dot"), q, k);
+    if(not c.scale_qk)
+        s = m->add_instruction(make_op("div"), s, scalar(std::sqrt(static_cast<float>(c.d)), s->get_shape()));
+    if(c.softmax_float)
+        s = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), s);
+    if(c.mask)
+    {
+        shape ms{s->get_shape().type(), {c.batch, 1, c.m, c.n}};
+        auto mk = m->add_parameter("mask", ms);
+        if(c.padding_mask or c.inf_mask)
+        {
+            float low = c.inf_mask ? -std::numeric_limits<float>::infinity() : -65504.0f;
+            std::vector<float> mv(ms.elements());
+            for(std::size_t i = 0; i < mv.size(); i++)
+            {
+                auto b = i / (c.m * c.n), row = (i / c.n) % c.m, key = i % c.n;
+                bool masked = key >= c.n / (b + 2); // batch 0 keeps half the keys, 1 a third
+                masked      = masked or (c.inf_mask and b == 1 and row >= c.m / 2);
+                mv[i]       = masked ? low : 0.0f;
+            }
+            mk = m->add_literal(migraphx::literal{ms, mv});
+        }
+        s = m->add_instruction(make_op("add"), s, m->add_instruction(make_op("multibroadcast", {{"out_lens", s->get_shape().lens()}}), mk));
+    }
+    auto pr = m->add_instruction(make_op("softmax", {{"axis", c.softmax_axis}}), s);
+    if(c.nan_guard)
+        pr = m->add_instruction(make_op("where"), m->add_instruction(make_op("isnan"), pr), scalar(0, pr->get_shape()), pr);
+    if(c.softmax_float)
+        pr = m->add_instruction(make_op("convert", {{"target_type", t}}), pr);
+    auto o = m->add_instruction(make_op("dot"), pr, v);
+    if(c.transpose_out)
+    {
+        o = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1, 3}}}), o);
+        o = m->add_instruction(make_op("contiguous"), o);
+        o = m->add_instruction(make_op("reshape", {{"dims", {c.batch, c.m, c.heads * c.dv}}}), o);
+    }
+    m->add_return({o});
+    return p;
+}
+
+/// The lowered main module's text (the device-free passes only).
+std::string lowered(migraphx::program p)
+{
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+    std::ostringstream ss;
+    ss << p;
+    return ss.str();
+}
+
+std::size_t count(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+        n++;
+    return n;
+}
+
+} // namespace
+
+TEST(gpu_lower_attention, transformer_attention_becomes_one_kernel)
+{
+    auto t = lowered(attention({}));
+    EXPECT_EQ(count(t, "symbol_name=attention_kernel"), 1u) << t;
+    // No products, softmax, scaling or mask kernels and no contiguous copy of the heads remain.
+    EXPECT_EQ(count(t, "gpu::gemm"), 0u) << t;
+    EXPECT_EQ(count(t, "softmax_kernel"), 0u) << t;
+    EXPECT_EQ(count(t, "copy_kernel"), 0u) << t;
+    EXPECT_EQ(count(t, "mul_kernel"), 0u) << t;
+    EXPECT_EQ(count(t, "add_kernel"), 0u) << t;
+}
+
+TEST(gpu_lower_attention, variants_that_fuse)
+{
+    attention_case div_no_mask;
+    div_no_mask.scale_qk = false;
+    div_no_mask.mask     = false;
+    attention_case float_softmax;
+    float_softmax.softmax_float = true;
+    attention_case plain_out;
+    plain_out.transpose_out = false;
+    attention_case wide;
+    wide.d = wide.dv = 128;
+    attention_case guarded;
+    guarded.nan_guard = true;
+    for(const auto& c : {div_no_mask, float_softmax, plain_out, wide, guarded})
+        EXPECT_EQ(count(lowered(attention(c)), "symbol_name=attention_kernel"), 1u);
+}
+
+TEST(gpu_lower_attention, variants_left_alone)
+{
+    attention_case fp32;
+    fp32.type = shape::float_type; // the kernel is half only
+    attention_case odd_head;
+    odd_head.d = odd_head.dv = 72; // not a multiple of 16
+    attention_case big_head;
+    big_head.d = big_head.dv = 256;
+    attention_case other_axis;
+    other_axis.softmax_axis = 2;
+    for(const auto& c : {fp32, odd_head, big_head, other_axis})
+    {
+        auto t = lowered(attention(c));
+        EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
+        EXPECT_GE(count(t, "gpu::gemm"), 2u) << t;
+    }
+}
+
+TEST(gpu_lower_attention, scores_with_another_user_are_not_fused)
+{
+    auto p  = attention({});
+    auto* m = p.get_main_module();
+    // Return the softmax too: the kernel never writes it, so the chain must stay.
+    migraphx::instruction_ref sm;
+    for(auto it = m->begin(); it != m->end(); ++it)
+        if(it->name() == "softmax")
+            sm = it;
+    auto ret = std::prev(m->end());
+    auto outs = ret->inputs();
+    outs.push_back(sm);
+    m->replace_return(outs);
+    auto t = lowered(p);
+    EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
+}
+
+TEST(gpu_lower_attention, can_be_turned_off)
+{
+    setenv("MIGRAPHX_DISABLE_ATTENTION_FUSION", "1", 1);
+    auto t = lowered(attention({}));
+    unsetenv("MIGRAPHX_DISABLE_ATTENTION_FUSION");
+    EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
+}
+
+TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)
+{
+    migraphx::gpu::attention_spec a;
+    a.q   = shape{shape::half_type, {2, 8, 32}};
+    a.kt  = shape{shape::half_type, {2, 32, 9}};
+    a.v   = shape{shape::half_type, {2, 9, 32}};
+    a.out = shape{shape::half_type, {2, 8, 32}};
+    EXPECT_TRUE(migraphx::gpu::generate_attention(a).has_value());
+    auto bad = a;
+    bad.kt   = shape{shape::half_type, {2, 16, 9}}; // D differs
+    EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value());
+    bad      = a;
+    bad.mask = shape{shape::half_type, {2, 8, 10}}; // not [batch, M, N]
+    EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value());
+    bad = a;
+    bad.steps.push_back({"add", true, 0, false}); // a mask step without a mask
+    EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value());
+    bad = a;
+    bad.steps.push_back({"pow", false, 2, false});
+    EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value());
+}
+
+// On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores
+// in float and rounds P to half once (ref rounds the scores, the softmax and each product), so
+// the bound is a few half ulps of the outputs (|o| <= 1).
+TEST(gpu_lower_attention, matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    attention_case bert;                 // 70 x 70, d 64, mask, Q/K scaled, transposed out
+    attention_case cross;                // 100 queries over 130 keys, d 32, dv 48, divided, no mask
+    cross.m        = 100;
+    cross.n        = 130;
+    cross.d        = 32;
+    cross.dv       = 48;
+    cross.scale_qk = false;
+    cross.mask     = false;
+    attention_case wide;                 // d 128, 17 queries, 200 keys, plain output
+    wide.m = 17;
+    wide.n = 200;
+    wide.d = wide.dv = 128;
+    wide.transpose_out = false;
+    attention_case narrow;               // d 16, float softmax, one key block exactly
+    narrow.d = narrow.dv = 16;
+    narrow.m = narrow.n = 64;
+    narrow.softmax_float = true;
+    attention_case padded;               // whole key blocks masked out (online softmax)
+    padded.n            = 150;
+    padded.padding_mask = true;
+    attention_case nan_rows;             // -inf masks, whole rows masked: NaN rows made 0
+    nan_rows.inf_mask  = true;
+    nan_rows.nan_guard = true;
+    attention_case nan_kept = nan_rows;  // without the guard the NaN rows stay NaN, as on ref
+    nan_kept.nan_guard = false;
+    for(const auto& c : {bert, cross, wide, narrow, padded, nan_rows, nan_kept})
+    {
+        auto p = attention(c);
+        auto g = migx_test::expect_gpu_matches_ref(p, 5e-3, 5e-3);
+        std::ostringstream ss;
+        ss << g;
+        EXPECT_NE(ss.str().find("symbol_name=attention_kernel"), std::string::npos) << ss.str();
+    }
+}
+#endif
