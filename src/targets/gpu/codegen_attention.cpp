@@ -103,7 +103,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "__device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | "
           "((unsigned)hi << 16); }\n";
     ss << "__device__ __forceinline__ unsigned packf(float lo, float hi) { return pack2(f2h(lo), f2h(hi)); }\n";
-    ss << "extern \"C\" __global__ void __launch_bounds__(128) " << name
+    ss << "extern \"C\" __global__ void __launch_bounds__(128, 4) " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << (a.mask->type() == shape::half_type ? "migx_half" : "float") << "* __restrict__ mask, ";
@@ -111,6 +111,9 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
     ss << "    __shared__ __align__(16) migx_half ks[" << keys_per_step * KP << "];\n";
     ss << "    __shared__ __align__(16) migx_half vs[" << DV * VP << "];\n";
+    std::string mtype = a.mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
+    if(a.mask)
+        ss << "    __shared__ " << mtype << " ms[" << rows_per_block * VP << "];\n";
     ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
     // The vector loads need 16-byte aligned bases; a view may offset them, so check.
     ss << "    const bool kvec = " << (k_vec ? "((unsigned long long)kt & 15) == 0" : "false") << ";\n";
@@ -128,13 +131,20 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     if(a.mask)
         ss << "        const auto* mb = mask + (" << batch_offset(*a.mask) << ");\n";
     // Q's rows in A fragments (m16n8k16 layout: rows g and g+8, columns 2t, 2t+1 and +8).
+    bool q_pairs = stride(a.q, 1) == 1;
+    for(std::size_t d = 0; d + 1 < r; d++)
+        q_pairs = q_pairs and (a.q.lens()[d] == 1 or a.q.strides()[d] % 2 == 0);
+    ss << "        const bool qvec = " << (q_pairs ? "((unsigned long long)q & 3) == 0" : "false") << ";\n";
     ss << "        unsigned qa[" << D / 16 << "][4];\n";
     ss << "        for(int kk = 0; kk < " << D / 16 << "; kk++)\n            for(int i = 0; i < 4; i++)\n"
           "            {\n"
           "                const int row = row0 + g + (i & 1) * 8, col = kk * 16 + t * 2 + (i >> 1) * 8;\n"
           "                migx_half lo = 0, hi = 0;\n"
           "                if(row < "
-       << M << ")\n                {\n"
+       << M << " && qvec)\n                {\n"
+       << "                    qa[kk][i] = *reinterpret_cast<const unsigned*>(qb + (idx_t)row * " << stride(a.q, 2)
+       << "u + (idx_t)col);\n                    continue;\n                }\n"
+       << "                if(row < " << M << ")\n                {\n"
        << "                    lo = qb[(idx_t)row * " << stride(a.q, 2) << "u + (idx_t)col * " << stride(a.q, 1)
        << "u];\n"
        << "                    hi = qb[(idx_t)row * " << stride(a.q, 2) << "u + (idx_t)(col + 1) * "
@@ -179,6 +189,30 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << "                    vs[d * " << VP << " + j] = n0 + j < " << N << " ? vb[(idx_t)(n0 + j) * "
        << stride(a.v, 2) << "u + (idx_t)d * " << stride(a.v, 1) << "u] : (migx_half)0;\n"
        << "                }\n";
+    // A half mask whose keys lie together loads 8 at a time (N a multiple of 8: no partial vector).
+    bool m_vec = a.mask and a.mask->type() == shape::half_type and rows_vectorize(*a.mask, 1, N);
+    if(m_vec)
+        ss << "            if(((unsigned long long)mask & 15) == 0)\n"
+           << "                for(int i = tid; i < " << rows_per_block * keys_per_step / 8 << "; i += 128)\n"
+           << "                {\n"
+           << "                    const int r = i / " << keys_per_step / 8 << ", j = (i % " << keys_per_step / 8
+           << ") * 8, row = row0 - warp * 16 + r;\n"
+           << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
+           << "                    if(row < " << M << " && n0 + j < " << N << ")\n"
+           << "                        val = *reinterpret_cast<const uint4*>(mb + (idx_t)row * " << stride(*a.mask, 2)
+           << "u + (idx_t)(n0 + j));\n"
+           << "                    const migx_half* h = reinterpret_cast<const migx_half*>(&val);\n"
+           << "                    for(int e = 0; e < 8; e++)\n"
+           << "                        ms[r * " << VP << " + j + e] = h[e];\n"
+           << "                }\n"
+           << "            else\n";
+    if(a.mask) // this block's 64 rows x 64 keys of the mask, loaded with K and V (one wait)
+        ss << "            for(int i = tid; i < " << rows_per_block * keys_per_step << "; i += 128)\n            {\n"
+           << "                const int r = i / " << keys_per_step << ", j = i % " << keys_per_step
+           << ", row = row0 - warp * 16 + r;\n"
+           << "                ms[r * " << VP << " + j] = (row < " << M << " && n0 + j < " << N << ") ? mb[(idx_t)row * "
+           << stride(*a.mask, 2) << "u + (idx_t)(n0 + j) * " << stride(*a.mask, 1) << "u] : (" << mtype << ")0;\n"
+           << "            }\n";
     ss << "            __syncthreads();\n";
     // S = Q K^T for this warp's 16 rows and the 64 keys: 8 tiles of 16 x 8.
     ss << "            float s[8][4];\n";
@@ -192,17 +226,19 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << "                }\n            }\n";
     // Score steps, then the keys past N masked out.
     ss << "            for(int nt = 0; nt < 8; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
-       << "                    const int row = row0 + g + (i >> 1) * 8, key = n0 + nt * 8 + t * 2 + (i & 1);\n"
+       << "                    const int key = n0 + nt * 8 + t * 2 + (i & 1);\n"
        << "                    float v = s[nt][i] * " << detail::float_literal(a.scale) << ";\n";
     if(a.mask)
     {
-        ss << "                    const float mv = (row < " << M << " && key < " << N << ") ? "
-           << (a.mask->type() == shape::half_type ? "h2f(" : "(") << "mb[(idx_t)row * " << stride(*a.mask, 2)
-           << "u + (idx_t)key * " << stride(*a.mask, 1) << "u]) : 0.f;\n";
+        ss << "                    const float mv = " << (a.mask->type() == shape::half_type ? "h2f(" : "(")
+           << "ms[(warp * 16 + g + (i >> 1) * 8) * " << VP << " + nt * 8 + t * 2 + (i & 1)]);\n";
     }
     for(const auto& st : a.steps)
         ss << "                    " << step_code(st, st.mask ? "mv" : detail::float_literal(st.value)) << "\n";
-    ss << "                    s[nt][i] = key < " << N << " ? v : MIGX_NEG_INF;\n                }\n";
+    if(N % keys_per_step == 0)
+        ss << "                    (void)key;\n                    s[nt][i] = v;\n                }\n";
+    else
+        ss << "                    s[nt][i] = key < " << N << " ? v : MIGX_NEG_INF;\n                }\n";
     // Online softmax over the rows g (i = 0, 1) and g + 8 (i = 2, 3); a row's values are spread
     // over the 4 lanes t of its group.
     ss << "            for(int h = 0; h < 2; h++)\n            {\n"
