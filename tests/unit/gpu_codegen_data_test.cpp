@@ -33,6 +33,30 @@ TEST(gpu_codegen_data, concat_gather_pad_compile)
         EXPECT_NO_THROW(gpu::compile_cuda(p.source, p.name, 9, 0)) << p.source;
     }
 }
+TEST(gpu_codegen_data, channel_pad_into_nhwc_is_one_thread_a_pixel)
+{
+    using migraphx::shape;
+    namespace gpu = migraphx::gpu;
+    // 3 NCHW channels padded with zeros to 8 in an NHWC buffer (layout_nhwc's stem padding)
+    shape in{shape::half_type, {2, 3, 5, 7}};
+    shape out{shape::half_type, {2, 8, 5, 7}, {280, 1, 56, 8}};
+    auto k = gpu::generate_pad({0, 0, 0, 0, 0, 5, 0, 0}, 0, 0, in, out);
+    EXPECT_EQ(k.elements, 2u * 5 * 7);
+    EXPECT_NE(k.source.find("uint4"), std::string::npos) << k.source; // 8 halves: one 16-byte store
+    EXPECT_NO_THROW(gpu::compile_cuda(k.source, k.name, 9, 0)) << k.source;
+    // 6 channels of 2 bytes: no whole vector, element stores
+    auto k6 = gpu::generate_pad({0, 0, 0, 0, 0, 3, 0, 0}, 0, 0, in, shape{shape::half_type, {2, 6, 5, 7}, {210, 1, 42, 6}});
+    EXPECT_EQ(k6.elements, 2u * 5 * 7);
+    EXPECT_EQ(k6.source.find("uint4*"), std::string::npos) << k6.source;
+    EXPECT_NO_THROW(gpu::compile_cuda(k6.source, k6.name, 9, 0)) << k6.source;
+    // padding H too, a standard output or reflect mode: one thread an element, as before
+    auto kh = gpu::generate_pad({0, 0, 1, 0, 0, 5, 1, 0}, 0, 0, in, shape{shape::half_type, {2, 8, 7, 7}, {392, 1, 56, 8}});
+    EXPECT_EQ(kh.elements, 2u * 8 * 7 * 7);
+    auto ks = gpu::generate_pad({0, 0, 0, 0, 0, 5, 0, 0}, 0, 0, in, shape{shape::half_type, {2, 8, 5, 7}});
+    EXPECT_EQ(ks.elements, 2u * 8 * 5 * 7);
+    auto kr = gpu::generate_pad({0, 0, 0, 0, 0, 2, 0, 0}, 1, 0, in, shape{shape::half_type, {2, 5, 5, 7}, {175, 1, 35, 5}});
+    EXPECT_EQ(kr.elements, 2u * 5 * 5 * 7);
+}
 #else
 TEST(gpu_codegen_data, skipped) { GTEST_SKIP() << "built without CUDA"; }
 #endif

@@ -3,6 +3,7 @@
 // every element type works.
 #include "targets/gpu/codegen.hpp"
 #include <migraphx/errors.hpp>
+#include <optional>
 #include <sstream>
 
 namespace migraphx {
@@ -117,9 +118,55 @@ std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data
     return finish("gather_kernel", ss.str(), out.elements());
 }
 
+namespace {
+/// A channels-last network's stem: NCHW channels padded at the end with a constant into an NHWC
+/// output (layout_nhwc pads a convolution's few input channels to 8). One thread a pixel: it reads
+/// the pixel's input channels (coalesced over the pixels) and writes the pixel's channels together
+/// (16-byte stores where they fill them), instead of one thread an element with a division per dim.
+std::optional<kernel_source> pad_channels_nhwc(const std::vector<std::int64_t>& pads,
+                                               std::int64_t mode,
+                                               std::uint64_t value_bits,
+                                               const shape& in,
+                                               const shape& out)
+{
+    const auto& il = in.lens();
+    const auto& ol = out.lens();
+    if(mode != 0 or il.size() != 4 or pads.size() != 8 or in.type() != out.type())
+        return std::nullopt;
+    for(std::size_t j = 0; j < 8; j++)
+        if(j != 5 and pads[j] != 0)
+            return std::nullopt;
+    std::size_t N = il[0], C = il[1], H = il[2], W = il[3], CO = ol[1];
+    if(pads[5] < 0 or CO != C + static_cast<std::size_t>(pads[5]) or ol[0] != N or ol[2] != H or ol[3] != W or
+       out.strides() != std::vector<std::size_t>{H * W * CO, 1, W * CO, CO})
+        return std::nullopt;
+    auto t     = detail::raw_type(out.type_size());
+    auto bytes = CO * out.type_size();
+    std::ostringstream ss;
+    ss << head("pad_kernel", {t}, t, {in, out}, N * H * W);
+    ss << "        const idx_t hw = i % " << H * W << "u, b = i / " << H * W << "u;\n";
+    ss << "        const idx_t base = b * " << in.strides()[0] << "u + (hw / " << W << "u) * " << in.strides()[2]
+       << "u + (hw % " << W << "u) * " << in.strides()[3] << "u;\n";
+    ss << "        union { " << t << " e[" << CO << "]; uint4 v[" << (bytes + 15) / 16 << "]; } px;\n";
+    ss << "        for(int c = 0; c < " << C << "; c++)\n            px.e[c] = x0[base + (idx_t)c * "
+       << in.strides()[1] << "u];\n";
+    ss << "        for(int c = " << C << "; c < " << CO << "; c++)\n            px.e[c] = (" << t << ")" << value_bits
+       << "ull;\n";
+    if(bytes % 16 == 0)
+        ss << "        if(((unsigned long long)y & 15) == 0)\n        {\n"
+           << "            for(int k = 0; k < " << bytes / 16 << "; k++)\n"
+           << "                reinterpret_cast<uint4*>(y + i * " << CO << "u)[k] = px.v[k];\n"
+           << "            continue;\n        }\n";
+    ss << "        for(int c = 0; c < " << CO << "; c++)\n            y[i * " << CO << "u + c] = px.e[c];\n";
+    return finish("pad_kernel", ss.str(), N * H * W);
+}
+} // namespace
+
 kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,
                            const shape& in, const shape& out)
 {
+    if(auto k = pad_channels_nhwc(pads, mode, value_bits, in, out))
+        return *k;
     auto t = detail::raw_type(out.type_size());
     auto n = in.lens().size();
     std::ostringstream ss;
