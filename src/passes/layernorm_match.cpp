@@ -1,4 +1,5 @@
 #include "passes/layernorm_match.hpp"
+#include "passes/pass_utils.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 
@@ -27,14 +28,7 @@ instruction_ref broadcast_of(instruction_ref x)
     return b != instruction_ref{} and b->name() == "multibroadcast" ? b : instruction_ref{};
 }
 
-std::optional<float> scalar_of(instruction_ref c)
-{
-    while(c->name() == "multibroadcast" or c->name() == "broadcast")
-        c = c->inputs().front();
-    if(c->name() != "@literal" or c->get_shape().elements() != 1)
-        return std::nullopt;
-    return c->get_literal().to_vector<float>().front();
-}
+std::optional<float> scalar_of(instruction_ref c) { return pass_utils::scalar_value(c); }
 
 } // namespace
 

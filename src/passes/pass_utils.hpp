@@ -3,6 +3,7 @@
 
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ inline std::vector<shape> input_shapes(instruction_ref ins)
     for(auto in : ins->inputs())
         r.push_back(in->get_shape());
     return r;
+}
+
+/// The value of a one-element constant (a literal, maybe behind broadcasts) as float, if x is one.
+inline std::optional<float> scalar_value(instruction_ref x)
+{
+    while(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    if(x->name() != "@literal" or x->get_shape().elements() != 1)
+        return std::nullopt;
+    return x->get_literal().to_vector<float>().front();
 }
 
 /// A broadcast view (broadcast/multibroadcast) of a literal, or the literal itself; the literal

@@ -42,13 +42,7 @@ migraphx::program layer_norm(shape::type_t t, std::vector<std::size_t> lens, boo
     return p;
 }
 
-std::string lowered(migraphx::program p)
-{
-    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+std::string lowered(migraphx::program p) { return migx_test::lowered_for_gpu(std::move(p)); }
 
 } // namespace
 

@@ -97,14 +97,7 @@ migraphx::program attention(const attention_case& c)
     return p;
 }
 
-/// The lowered main module's text (the device-free passes only).
-std::string lowered(migraphx::program p)
-{
-    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+std::string lowered(migraphx::program p) { return migx_test::lowered_for_gpu(std::move(p)); }
 
 std::size_t count(const std::string& text, const std::string& what)
 {

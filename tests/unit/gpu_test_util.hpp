@@ -169,4 +169,22 @@ inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, doub
 
 } // namespace migx_test
 
+#ifdef MIGRAPHX_HAVE_GPU
+#include "passes/pass_manager.hpp"
+#include "targets/gpu/lowering.hpp"
+#include <sstream>
+
+namespace migx_test {
+/// The program's text after the gpu target's device-free passes (lowering included): what the
+/// target makes of it, seen without a device.
+inline std::string lowered_for_gpu(migraphx::program p)
+{
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+    std::ostringstream ss;
+    ss << p;
+    return ss.str();
+}
+} // namespace migx_test
+#endif
+
 #endif

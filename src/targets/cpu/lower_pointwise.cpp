@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_pointwise.hpp"
+#include "passes/pass_utils.hpp"
 #include "targets/cpu/pointwise_kernel.hpp"
 #include <migraphx/operation.hpp>
 #include <optional>
@@ -9,14 +10,7 @@ namespace cpu {
 namespace {
 
 /// The single value of a scalar constant (a one-element literal, maybe broadcast), if x is one.
-std::optional<float> scalar_constant(instruction_ref x)
-{
-    while(x->name() == "broadcast" or x->name() == "multibroadcast")
-        x = x->inputs().front();
-    if(x->name() != "@literal" or x->get_shape().elements() != 1)
-        return std::nullopt;
-    return x->get_literal().to_vector<float>().front();
-}
+std::optional<float> scalar_constant(instruction_ref x) { return pass_utils::scalar_value(x); }
 
 float alpha_of(instruction_ref ins)
 {

@@ -5,6 +5,7 @@
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "ir/env.hpp"
+#include "passes/pass_utils.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/literal.hpp>
@@ -16,15 +17,10 @@ namespace {
 /// The value of a one-element constant in a pointwise body (a literal, or a broadcast of one).
 std::optional<float> scalar_of(instruction_ref x)
 {
-    while(x->name() == "multibroadcast" or x->name() == "broadcast")
-        x = x->inputs().front();
-    if(x->name() != "@literal" or x->get_shape().elements() != 1)
-        return std::nullopt;
-    const auto& l = x->get_literal();
-    auto t        = l.get_shape().type();
+    auto t = x->get_shape().type();
     if(t != shape::half_type and t != shape::float_type)
         return std::nullopt;
-    return l.to_vector<float>().front();
+    return pass_utils::scalar_value(x);
 }
 
 bool is_param(instruction_ref x, std::size_t k)
