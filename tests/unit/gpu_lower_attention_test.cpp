@@ -201,6 +201,16 @@ TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)
     bad = a;
     bad.steps.push_back({"pow", false, 2, false});
     EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value());
+    // head size 128 with a float mask needs more than 48 KB of shared memory; a half mask fits
+    migraphx::gpu::attention_spec wide;
+    wide.q    = shape{shape::half_type, {2, 8, 128}};
+    wide.kt   = shape{shape::half_type, {2, 128, 9}};
+    wide.v    = shape{shape::half_type, {2, 9, 128}};
+    wide.out  = shape{shape::half_type, {2, 8, 128}};
+    wide.mask = shape{shape::half_type, {2, 8, 9}};
+    EXPECT_TRUE(migraphx::gpu::generate_attention(wide).has_value());
+    wide.mask = shape{shape::float_type, {2, 8, 9}};
+    EXPECT_FALSE(migraphx::gpu::generate_attention(wide).has_value());
 }
 
 // On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores

@@ -89,7 +89,11 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         all.push_back(*a.mask);
     bool k_vec = rows_vectorize(a.kt, 2, D);  // a key's D values contiguous
     bool v_vec = rows_vectorize(a.v, 1, DV); // a key's DV values contiguous
-    const std::size_t KP = D + 8, VP = keys_per_step + 8; // padded pitches: no bank conflicts
+    // Row pitches padded by 16 bytes: the fragment loads of 8 rows hit 8 different bank groups.
+    const std::size_t KP = D + 8, VP = DV + 8, MP = keys_per_step + 8;
+    std::size_t smem = keys_per_step * (KP + VP) * 2 + (a.mask ? rows_per_block * MP * a.mask->type_size() : 0);
+    if(smem > 48 * 1024) // static shared memory's limit (e.g. d 128 with a float mask)
+        return std::nullopt;
 
     std::ostringstream ss;
     std::string name = "attention_kernel";
@@ -100,6 +104,12 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
           "{%8,%9}, {%0,%1,%2,%3};\"\n"
           "        : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3])\n"
           "        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n}\n";
+    // B fragments of V (k = keys, n = d) from its row-major tile: lanes 0-15 name the 16 key rows.
+    ss << "__device__ __forceinline__ void ldsm_x2_trans(unsigned& b0, unsigned& b1, const migx_half* p)\n{\n"
+          "    unsigned a;\n"
+          "    asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));\n"
+          "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\" : \"=r\"(b0), \"=r\"(b1) : "
+          "\"r\"(a));\n}\n";
     ss << "__device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | "
           "((unsigned)hi << 16); }\n";
     ss << "__device__ __forceinline__ unsigned packf(float lo, float hi) { return pack2(f2h(lo), f2h(hi)); }\n";
@@ -110,10 +120,10 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "migx_half* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
     ss << "    __shared__ __align__(16) migx_half ks[" << keys_per_step * KP << "];\n";
-    ss << "    __shared__ __align__(16) migx_half vs[" << DV * VP << "];\n";
+    ss << "    __shared__ __align__(16) migx_half vs[" << keys_per_step * VP << "];\n";
     std::string mtype = a.mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
     if(a.mask)
-        ss << "    __shared__ " << mtype << " ms[" << rows_per_block * VP << "];\n";
+        ss << "    __shared__ __align__(16) " << mtype << " ms[" << rows_per_block * MP << "];\n";
     ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
     // The vector loads need 16-byte aligned bases; a view may offset them, so check.
     ss << "    const bool kvec = " << (k_vec ? "((unsigned long long)kt & 15) == 0" : "false") << ";\n";
@@ -171,7 +181,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << "                    ks[j * " << KP << " + d] = n0 + j < " << N << " ? kb[(idx_t)(n0 + j) * "
        << stride(a.kt, 1) << "u + (idx_t)d * " << stride(a.kt, 2) << "u] : (migx_half)0;\n"
        << "                }\n";
-    // V[n][d] -> vs[d][n]
+    // V[n][d] -> vs[n][d] (the P V product reads it transposed through ldmatrix.trans)
     ss << "            if(vvec)\n"
        << "                for(int i = tid; i < " << keys_per_step * DV / 8 << "; i += 128)\n                {\n"
        << "                    const int j = i / " << DV / 8 << ", d = (i % " << DV / 8 << ") * 8;\n"
@@ -179,14 +189,12 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << "                    if(n0 + j < " << N << ")\n"
        << "                        val = *reinterpret_cast<const uint4*>(vb + (idx_t)(n0 + j) * " << stride(a.v, 2)
        << "u + (idx_t)d);\n"
-       << "                    const migx_half* h = reinterpret_cast<const migx_half*>(&val);\n"
-       << "                    for(int e = 0; e < 8; e++)\n"
-       << "                        vs[(d + e) * " << VP << " + j] = h[e];\n"
+       << "                    *reinterpret_cast<uint4*>(vs + j * " << VP << " + d) = val;\n"
        << "                }\n"
        << "            else\n"
        << "                for(int i = tid; i < " << keys_per_step * DV << "; i += 128)\n                {\n"
        << "                    const int j = i / " << DV << ", d = i % " << DV << ";\n"
-       << "                    vs[d * " << VP << " + j] = n0 + j < " << N << " ? vb[(idx_t)(n0 + j) * "
+       << "                    vs[j * " << VP << " + d] = n0 + j < " << N << " ? vb[(idx_t)(n0 + j) * "
        << stride(a.v, 2) << "u + (idx_t)d * " << stride(a.v, 1) << "u] : (migx_half)0;\n"
        << "                }\n";
     // A half mask whose keys lie together loads 8 at a time (N a multiple of 8: no partial vector).
@@ -201,16 +209,14 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
            << "                    if(row < " << M << " && n0 + j < " << N << ")\n"
            << "                        val = *reinterpret_cast<const uint4*>(mb + (idx_t)row * " << stride(*a.mask, 2)
            << "u + (idx_t)(n0 + j));\n"
-           << "                    const migx_half* h = reinterpret_cast<const migx_half*>(&val);\n"
-           << "                    for(int e = 0; e < 8; e++)\n"
-           << "                        ms[r * " << VP << " + j + e] = h[e];\n"
+           << "                    *reinterpret_cast<uint4*>(ms + r * " << MP << " + j) = val;\n"
            << "                }\n"
            << "            else\n";
     if(a.mask) // this block's 64 rows x 64 keys of the mask, loaded with K and V (one wait)
         ss << "            for(int i = tid; i < " << rows_per_block * keys_per_step << "; i += 128)\n            {\n"
            << "                const int r = i / " << keys_per_step << ", j = i % " << keys_per_step
            << ", row = row0 - warp * 16 + r;\n"
-           << "                ms[r * " << VP << " + j] = (row < " << M << " && n0 + j < " << N << ") ? mb[(idx_t)row * "
+           << "                ms[r * " << MP << " + j] = (row < " << M << " && n0 + j < " << N << ") ? mb[(idx_t)row * "
            << stride(*a.mask, 2) << "u + (idx_t)(n0 + j) * " << stride(*a.mask, 1) << "u] : (" << mtype << ")0;\n"
            << "            }\n";
     ss << "            __syncthreads();\n";
@@ -231,7 +237,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     if(a.mask)
     {
         ss << "                    const float mv = " << (a.mask->type() == shape::half_type ? "h2f(" : "(")
-           << "ms[(warp * 16 + g + (i >> 1) * 8) * " << VP << " + nt * 8 + t * 2 + (i & 1)]);\n";
+           << "ms[(warp * 16 + g + (i >> 1) * 8) * " << MP << " + nt * 8 + t * 2 + (i & 1)]);\n";
     }
     for(const auto& st : a.steps)
         ss << "                    " << step_code(st, st.mask ? "mv" : detail::float_literal(st.value)) << "\n";
@@ -272,9 +278,9 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
           "s[2 * kc + 1][3])};\n"
           "                for(int dt = 0; dt < "
        << DV / 8 << "; dt++)\n                {\n"
-       << "                    const migx_half* vp = vs + (dt * 8 + g) * " << VP << " + kc * 16 + t * 2;\n"
-       << "                    mma16816(o[dt], pa, *reinterpret_cast<const unsigned*>(vp), "
-          "*reinterpret_cast<const unsigned*>(vp + 8));\n"
+       << "                    unsigned b0, b1;\n"
+       << "                    ldsm_x2_trans(b0, b1, vs + (kc * 16 + (lane & 15)) * " << VP << " + dt * 8);\n"
+       << "                    mma16816(o[dt], pa, b0, b1);\n"
        << "                }\n            }\n";
     ss << "        }\n";
     // O / l, stored at the output's strides.
