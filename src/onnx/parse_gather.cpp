@@ -1,7 +1,8 @@
 // Gather, GatherElements, GatherND (the last two composed as a gather on the flattened data with
-// computed flat indices), Compress, OneHot.
+// computed flat indices; the gathernd op for data-dependent indices), Compress, OneHot.
 
 #include "onnx/onnx_utils.hpp"
+#include <unordered_set>
 
 namespace migraphx {
 namespace onnx {
@@ -21,6 +22,27 @@ instruction_ref wrap_indices(const node_info& info, instruction_ref idx, instruc
 instruction_ref flatten_all(const node_info& info, instruction_ref x)
 {
     return reshape_to(info, x, {x->get_shape().elements()});
+}
+
+/// Whether x is computed from the result of an op whose output size depends on the data
+/// (attribute dynamic_output: nonzero, nonmaxsuppression, unique, compress, loop): its static
+/// shape is the largest, the actual one may be smaller (docs/internal/op-conventions.md).
+bool from_dynamic_output(instruction_ref x)
+{
+    std::vector<instruction_ref> todo{x};
+    std::unordered_set<const instruction*> seen;
+    while(not todo.empty())
+    {
+        auto i = todo.back();
+        todo.pop_back();
+        if(not seen.insert(&*i).second)
+            continue;
+        auto a = i->get_operator().attributes();
+        if(a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool())
+            return true;
+        todo.insert(todo.end(), i->inputs().begin(), i->inputs().end());
+    }
+    return false;
 }
 
 } // namespace
@@ -93,6 +115,11 @@ std::vector<instruction_ref> parse_gather_nd(const node_info& info, std::vector<
     for(std::size_t i = 0; i < b; i++)
         if(dl[i] != il[i])
             info.fail("batch dims of data and indices differ");
+    // Indices of data-dependent size (x[mask] exports as NonZero -> Transpose -> GatherND): the
+    // composition below broadcasts constants to their declared (largest) shape, which a smaller
+    // actual result does not fit; the gathernd op reads the indices' actual shape.
+    if(has_op("gathernd") and from_dynamic_output(idx))
+        return {info.add("gathernd", {{"batch_dims", static_cast<std::int64_t>(b)}}, {data, idx})};
     std::size_t m = product(dl, b, b + k);
     std::vector<std::size_t> rest(dl.begin() + b + k, dl.end());
     // data -> {prod(batch) * m, rest...}

@@ -252,6 +252,43 @@ TEST(onnx_ops, maxroipool_pools_each_roi)
     EXPECT_THROW(bad.parse(), migraphx::exception);
 }
 
+// x[x > t] as torch exports it: NonZero -> Transpose -> GatherND, whose indices have a
+// data-dependent number of rows (fewer than the declared maximum): the parser uses the gathernd
+// op, which reads their actual shape (the flat-index composition broadcast constants to the
+// declared shape and failed at run time). Constant indices keep the composition.
+TEST(onnx_ops, gathernd_of_nonzero_indices_takes_their_actual_count)
+{
+    for(int rank : {1, 2})
+    {
+        onnx_model m;
+        std::vector<std::int64_t> dims = rank == 1 ? std::vector<std::int64_t>{6} : std::vector<std::int64_t>{2, 3};
+        m.input("x", TensorProto::FLOAT, dims);
+        m.initializer(onnx_model::tensor("t", {}, {0.5f}));
+        m.node("Greater", {"x", "t"}, {"mask"});
+        m.node("NonZero", {"mask"}, {"nz"});
+        onnx_model::attr(m.node("Transpose", {"nz"}, {"idx"}), "perm", std::vector<std::int64_t>{1, 0});
+        m.node("GatherND", {"x", "idx"}, {"y"});
+        m.output("y");
+        auto p = m.parse();
+        EXPECT_EQ(count_ops(p, "gathernd"), 1u) << "rank " << rank;
+        EXPECT_EQ(p.get_outputs().at("y").lens(), (std::vector<std::size_t>{6})) << "declared: the largest";
+        p.compile(migraphx::ref::target{});
+        std::vector<float> x{0.9f, 0.1f, 0.7f, 0.6f, 0.2f, 0.95f};
+        migraphx::parameter_map params{{"x", migraphx::argument{p.get_parameter_shapes().at("x"), x.data()}}};
+        auto y = p.eval(params).at(0);
+        EXPECT_EQ(y.get_shape().lens(), (std::vector<std::size_t>{4})) << "rank " << rank;
+        EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{0.9f, 0.7f, 0.6f, 0.95f})) << "rank " << rank;
+    }
+    onnx_model c;
+    c.input("x", TensorProto::FLOAT, {2, 3});
+    c.initializer(onnx_model::int_tensor("idx", {2, 2}, {1, 2, 0, -1}));
+    c.node("GatherND", {"x", "idx"}, {"y"});
+    c.output("y");
+    auto p = c.parse();
+    EXPECT_EQ(count_ops(p, "gathernd"), 0u);
+    EXPECT_EQ(migx_test::run(p, {{"x", {0, 1, 2, 3, 4, 5}}}), (std::vector<float>{5, 2}));
+}
+
 TEST(onnx_ops, rnn_weights_of_the_wrong_shape_throw)
 {
     // The fuzzer found an LSTM whose R had rank 2 (read past its lens); W and R must fit X.
