@@ -48,6 +48,11 @@ struct topk
         argument indices{is};
         std::size_t n     = in_s.lens()[a];
         std::size_t kk    = vs.lens()[a];
+        // An input shorter than declared (a data-dependent size) can hold fewer than k values.
+        if(kk > n)
+            MIGRAPHX_THROW(name() + ": k=" + std::to_string(kk) + " but the input holds only " + std::to_string(n) +
+                           " values along axis " + std::to_string(a) +
+                           " (a data-dependent size smaller than the k computed for its largest size)");
         std::size_t inner = 1;
         for(std::size_t d = a + 1; d < in_s.ndim(); d++)
             inner *= in_s.lens()[d];

@@ -39,6 +39,24 @@ TEST(ops_topk, bad_inputs_throw)
     EXPECT_THROW(make_topk(1, 0, true).compute_shape({x, x}), migraphx::exception);
 }
 
+TEST(ops_topk, an_input_shorter_than_k_throws_not_reads_past_it)
+{
+    // k fixed for the input's largest size, the input shorter at run time (a data-dependent size)
+    auto op = make_topk(4, 0, true);
+    auto out = op.compute_shape({shape{shape::float_type, {6}}});
+    std::vector<float> d{1, 2, 3};
+    migraphx::argument x{shape{shape::float_type, {3}}, d.data()};
+    try
+    {
+        op.compute(out, {x});
+        FAIL() << "expected an exception";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("k=4 but the input holds only 3"), std::string::npos) << e.what();
+    }
+}
+
 TEST(ops_topk, largest_and_smallest_stable_ties)
 {
     std::vector<float> d{1, 3, 3, 2, 5, 4, 6, 0};
