@@ -168,6 +168,89 @@ def detection_raw(ctor_name, size):
     return make
 
 
+class DetectionBoxes(torch.nn.Module):
+    """A whole torchvision detector in eval() (SSD, RetinaNet, SSDLite; Faster/Mask R-CNN) on one
+    image [1, 3, H, W] in 0..1: its own transform (normalisation; the resize to its size, here the
+    identity), anchor decode, score threshold, per-class top-k, class-aware NMS
+    (torchvision.ops.batched_nms), the top detections_per_img and the rescale to the input's size:
+    the final boxes [K, 4] (x1, y1, x2, y2), scores [K] and labels [K] (int64), K data dependent."""
+
+    def __init__(self, det):
+        super().__init__()
+        self.det = det
+
+    def forward(self, x):
+        d = self.det([x[0]])[0]
+        return d["boxes"], d["scores"], d["labels"]
+
+
+def gap_threshold(scores, lo, hi):
+    """A score threshold that keeps between `lo` and `hi` of `scores` (every score the detector's
+    postprocess compares with its score_thresh) and lies in the middle of the widest relative gap
+    of the sorted scores there: no score is near it, so an engine's 1e-6 rounding cannot move a
+    candidate across it. Returns (threshold, how many scores pass, the gap's relative margin)."""
+    s = scores.flatten().double().sort(descending=True).values
+    s = s[: hi + 1]
+    rel = (s[lo - 1: hi] - s[lo: hi + 1]) / s[lo: hi + 1]  # gap after the k-th score, k = lo..hi
+    k = int(rel.argmax())
+    upper, lower = float(s[lo - 1 + k]), float(s[lo + k])
+    return (upper + lower) / 2, lo + k, (upper - lower) / (upper + lower)
+
+
+def nms_margin(boxes, labels, iou_threshold):
+    """The smallest |IoU - iou_threshold| over the same-class pairs of `boxes` (the candidates NMS
+    sees): how far the closest suppression decision is from flipping."""
+    iou = torchvision.ops.box_iou(boxes.double(), boxes.double())
+    same = (labels[:, None] == labels[None, :]) & ~torch.eye(len(labels), dtype=torch.bool)
+    return float((iou[same] - iou_threshold).abs().min()) if bool(same.any()) else float("inf")
+
+
+def detection_boxes_tv(ctor_name, size, candidates=(60, 150), **kwargs):
+    """torchvision's `ctor_name` detector whole (DetectionBoxes) at SIZE x SIZE, random weights,
+    batch norm re-estimated on its normalised inputs. Random weights give near-uniform class scores,
+    which the default score_thresh either keeps by the tens of thousands (SSD's softmax over 91
+    classes is ~0.011 against 0.01) or not at all (RetinaNet's sigmoid starts at its 0.01 prior
+    against 0.05): score_thresh is set from the test input's own scores to keep between
+    candidates[0] and candidates[1] (anchor, class) candidates, in the widest gap of the sorted
+    scores there (gap_threshold). Fewer candidates than topk_candidates (per class or level) and
+    than detections_per_img, so neither top-k cuts anywhere; the NMS keeps what it keeps."""
+
+    def make(gen):
+        ctor = getattr(tvm.detection, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.detection.{ctor_name}")
+        det = ctor(weights=None, weights_backbone=None, **kwargs)
+        t = det.transform
+        mean = torch.tensor(t.image_mean).view(1, 3, 1, 1)
+        std = torch.tensor(t.image_std).view(1, 3, 1, 1)
+        em.reestimate_batch_norm(DetectionRaw(det),
+                                 lambda: (torch.rand(2, 3, size, size, generator=gen) - mean) / std, 2)
+        det.eval()
+        x = torch.rand(1, 3, size, size, generator=gen)
+        with torch.no_grad():  # every score the postprocess compares with score_thresh, as it computes them
+            images, _ = t([x[0]])
+            features = det.backbone(images.tensors)
+            features = list(features.values()) if isinstance(features, dict) else [features]
+            logits = det.head(features)["cls_logits"]
+        ssd = isinstance(det, tvm.detection.ssd.SSD)
+        scores = torch.softmax(logits, -1)[..., 1:] if ssd else torch.sigmoid(logits)
+        assert candidates[1] < min(det.topk_candidates, det.detections_per_img)
+        det.score_thresh, n, gap = gap_threshold(scores, *candidates)
+        model = DetectionBoxes(det).eval()
+        nms = det.nms_thresh
+        det.nms_thresh = 1.0  # nothing suppressed: the candidates NMS sees
+        with torch.no_grad():
+            boxes, _, labels = model(x)
+        det.nms_thresh = nms
+        with torch.no_grad():
+            kept = len(model(x)[0])
+        print(f"  {ctor_name}: score_thresh {det.score_thresh:.6g} keeps {n} candidates (scores within "
+              f"{gap:.2e} relative of it: none), NMS (IoU {nms}) keeps {kept}; closest same-class IoU to "
+              f"the NMS threshold: {nms_margin(boxes, labels, nms):.2e} away", flush=True)
+        return model, {"input": x}, ["boxes", "scores", "labels"]
+    return make
+
+
 def bert_base(gen):
     """export_models.BertEncoder at BERT-base's size; inputs as export_models.bert's."""
     seq = 128
@@ -624,6 +707,15 @@ ZOO = {
                         "Faster R-CNN-ResNet50-FPN, 320: RPN raw heads + RoI heads on 8 given RoIs"),
     "mask_rcnn_raw": (two_stage_raw("maskrcnn_resnet50_fpn"),
                       "Mask R-CNN-ResNet50-FPN, 320: RPN raw heads + box and mask heads on 8 given RoIs"),
+    "ssd_vgg16_boxes": (detection_boxes_tv("ssd300_vgg16", 300),
+                        "SSD300-VGG16 whole, 300: its decode, score threshold, per-class top-k, class-aware NMS "
+                        "(IoU 0.45), boxes/scores/labels; score_thresh set to keep 60-150 candidates"),
+    "retinanet_boxes": (detection_boxes_tv("retinanet_resnet50_fpn", 320, min_size=320, max_size=320),
+                        "RetinaNet-ResNet50-FPN whole, 320: decode, score threshold, per-level top-k, "
+                        "class-aware NMS (IoU 0.5), boxes/scores/labels; score_thresh set to keep 60-150"),
+    "ssdlite_boxes": (detection_boxes_tv("ssdlite320_mobilenet_v3_large", 320),
+                      "SSDLite320-MobileNetV3-Large whole, 320: decode, score threshold, per-class top-k, "
+                      "class-aware NMS (IoU 0.55), boxes/scores/labels; score_thresh set to keep 60-150"),
     "detection_boxes": (detection_boxes, "yolo_style's final boxes: top-100 by score, class-aware NMS (IoU 0.45)"),
     "yolo_style": (yolo_style, "YOLOv5-style CSP/SPPF/PAN detector, width 1/4, 320, with decode (no NMS)"),
     "dbnet_style": (dbnet_style, "DBNet-style: ResNet-18 + FPN + prob/thresh heads + binarisation, 256"),
