@@ -32,6 +32,7 @@ struct attention_case
     bool padding_mask = false; // the mask a constant: 0, or half's lowest past each batch's length
     bool inf_mask     = false; // the same with -inf, and batch 1's last rows masked whole (NaN rows)
     bool nan_guard    = false; // where(isnan(p), 0, p) after the softmax (torch's SDPA export)
+    bool int_scores   = false; // the scores truncated through int32 (not a convert to skip)
 };
 
 /// A transformer's attention as the ONNX importer and fuse_pointwise leave it: Q, V as
@@ -62,6 +63,9 @@ migraphx::program attention(const attention_case& c)
         s = m->add_instruction(make_op("div"), s, scalar(std::sqrt(static_cast<float>(c.d)), s->get_shape()));
     if(c.softmax_float)
         s = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), s);
+    if(c.int_scores)
+        s = m->add_instruction(make_op("convert", {{"target_type", s->get_shape().type()}}),
+                               m->add_instruction(make_op("convert", {{"target_type", shape::int32_type}}), s));
     if(c.mask)
     {
         shape ms{s->get_shape().type(), {c.batch, 1, c.m, c.n}};
@@ -148,7 +152,9 @@ TEST(gpu_lower_attention, variants_left_alone)
     big_head.d = big_head.dv = 256;
     attention_case other_axis;
     other_axis.softmax_axis = 2;
-    for(const auto& c : {fp32, odd_head, big_head, other_axis})
+    attention_case truncated;
+    truncated.int_scores = true;
+    for(const auto& c : {fp32, odd_head, big_head, other_axis, truncated})
     {
         auto t = lowered(attention(c));
         EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;

@@ -23,6 +23,13 @@ std::optional<float> scalar_of(instruction_ref x)
     return pass_utils::scalar_value(x);
 }
 
+/// A convert the kernel may skip: to float or half (it computes the scores in float anyway).
+bool float_or_half(const instruction& x)
+{
+    auto t = x.get_shape().type();
+    return t == shape::float_type or t == shape::half_type;
+}
+
 bool is_param(instruction_ref x, std::size_t k)
 {
     return x->name() == "@param" and x->get_operator().to_value().at("parameter").get_string() == "x" + std::to_string(k);
@@ -55,7 +62,7 @@ std::optional<std::vector<attention_step>> chain_of(const module& sub, std::size
             return steps;
         }
         const auto& in = it->inputs();
-        if(n == "convert" and in.size() == 1 and in.front() == *cur)
+        if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(*it))
         {
             cur = it;
             continue;
@@ -98,7 +105,7 @@ bool post_softmax(const module& sub, bool& nan_to_zero)
             continue;
         else if(not cur)
             return false;
-        else if(n == "convert" and in.size() == 1 and in.front() == *cur)
+        else if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(*it))
             cur = it;
         else if(n == "isnan" and in.size() == 1 and in.front() == *cur and not nan)
             nan = it;
