@@ -50,6 +50,36 @@ std::string step_code(const attention_step& st, const std::string& operand)
     return st.operand_first ? "v = " + operand + " " + sym + " v;" : "v = v " + sym + " " + operand + ";";
 }
 
+/// Code loading this step's 64 keys' rows (width elements each, key stride ks, element stride es
+/// in the source) into the tile dst of row pitch `pitch`; keys past n are zeros. `vec` names the
+/// run-time flag of the 16-byte path (unit element stride, aligned base).
+void key_rows(std::ostream& ss,
+              const std::string& vec,
+              const std::string& src,
+              const std::string& dst,
+              std::size_t width,
+              std::size_t pitch,
+              std::size_t ks,
+              std::size_t es,
+              std::size_t n)
+{
+    ss << "            if(" << vec << ")\n"
+       << "                for(int i = tid; i < " << keys_per_step * width / 8 << "; i += 128)\n                {\n"
+       << "                    const int j = i / " << width / 8 << ", d = (i % " << width / 8 << ") * 8;\n"
+       << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
+       << "                    if(n0 + j < " << n << ")\n"
+       << "                        val = *reinterpret_cast<const uint4*>(" << src << " + (idx_t)(n0 + j) * " << ks
+       << "u + (idx_t)d);\n"
+       << "                    *reinterpret_cast<uint4*>(" << dst << " + j * " << pitch << " + d) = val;\n"
+       << "                }\n"
+       << "            else\n"
+       << "                for(int i = tid; i < " << keys_per_step * width << "; i += 128)\n                {\n"
+       << "                    const int j = i / " << width << ", d = i % " << width << ";\n"
+       << "                    " << dst << "[j * " << pitch << " + d] = n0 + j < " << n << " ? " << src
+       << "[(idx_t)(n0 + j) * " << ks << "u + (idx_t)d * " << es << "u] : (migx_half)0;\n"
+       << "                }\n";
+}
+
 } // namespace
 
 std::optional<kernel_source> generate_attention(const attention_spec& a)
@@ -165,38 +195,10 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "        float mrow[2] = {MIGX_NEG_INF, MIGX_NEG_INF}, lrow[2] = {0.f, 0.f};\n";
     ss << "        for(int n0 = 0; n0 < " << N << "; n0 += " << keys_per_step << ")\n        {\n";
     ss << "            __syncthreads();\n";
-    // K^T[d][n] -> ks[n][d]
-    ss << "            if(kvec)\n"
-       << "                for(int i = tid; i < " << keys_per_step * D / 8 << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << D / 8 << ", d = (i % " << D / 8 << ") * 8;\n"
-       << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
-       << "                    if(n0 + j < " << N << ")\n"
-       << "                        val = *reinterpret_cast<const uint4*>(kb + (idx_t)(n0 + j) * " << stride(a.kt, 1)
-       << "u + (idx_t)d);\n"
-       << "                    *reinterpret_cast<uint4*>(ks + j * " << KP << " + d) = val;\n"
-       << "                }\n"
-       << "            else\n"
-       << "                for(int i = tid; i < " << keys_per_step * D << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << D << ", d = i % " << D << ";\n"
-       << "                    ks[j * " << KP << " + d] = n0 + j < " << N << " ? kb[(idx_t)(n0 + j) * "
-       << stride(a.kt, 1) << "u + (idx_t)d * " << stride(a.kt, 2) << "u] : (migx_half)0;\n"
-       << "                }\n";
-    // V[n][d] -> vs[n][d] (the P V product reads it transposed through ldmatrix.trans)
-    ss << "            if(vvec)\n"
-       << "                for(int i = tid; i < " << keys_per_step * DV / 8 << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << DV / 8 << ", d = (i % " << DV / 8 << ") * 8;\n"
-       << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
-       << "                    if(n0 + j < " << N << ")\n"
-       << "                        val = *reinterpret_cast<const uint4*>(vb + (idx_t)(n0 + j) * " << stride(a.v, 2)
-       << "u + (idx_t)d);\n"
-       << "                    *reinterpret_cast<uint4*>(vs + j * " << VP << " + d) = val;\n"
-       << "                }\n"
-       << "            else\n"
-       << "                for(int i = tid; i < " << keys_per_step * DV << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << DV << ", d = i % " << DV << ";\n"
-       << "                    vs[j * " << VP << " + d] = n0 + j < " << N << " ? vb[(idx_t)(n0 + j) * "
-       << stride(a.v, 2) << "u + (idx_t)d * " << stride(a.v, 1) << "u] : (migx_half)0;\n"
-       << "                }\n";
+    // K^T[d][n] -> ks[n][d]; V[n][d] -> vs[n][d] (the P V product reads it transposed through
+    // ldmatrix.trans): each key's row of the tile, 16 bytes at a time where the row lies together.
+    key_rows(ss, "kvec", "kb", "ks", D, KP, stride(a.kt, 1), stride(a.kt, 2), N);
+    key_rows(ss, "vvec", "vb", "vs", DV, VP, stride(a.v, 2), stride(a.v, 1), N);
     // A half mask whose keys lie together loads 8 at a time (N a multiple of 8: no partial vector).
     bool m_vec = a.mask and a.mask->type() == shape::half_type and rows_vectorize(*a.mask, 1, N);
     if(m_vec)
