@@ -1,7 +1,7 @@
 // The fused attention kernel: softmax(scale * Q K^T, then a chain of pointwise steps) V in one
 // pass, flash-attention style (the score matrix never reaches memory). A block of 4 warps takes
-// 64 query rows of one batch index (each warp 16 rows); it walks the keys 64 at a time: K and V
-// of those keys go to shared memory, each warp multiplies its Q rows by them on the tensor cores
+// 64 query rows of one batch index (each warp 16 rows); it walks the keys 64 at a time: K, V and
+// the mask tile of those keys go to shared memory (V is read back transposed by ldmatrix), each warp multiplies its Q rows by them on the tensor cores
 // (mma.sync m16n8k16, half in, float accumulate), applies the score steps and an online softmax
 // (running row max and sum, the output rescaled as the max grows) and adds P V into its output
 // registers. Inputs are read at any strides (the heads of a [batch, seq, heads, dim] tensor in

@@ -7,11 +7,11 @@
 // Library state (cuBLASLt descriptors, cuDNN algorithm, loaded kernels, device copies of
 // literals) is built once in finalize at the end of compile and shared by copies of the op.
 
+#include "ir/actual_sizes.hpp"
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/operation.hpp>
-#include "ir/actual_sizes.hpp"
 #include <migraphx/shape.hpp>
 #include <memory>
 #include <ostream>
