@@ -301,13 +301,17 @@ TEST(gpu_codegen, comparisons_logic_and_where_hold_bool_values)
     ASSERT_TRUE(k.has_value());
     EXPECT_EQ(k->name, "sub_greater_not_logical_and_equal_logical_xor_kernel");
     EXPECT_NE(k->source.find("bool* __restrict__ y)"), std::string::npos) << k->source;
-    EXPECT_NE(k->source.find("const bool t2 = (t1 != 0);"), std::string::npos) << k->source; // convert to bool
+    // 1 - mask is computed in float (float-through); converting it to bool reads its half value
+    EXPECT_NE(k->source.find("const float t1 = (__int_as_float(0x3f800000) - t0);"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("const bool t2 = (rh(t1) != 0);"), std::string::npos) << k->source; // convert to bool
     EXPECT_NE(k->source.find("const bool t3 = (v0 > v2);"), std::string::npos) << k->source;   // int64 compare
     EXPECT_NE(k->source.find("const bool t4 = (t3 == 0);"), std::string::npos) << k->source;   // not
     EXPECT_NE(k->source.find("(t4 && t2)"), std::string::npos) << k->source;
     EXPECT_NE(k->source.find("(t5 != t6)"), std::string::npos) << k->source;                  // xor
-    EXPECT_NE(k->source.find("const float t8 = rh((t7 ? __int_as_float(0xc77fe000) : v1));"), std::string::npos)
+    // where of two half values is one: the comparison after it needs no rounding
+    EXPECT_NE(k->source.find("const float t8 = (t7 ? __int_as_float(0xc77fe000) : v1);"), std::string::npos)
         << k->source;
+    EXPECT_NE(k->source.find("const bool t9 = (t8 < v1);"), std::string::npos) << k->source;
     EXPECT_NE(k->source.find("y[i] = t9;"), std::string::npos) << k->source; // bool stored as it is
     EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
 }
@@ -367,16 +371,88 @@ TEST(gpu_codegen, integer_arithmetic_wraps_and_divides_as_ref)
     EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
 }
 
-TEST(gpu_codegen, half_values_are_rounded_like_ref)
+namespace {
+
+/// The kernel's body (after the helpers, which define rh and f2h).
+std::string body(const migraphx::gpu::kernel_source& k) { return k.source.substr(k.source.find("extern \"C\"")); }
+
+migraphx::instruction_ref constant(migraphx::module& sub, shape::type_t t, float v, const std::vector<std::size_t>& lens)
 {
+    return sub.add_instruction(make_op("multibroadcast", {{"out_lens", lens}}),
+                               sub.add_literal(migraphx::literal{shape{t}, std::vector<float>{v}}));
+}
+
+} // namespace
+
+TEST(gpu_codegen, half_chains_run_in_float_and_round_when_stored)
+{
+    // BERT's erf GELU over half: x / sqrt(2) -> erf -> + 1 -> * x -> * 0.5, no rounding between
+    // the ops (float-through), the division by the constant a multiplication by its reciprocal
     migraphx::module sub("main:pointwise3");
-    shape s{shape::half_type, {16}};
-    auto x0 = sub.add_parameter("x0", s);
-    sub.add_return({sub.add_instruction(make_op("exp"), sub.add_instruction(make_op("neg"), x0))});
+    std::vector<std::size_t> lens{64, 3072};
+    shape s{shape::half_type, lens};
+    auto x = sub.add_parameter("x0", s);
+    auto d = sub.add_instruction(make_op("div"), x, constant(sub, shape::half_type, 1.4142135f, lens));
+    auto e = sub.add_instruction(make_op("erf"), d);
+    auto a = sub.add_instruction(make_op("add"), e, constant(sub, shape::half_type, 1.f, lens));
+    auto m = sub.add_instruction(make_op("mul"), x, a);
+    sub.add_return({sub.add_instruction(make_op("mul"), m, constant(sub, shape::half_type, 0.5f, lens))});
     auto k = migraphx::gpu::generate_pointwise(sub, {s}, s);
     ASSERT_TRUE(k.has_value());
-    EXPECT_NE(k->source.find("rh("), std::string::npos);
-    EXPECT_NE(k->source.find("f2h("), std::string::npos);
+    auto b = body(*k);
+    EXPECT_EQ(b.find("rh("), std::string::npos) << b;
+    EXPECT_EQ(b.find(" / "), std::string::npos) << b;
+    // the half constant 1.4140625's float reciprocal, 0.70718...
+    EXPECT_NE(b.find("const float t0 = (v0 * __int_as_float(0x3f3509e7));"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t1 = erff(t0);"), std::string::npos) << b;
+    EXPECT_NE(b.find("yv.e[j] = f2h(t4);"), std::string::npos) << b; // rounded once, when stored
+    EXPECT_NE(b.find("y[i] = f2h(t4);"), std::string::npos) << b;
+    EXPECT_TRUE(vector_path(*k));
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+
+    // float chains are as they were: a division stays one
+    shape f{shape::float_type, lens};
+    migraphx::module fs("main:pointwise4");
+    auto fx = fs.add_parameter("x0", f);
+    fs.add_return({fs.add_instruction(make_op("div"), fx, constant(fs, shape::float_type, 3.f, lens))});
+    auto fk = migraphx::gpu::generate_pointwise(fs, {f}, f);
+    ASSERT_TRUE(fk.has_value());
+    EXPECT_NE(body(*fk).find("(v0 / __int_as_float(0x40400000))"), std::string::npos) << fk->source;
+}
+
+TEST(gpu_codegen, half_values_are_rounded_before_discontinuous_ops)
+{
+    // t = x + y in float; the ops whose result rounding could flip read rh(t), as ref computes
+    // them on the rounded half; continuous ones (exp, the sub) read t itself
+    shape s{shape::half_type, {64}};
+    migraphx::module sub("main:pointwise8");
+    auto x  = sub.add_parameter("x0", s);
+    auto y  = sub.add_parameter("x1", s);
+    auto t  = sub.add_instruction(make_op("add"), x, y);
+    auto fl = sub.add_instruction(make_op("floor"), t);                                   // t1
+    auto eq = sub.add_instruction(make_op("equal"), t, y);                                // t2
+    auto in = sub.add_instruction(make_op("isinf"), t);                                   // t3
+    auto ci = sub.add_instruction(make_op("convert", {{"target_type", shape::int32_type}}), t); // t4
+    auto pw = sub.add_instruction(make_op("pow"), t, t);                                   // t5: base as is
+    auto ex = sub.add_instruction(make_op("exp"), t);                                      // t6
+    auto c1 = sub.add_instruction(make_op("convert", {{"target_type", shape::half_type}}), ci); // t7: rounds
+    auto w  = sub.add_instruction(make_op("where"), sub.add_instruction(make_op("logical_or"), eq, in), fl, ex); // t8, t9
+    auto r  = sub.add_instruction(make_op("sub"), sub.add_instruction(make_op("add"), w, pw), c1);
+    sub.add_return({r});
+    auto k = migraphx::gpu::generate_pointwise(sub, {s, s}, s);
+    ASSERT_TRUE(k.has_value());
+    auto b = body(*k);
+    EXPECT_NE(b.find("const float t0 = (v0 + v1);"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t1 = floorf(rh(t0));"), std::string::npos) << b;
+    EXPECT_NE(b.find("const bool t2 = (rh(t0) == v1);"), std::string::npos) << b;
+    EXPECT_NE(b.find("const bool t3 = isinf(rh(t0));"), std::string::npos) << b;
+    EXPECT_NE(b.find("migx_f2i<int>(rh(t0), -0x1p31, 0x1p31)"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t5 = powf(t0, rh(t0));"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t6 = expf(t0);"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t7 = rh(((float)t4));"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t9 = (t8 ? t1 : t6);"), std::string::npos) << b;
+    EXPECT_NE(b.find("const float t10 = (t9 + t5);"), std::string::npos) << b;
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
 }
 
 TEST(gpu_codegen, copy_of_transposed_view)

@@ -2,6 +2,9 @@
 // comparisons, logic, where, conversions (safe_cast) and integer arithmetic, against ref, in fp32
 // and fp16, both offload modes (gpu_test_util.hpp); each case checks that nothing fell back to the
 // host. The attention masks of BERT and GPT-2 exports (tools/export_transformer_like.py) close it.
+// Half chains run in float (float-through, codegen.hpp): against a float reference of the chain,
+// which ref's per-op rounding is not close to; ops discontinuous in a half value still see it
+// rounded, as ref.
 // They need a device (skipped without one); gpu_codegen_test and gpu_lowering_no_device check the
 // sources and the lowering on the host.
 #include "gpu_test_util.hpp"
@@ -57,7 +60,87 @@ migraphx::instruction_ref convert(migraphx::module* m, migraphx::instruction_ref
     return op(m, "convert", {x}, {{"target_type", t}});
 }
 
+/// The erf GELU chain of x over half, and (x + 1000) - 1000; with `in_float` the same ops on x
+/// converted to float (the constants the half ones' values), converted to half at the end.
+migraphx::program half_chains(bool in_float)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    std::vector<std::size_t> lens{64, 256};
+    auto x  = m->add_parameter("x", shape{shape::half_type, lens});
+    auto t  = in_float ? shape::float_type : shape::half_type;
+    auto c  = [&](float v) {
+        auto l = m->add_literal(migraphx::literal{shape{shape::half_type}, std::vector<float>{v}});
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), in_float ? convert(m, l, t) : l);
+    };
+    auto xv   = in_float ? convert(m, x, t) : x;
+    auto erf  = op(m, "erf", {op(m, "div", {xv, c(1.4142135f)})});
+    auto gelu = op(m, "mul", {op(m, "mul", {xv, op(m, "add", {erf, c(1.f)})}), c(0.5f)});
+    auto back = op(m, "sub", {op(m, "add", {xv, c(1000.f)}), c(1000.f)});
+    if(in_float)
+        m->add_return({convert(m, gelu, shape::half_type), convert(m, back, shape::half_type)});
+    else
+        m->add_return({gelu, back});
+    return p;
+}
+
 } // namespace
+
+TEST(gpu_pointwise_typed, half_chains_run_in_float)
+{
+    MIGX_REQUIRE_GPU();
+    auto p  = half_chains(false);
+    auto in = migx_test::fresh_params(p);
+    auto fp = half_chains(true);
+    fp.compile(migraphx::ref::target{});
+    auto want = fp.eval(in);
+    // ref rounds (x + 1000) to a multiple of 0.5: far from the float chain (the old kernels gave
+    // ref's bits)
+    auto rp = p;
+    rp.compile(migraphx::ref::target{});
+    auto per_op = rp.eval(in).at(1).to_vector<double>();
+    auto exact  = want.at(1).to_vector<double>();
+    std::size_t far = 0;
+    for(std::size_t i = 0; i < exact.size(); i++)
+        far += std::fabs(per_op[i] - exact[i]) > 1e-2 ? 1 : 0;
+    EXPECT_GT(far, exact.size() / 2);
+    auto g = p;
+    migraphx::compile_options o;
+    o.offload_copy = true;
+    g.compile(migraphx::get_target("gpu"), o);
+    auto t = text(g);
+    EXPECT_EQ(t.find("gpu::ref::"), std::string::npos) << t;
+    EXPECT_NE(t.find("symbol_name=div_erf_add_mul_mul_kernel,"), std::string::npos) << t;
+    auto got = g.eval(in);
+    ASSERT_EQ(got.size(), 2u);
+    // within a half rounding: the device's erff and the multiplication by 1 / 1.4140625 against
+    // the host's erf and division may flip the last rounding
+    for(std::size_t i = 0; i < got.size(); i++)
+        migx_test::expect_close(got[i], want[i], 1e-3, 1e-3, "output " + std::to_string(i));
+}
+
+TEST(gpu_pointwise_typed, half_comparisons_see_rounded_values)
+{
+    MIGX_REQUIRE_GPU();
+    // x + 1000 in [999, 1001) rounds to a multiple of 0.5: equal to 1000 for |x| <= 0.25 (in
+    // float only for x = 0); floor(x + 999) and int(x + 1001) are one more for x in [-0.25, 0)
+    // than in float; the ops see the rounded value, as ref computes them (bit for bit)
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    std::vector<std::size_t> lens{32, 64};
+    auto x   = m->add_parameter("x", shape{shape::half_type, lens});
+    // each output its own chain (a value used twice is a kernel's output, stored as half)
+    auto at  = [&](float v) { return op(m, "add", {x, scalar(m, shape::half_type, v, lens)}); };
+    auto eq  = op(m, "equal", {at(1000.f), scalar(m, shape::half_type, 1000.f, lens)});
+    auto fl  = op(m, "sub", {op(m, "floor", {at(999.f)}), scalar(m, shape::half_type, 999.f, lens)});
+    auto ci  = convert(m, at(1001.f), shape::int32_type);
+    // exp(16 x) passes 65504 (inf in half) for x > 0.69; in float it is finite
+    auto big = op(m, "exp", {op(m, "mul", {x, scalar(m, shape::half_type, 16.f, lens)})});
+    m->add_return({eq, fl, op(m, "isinf", {big}), ci});
+    migraphx::parameter_map in;
+    in["x"] = migraphx::generate_argument(shape{shape::half_type, lens}, 5);
+    check(p, {"add_equal_kernel", "add_floor_sub_kernel", "mul_exp_isinf_kernel", "add_kernel"}, 0, &in);
+}
 
 TEST(gpu_pointwise_typed, comparisons_float_half_int)
 {

@@ -1,17 +1,23 @@
 // pointwise_emulate: the generated pointwise kernels on bool and integer values (conversions,
-// integer arithmetic, comparisons, logic, where), checked bit for bit against ref WITHOUT a GPU:
-// each kernel's CUDA source (codegen.cpp) is compiled by the host's g++ with a small shim for
+// integer arithmetic, comparisons, logic, where) and on float and half, checked bit for bit
+// against ref WITHOUT a GPU. Half chains are compared with ref running float_through() of the
+// program (one fused kernel's ops): their half ops computed in float, rounded to half where the
+// generator must round (stored, explicit converts to half, the inputs of ops discontinuous in
+// them), a half division by a constant a multiplication by its float reciprocal; codegen.hpp
+// states that rule, written here again on ref's ops (the float_through_* cases fail for a
+// generator that rounds after every op or never before a comparison, floor, convert to an
+// integer, isinf or pow's exponent). Each kernel's CUDA source (codegen.cpp) is compiled by the host's g++ with a small shim for
 // the CUDA built-ins (half through _Float16 instead of PTX cvt) and run as grids of 1, 3 and
 // kernel_source::elements threads (one a block, called in turn). It checks the generator's
 // semantics (safe_cast, wrapping, division by zero), not NVRTC or the device:
 // gpu_pointwise_typed_test does that on the device.
 // The float and half vector path (8 halves or 4 floats a thread, 16-byte words) runs on views
 // (run_view_case: packed NHWC, scalar / per-column / NHWC per-channel / NCHW per-channel
-// broadcasts, slices, mixed half and float), bit for bit against ref on both of the kernel's paths
+// broadcasts, slices, mixed half and float), bit for bit against ref (float_through) on both of the kernel's paths
 // (all pointers 16-byte aligned: the vector path; each vector pointer in turn skewed by one
 // element: the scalar loop); the shim counts vector iterations and any 16-byte word read or
 // written off its alignment (a fault on the device).
-// Build and run (from the repository root, after build-gpu's libmigraphx):
+// Build and run (from the repository root, after build-gpu's libmigraphx; or build-gpu-pw's):
 //   g++ -std=c++20 -O1 -Iinclude -Isrc -DMIGRAPHX_HAVE_GPU=1 tools/gpu/pointwise_emulate.cpp
 //       -o build-gpu/pointwise_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
 //   build-gpu/pointwise_emulate [WORK_DIR [NAME_PART]]   (default /tmp/migx-pointwise-emulate; only the
@@ -35,6 +41,8 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <unordered_map>
+#include <algorithm>
 using namespace migraphx;
 const char* shim = R"(
 #include <cmath>
@@ -161,6 +169,102 @@ bool same_elements(const std::string& name, const shape& gs, const char* got, co
     if(bad) std::cout << name << ": " << bad << " of " << n << " differ\n";
     return bad == 0;
 }
+/// The ops that read a half value computed in float as it is (continuous in it: no rounding
+/// could flip a discrete result); every other op reads its half inputs rounded to half. pow:
+/// in its base only. convert: to float or half only (to an integer or bool is discontinuous).
+bool continuous_in(const std::string& op, std::size_t arg, shape::type_t result)
+{
+    static const std::vector<std::string> ops = {
+        "add", "sub", "mul", "div", "max", "min", "sqdiff", "prelu", "clip", "abs", "exp", "log", "sqrt", "rsqrt",
+        "tanh", "sin", "cos", "tan", "atan", "sinh", "cosh", "asinh", "erf", "neg", "relu", "recip", "sigmoid", "elu",
+        "celu", "selu", "softplus", "softsign", "hardswish", "hardsigmoid", "leaky_relu", "identity", "where"};
+    if(op == "pow")
+        return arg == 0;
+    if(op == "convert")
+        return result == shape::float_type or result == shape::half_type;
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+/// The float value of a one-element float or half literal (maybe broadcast), if x is one.
+std::optional<float> constant_of(instruction_ref x)
+{
+    while(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    auto t = x->get_shape().type();
+    if(x->name() != "@literal" or x->get_shape().elements() != 1 or (t != shape::float_type and t != shape::half_type))
+        return std::nullopt;
+    return x->get_literal().to_vector<float>().front();
+}
+/// p's main module with its half values computed in float ("float-through", codegen.hpp): every
+/// half parameter and literal converted to float, each op on them computed in float, and a value
+/// rounded to half (convert to half and back) where the generator rounds it: when returned, at a
+/// convert to half, and as the input of an op not continuous_in it; a half division by a
+/// constant becomes a multiplication by the float reciprocal. Programs without half values are
+/// returned as they are.
+program float_through(const program& p)
+{
+    const auto* m = p.get_main_module();
+    bool any = false;
+    for(auto it = m->begin(); it != m->end(); ++it)
+        any = any or (it->name() != "@return" and it->get_shape().type() == shape::half_type);
+    if(not any)
+        return p;
+    program r;
+    auto* n = r.get_main_module();
+    // each value: its instruction in n, whether it was half (now held in float) and whether it
+    // may not be a half value
+    struct val { instruction_ref v; bool half = false, unrounded = false; };
+    std::unordered_map<const instruction*, val> map;
+    auto to = [&](instruction_ref x, shape::type_t t) { return n->add_instruction(make_op("convert", {{"target_type", t}}), x); };
+    auto rounded = [&](const val& x) { return x.half and x.unrounded ? to(to(x.v, shape::half_type), shape::float_type) : x.v; };
+    for(auto it = m->begin(); it != m->end(); ++it)
+    {
+        const auto& name = it->name();
+        bool half = it->get_shape().type() == shape::half_type;
+        if(name == "@param" or name == "@literal")
+        {
+            auto x = name == "@param" ? n->add_parameter(it->get_operator().to_value().at("parameter").get_string(), it->get_shape())
+                                      : n->add_literal(it->get_literal());
+            map[&*it] = {half ? to(x, shape::float_type) : x, half, false};
+            continue;
+        }
+        std::vector<instruction_ref> args;
+        for(std::size_t a = 0; a < it->inputs().size(); a++)
+        {
+            const auto& x = map.at(&*it->inputs()[a]);
+            args.push_back(name == "@return" ? (x.half ? to(x.v, shape::half_type) : x.v)
+                           : (name == "broadcast" or name == "multibroadcast" or continuous_in(name, a, it->get_shape().type())) ? x.v : rounded(x));
+        }
+        if(name == "@return")
+        {
+            n->add_return(args);
+            continue;
+        }
+        if(name == "broadcast" or name == "multibroadcast")
+        {
+            auto x = map.at(&*it->inputs().front());
+            map[&*it] = {n->add_instruction(it->get_operator(), args), x.half, x.unrounded};
+            continue;
+        }
+        auto from = it->inputs().front()->get_shape().type();
+        if(name == "convert" and half)
+        {
+            // half to half keeps the value; anything else to half rounds
+            auto x = map.at(&*it->inputs().front());
+            map[&*it] = from == shape::half_type ? x : val{to(to(args[0], shape::half_type), shape::float_type), true, false};
+            continue;
+        }
+        auto c = it->inputs().size() == 2 ? constant_of(it->inputs()[1]) : std::nullopt;
+        if(name == "div" and half and c)
+        {
+            auto rc = n->add_instruction(make_op("multibroadcast", {{"out_lens", it->get_shape().lens()}}),
+                                         n->add_literal(literal{shape{shape::float_type}, std::vector<float>{1.f / *c}}));
+            map[&*it] = {n->add_instruction(make_op("mul"), args[0], rc), true, true};
+            continue;
+        }
+        map[&*it] = {n->add_instruction(it->get_operator(), args), half, half};
+    }
+    return r;
+}
 /// Element thread counts a launch of k may get: one thread (all by the grid-stride loop), a few,
 /// and k.elements (what gpu::code_object launches, before its cap).
 std::vector<std::size_t> grids(const gpu::kernel_source& k)
@@ -174,7 +278,7 @@ void run_case(const std::string& name, program p, const parameter_map& in)
 {
     if(name.find(only) == std::string::npos)
         return;
-    auto ref = p;
+    auto ref = float_through(p);
     ref.compile(ref::target{});
     auto want = ref.eval(in).front();
     auto q = p;
@@ -268,6 +372,7 @@ void run_view_case(const std::string& name, const std::vector<shape>& shapes, co
         in["x" + std::to_string(i)] = argument{shapes[i], data[i].data()};
     }
     rm->add_return({body(rm, rps)});
+    rp = float_through(rp);
     rp.compile(ref::target{});
     auto want = rp.eval(in).front();
     // skew -1: all aligned; k: input k (or the output, k == inputs) one element off
@@ -493,6 +598,42 @@ int main(int argc, char** argv)
         }, true);
         run_view_case("float_in_half_out", {nhwc_f, shape{shape::half_type, c, {0, 1, 0, 0}}}, nhwc_h, [&](module* m, auto x) {
             return op(m, "mul", {cv(m, x[0], shape::half_type), x[1]});
+        }, true);
+    }
+    // float-through (half chains in float): the ops that must see the rounded half value of x +
+    // 1000 (rounded to a multiple of 0.5, so x within 0.25 of 0 gives exactly 1000): comparisons,
+    // floor, a convert to an integer, pow's exponent; an explicit convert to half mid-chain
+    {
+        auto h = shape::half_type;
+        std::vector<std::size_t> l{16, 64};
+        shape s{h, l};
+        auto lit = [&](module* m, float v, shape::type_t t = shape::half_type) {
+            return m->add_instruction(make_op("multibroadcast", {{"out_lens", l}}), m->add_literal(literal{shape{t}, std::vector<float>{v}}));
+        };
+        run_view_case("float_through_compare_where", {s, s}, s, [&](module* m, auto x) {
+            auto t = op(m, "add", {x[0], lit(m, 1000.f)});
+            auto c = op(m, "logical_or", {op(m, "equal", {t, lit(m, 1000.f)}), op(m, "greater", {t, op(m, "add", {x[1], lit(m, 1000.f)})})});
+            return op(m, "where", {c, op(m, "sub", {t, lit(m, 1000.f)}), x[1]});
+        }, true);
+        run_view_case("float_through_floor_sign", {s}, s, [&](module* m, auto x) {
+            auto t = op(m, "add", {x[0], lit(m, 1000.f)});
+            return op(m, "add", {op(m, "sub", {op(m, "floor", {t}), lit(m, 1000.f)}), op(m, "sign", {op(m, "sub", {t, lit(m, 1000.f)})})});
+        }, true);
+        run_view_case("float_through_convert_to_int", {s}, shape{shape::int32_type, l}, [&](module* m, auto x) {
+            return cv(m, op(m, "mul", {op(m, "add", {x[0], lit(m, 1000.f)}), lit(m, 3.f)}), shape::int32_type);
+        }, false);
+        run_view_case("float_through_pow_exponent", {s, s}, s, [&](module* m, auto x) {
+            return op(m, "pow", {op(m, "sub", {x[0], lit(m, 1.f)}), op(m, "sub", {op(m, "add", {x[1], lit(m, 1000.f)}), lit(m, 998.f)})});
+        }, true);
+        run_view_case("float_through_isinf", {s, s}, s, [&](module* m, auto x) {
+            auto t = op(m, "mul", {x[0], lit(m, 20000.f)}); // past 65504 for |x| > 3.3: inf in half
+            return op(m, "where", {op(m, "isinf", {t}), x[1], op(m, "mul", {t, lit(m, 0.5f)})});
+        }, true);
+        shape f{shape::float_type, l};
+        run_view_case("float_through_explicit_convert", {f, s}, s, [&](module* m, auto x) {
+            auto a = cv(m, op(m, "mul", {x[0], lit(m, 3.3f, shape::float_type)}), h);   // rounds
+            auto b = op(m, "div", {op(m, "mul", {a, x[1]}), lit(m, 3.f)});                 // x * (1 / 3)
+            return cv(m, op(m, "add", {cv(m, b, shape::float_type), lit(m, 0.1f, shape::float_type)}), h);
         }, true);
     }
     std::cout << (failures ? "FAILURES: " : "all ok ") << failures << "\n";

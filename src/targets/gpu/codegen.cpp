@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace migraphx {
 namespace gpu {
@@ -561,6 +562,46 @@ std::optional<std::string> typed_expression(const std::string& op,
     return expression(op, a, v);
 }
 
+/// Half values in a fused kernel are held in float and rounded to half only where it matters
+/// ("float-through", as TensorRT's and ONNX Runtime's fused kernels compute): when stored, at an
+/// explicit convert to half, and where the op reading them is discontinuous in its input, so that
+/// rounding could flip a discrete result (a comparison, floor, a convert to an integer, isinf of a
+/// value past 65504...): such an op reads the rounded value, as ref computes it. The ops below are
+/// continuous in every value input (pow: in its base), so they read the float value as it is.
+bool reads_unrounded(const std::string& op, std::size_t arg)
+{
+    // Not here (their inputs are rounded): comparisons, not, isnan/isinf, floor/ceil/round/sign,
+    // mod/fmod, thresholdedrelu (jumps at alpha), asin/acos/acosh/atanh (NaN just past a domain
+    // bound that rounding may reach), and any op added later until it is known continuous.
+    static const std::unordered_set<std::string> continuous = {
+        "add",  "sub",      "mul",     "div",   "max",      "min",      "sqdiff",    "prelu",       "clip",
+        "abs",  "exp",      "log",     "sqrt",  "rsqrt",    "tanh",     "sin",       "cos",         "tan",
+        "atan", "sinh",     "cosh",    "asinh", "erf",      "neg",      "relu",      "recip",       "sigmoid",
+        "elu",  "celu",     "selu",    "softplus", "softsign", "hardswish", "hardsigmoid", "leaky_relu",
+        "identity", "where", "convert"};
+    if(op == "pow")
+        return arg == 0; // pow(x, y) of x < 0 jumps between NaN and a number as y passes an integer
+    return continuous.count(op) > 0;
+}
+
+/// Ops whose half result is a half value (no rounding needed) when their value inputs are.
+bool keeps_half_values(const std::string& op)
+{
+    static const std::unordered_set<std::string> exact = {
+        "neg", "abs", "max", "min", "relu", "where", "identity", "floor", "ceil", "round", "sign", "convert"};
+    return exact.count(op) > 0;
+}
+
+/// The float value of a one-element float or half constant (maybe broadcast), if x is one.
+std::optional<float> float_constant(instruction_ref x)
+{
+    while(x->name() == "broadcast" or x->name() == "multibroadcast")
+        x = x->inputs().front();
+    if(x->name() != "@literal" or x->get_shape().elements() != 1 or not float_or_half(x->get_shape().type()))
+        return std::nullopt;
+    return x->get_literal().to_vector<float>().front();
+}
+
 } // namespace
 
 namespace {
@@ -667,10 +708,13 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     if(auto op = uniform_fold(sub, inputs, out))
         return generate_fold(*op, inputs, out);
 
-    // Every value is held in value_type of its element type: float for float and half (half
-    // results rounded to half, as the reference stores them), bool, or the integer type itself.
-    // `load(k, e)` is input k's value from its element e; `compute` the ops, one a line.
+    // Every value is held in value_type of its element type: float for float and half, bool, or
+    // the integer type itself. A half value is kept in float as computed ("float-through",
+    // reads_unrounded): `unrounded` holds those that may not be half values; an op that must see
+    // the half value reads rh() of them. `load(k, e)` is input k's value from its element e;
+    // `compute` the ops, one a line.
     std::unordered_map<const instruction*, std::string> var;
+    std::unordered_set<const instruction*> unrounded;
     std::ostringstream compute;
     std::vector<std::string> itypes;
     bool integers = false;
@@ -713,21 +757,43 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
             return std::nullopt;
         std::vector<std::string> args;
         std::vector<shape::type_t> types;
-        for(auto x : it->inputs())
+        bool exact = true; // every value input a half (or float, integer, bool) value as it is
+        // A convert to an integer or bool is discontinuous; to float or half it is not.
+        bool to_number = float_or_half(rt);
+        for(std::size_t a = 0; a < it->inputs().size(); a++)
         {
+            auto x = it->inputs()[a];
             if(var.count(&*x) == 0 or value_type(x->get_shape().type()).empty())
                 return std::nullopt;
-            args.push_back(var.at(&*x));
+            auto arg = var.at(&*x);
+            if(unrounded.count(&*x) > 0)
+            {
+                if(reads_unrounded(n, a) and (n != "convert" or to_number))
+                    exact = false;
+                else
+                    arg = "rh(" + arg + ")";
+            }
+            args.push_back(arg);
             types.push_back(x->get_shape().type());
         }
-        auto e = typed_expression(n, args, types, rt, it->get_operator().to_value());
+        std::optional<std::string> e;
+        auto divisor = it->inputs().size() == 2 ? float_constant(it->inputs()[1]) : std::nullopt;
+        if(n == "div" and rt == shape::half_type and divisor and types[0] == shape::half_type)
+            e = "(" + args[0] + " * " + float_const(1.f / *divisor) + ")"; // float-through: x * (1 / c)
+        else
+            e = typed_expression(n, args, types, rt, it->get_operator().to_value());
         if(not e)
             return std::nullopt;
         integers = integers or e->find("migx_i") != std::string::npos or e->find("migx_f2i") != std::string::npos;
         auto tn = "t" + std::to_string(t++);
-        // A half result is rounded to half, as the reference stores it.
         if(rt == shape::half_type)
-            *e = "rh(" + *e + ")";
+        {
+            auto from = types.empty() ? rt : types.front();
+            if(n == "convert" and from != shape::half_type)
+                *e = "rh(" + *e + ")"; // an explicit convert to half rounds (from float, an integer, bool)
+            else if(not exact or not keeps_half_values(n))
+                unrounded.insert(&*it);
+        }
         compute << "        const " << value_type(rt) << " " << tn << " = " << *e << ";\n";
         var[&*it] = tn;
         if(n != "identity" and n != "convert" and names.size() < 6)

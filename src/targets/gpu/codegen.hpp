@@ -25,9 +25,14 @@ struct kernel_source
 };
 
 /// The fused elementwise kernel for a `pointwise` sub-module (params x0, x1, ... in input order).
-/// Float and half values are computed in float, half results rounded as the reference rounds
-/// them; bool and integer values keep their own C type: comparisons (equal, greater, less), not,
-/// logical and/or/xor, where and isnan/isinf on any type, convert between any two types as ref's
+/// Float and half values are computed in float. A half chain runs in float throughout
+/// ("float-through", as TensorRT's and ORT's fused kernels): its values are rounded to half when
+/// stored, at an explicit convert to half, and before an op that is discontinuous in them
+/// (comparisons, floor/ceil/round/sign, mod/fmod, converts to integers or bool, isnan/isinf, ...),
+/// which thus sees ref's value; a half division by a constant multiplies by its float reciprocal.
+/// So half results are closer to the exact chain than ref's (which rounds after every op), not
+/// bit-identical to them. Bool and integer values keep their own C type: comparisons (equal,
+/// greater, less), not, logical and/or/xor, where and isnan/isinf on any type, convert between any two types as ref's
 /// safe_cast (float to integer truncates, NaN or out of range gives 0; to bool is x != 0), and
 /// integer add/sub/mul/neg (wrapping), div/mod/fmod (x / 0 is 0), max/min/abs/relu. Nothing when
 /// an op, type (double) or constant is outside what the generator knows (the op then runs on the
