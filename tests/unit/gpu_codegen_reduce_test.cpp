@@ -1,9 +1,14 @@
 // Reduction, softmax and pooling kernel sources (no device needed): NVRTC compiles each for sm_90,
-// and the group size follows the row length. Results against ref: gpu_kernels_test.cpp.
+// and the group size follows the row length. Results against ref: gpu_kernels_test.cpp, and here
+// softmax's and layernorm's register path (rows contiguous, 16-byte vectors held in registers)
+// against its generic loop on the device (skipped without one).
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
+#include "gpu_test_util.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
+#include <migraphx/make_op.hpp>
+#include <sstream>
 
 using migraphx::shape;
 namespace gpu = migraphx::gpu;
@@ -54,7 +59,10 @@ TEST(gpu_codegen_reduce, softmax_strided_input)
     expect_compiles(*t);
     auto l = gpu::generate_softmax(true, 1, shape{shape::half_type, {4, 3000}}, shape{shape::half_type, {4, 3000}});
     ASSERT_TRUE(l.has_value());
-    EXPECT_EQ(l->elements, 4u * 256);
+    // the register path's 128 lanes a row (3 vectors of 8 each) launch it; the generic loop
+    // (a block a row) strides over the rows with that grid
+    EXPECT_EQ(l->elements, 4u * 128);
+    EXPECT_NE(l->source.find("constexpr unsigned G = 256;"), std::string::npos) << l->source;
     expect_compiles(*l);
 }
 
@@ -77,6 +85,163 @@ TEST(gpu_codegen_reduce, pooling_modes)
     expect_compiles(*a);
     w.mode = "median";
     EXPECT_FALSE(gpu::generate_pooling(w, shape{shape::float_type, {2, 8, 17, 17}}, shape{shape::float_type, {2, 8, 9, 9}}));
+}
+namespace {
+
+/// The register path's line, "" where the kernel has none.
+std::string register_path(const gpu::kernel_source& k)
+{
+    auto c = k.source.find("// register path:");
+    return c == std::string::npos ? "" : k.source.substr(c, k.source.find('\n', c) - c);
+}
+
+} // namespace
+
+TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
+{
+    // BERT-base's rows of 768 halves: a warp a row, 3 vectors of 8 a lane, 8 rows a block
+    shape h768{shape::half_type, {64, 128, 768}};
+    auto k = gpu::generate_layernorm(1e-12f, h768, h768);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(register_path(*k), "// register path: a row a group of 32 lanes, 3 vector(s) of 8 a lane, held in "
+                                 "registers, when x0 and y are 16-byte aligned")
+        << k->source;
+    EXPECT_EQ(k->elements, 8192u * 32);
+    EXPECT_EQ(k->local, 256u);
+    EXPECT_NE(k->source.find("u.w = reinterpret_cast<const uint4*>(x0 + base)[c];"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + obase)[c] = u.w;"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("for(idx_t e = lane; e < 768u; e += G)"), std::string::npos) << k->source; // generic
+    expect_compiles(*k);
+    struct row
+    {
+        shape::type_t t;
+        std::size_t len;
+        unsigned g, per_lane;
+    };
+    // up to a warp with a vector a lane, then 4 vectors a lane on as many lanes as that needs
+    for(auto r : {row{shape::half_type, 1024, 32, 4}, row{shape::half_type, 4096, 128, 4},
+                  row{shape::half_type, 8192, 256, 4}, row{shape::half_type, 800, 32, 4},
+                  row{shape::half_type, 64, 8, 1}, row{shape::half_type, 8, 1, 1}, row{shape::half_type, 24, 4, 1},
+                  row{shape::float_type, 768, 64, 3}, row{shape::float_type, 4096, 256, 4}})
+    {
+        shape s{r.t, {3, r.len}};
+        auto kr = gpu::generate_layernorm(1e-5f, s, s);
+        ASSERT_TRUE(kr.has_value());
+        EXPECT_NE(register_path(*kr).find("a group of " + std::to_string(r.g) + " lanes, " +
+                                          std::to_string(r.per_lane) + " vector(s)"),
+                  std::string::npos)
+            << r.len << ": " << register_path(*kr);
+        EXPECT_EQ(kr->elements, 3u * r.g) << r.len;
+        expect_compiles(*kr);
+    }
+}
+
+TEST(gpu_codegen_reduce, generic_path_only_where_rows_are_no_vectors)
+{
+    auto generic = [](const std::optional<gpu::kernel_source>& k) {
+        return k.has_value() and register_path(*k).empty() and k->source.find("group_reduce<G>") != std::string::npos;
+    };
+    shape h{shape::half_type, {3, 770}}; // 770: no multiple of 8 (but of 2)
+    EXPECT_TRUE(generic(gpu::generate_layernorm(1e-5f, h, h)));
+    shape f{shape::float_type, {3, 772}}; // 772 floats: vectors of 4
+    EXPECT_FALSE(generic(gpu::generate_layernorm(1e-5f, f, f)));
+    // a slice of rows 772 apart: row starts no multiple of 8 halves; 776 apart: they are (the
+    // pointer is checked at run time)
+    shape out{shape::half_type, {3, 768}};
+    EXPECT_TRUE(generic(gpu::generate_layernorm(1e-5f, shape{shape::half_type, {3, 768}, {772, 1}}, out)));
+    auto s776 = gpu::generate_layernorm(1e-5f, shape{shape::half_type, {3, 768}, {776, 1}}, out);
+    ASSERT_TRUE(s776.has_value());
+    EXPECT_FALSE(register_path(*s776).empty());
+    // a transposed input; rows past 8192 halves (256 lanes of 4 vectors)
+    shape t16{shape::half_type, {64, 16}}, l16k{shape::half_type, {2, 16384}};
+    EXPECT_TRUE(generic(gpu::generate_layernorm(1e-5f, shape{shape::half_type, {64, 16}, {1, 64}}, t16)));
+    EXPECT_TRUE(generic(gpu::generate_layernorm(1e-5f, l16k, l16k)));
+    // softmax along an axis the output does not hold contiguously, or the input does not
+    shape s{shape::half_type, {16, 8}};
+    EXPECT_TRUE(generic(gpu::generate_softmax(false, 0, s, s)));
+    EXPECT_TRUE(generic(gpu::generate_softmax(false, 0, shape{shape::half_type, {16, 8}, {1, 16}}, s)));
+    EXPECT_TRUE(generic(gpu::generate_softmax(false, 1, shape{shape::half_type, {16, 8}, {1, 16}}, s)));
+}
+
+TEST(gpu_codegen_reduce, softmax_register_path_keeps_the_exps)
+{
+    // BERT's attention scores: rows of 128 halves, 16 lanes a row (one vector each)
+    shape s{shape::half_type, {64, 12, 128, 128}};
+    auto k = gpu::generate_softmax(false, 3, s, s);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(register_path(*k).find("a group of 16 lanes, 1 vector(s) of 8"), std::string::npos) << k->source;
+    EXPECT_EQ(k->elements, 64u * 12 * 128 * 16);
+    EXPECT_NE(k->source.find("v[j][k] = expf(v[j][k] - m);"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("u.e[k] = f2h(v[j][k] * rs);"), std::string::npos) << k->source;
+    expect_compiles(*k);
+    auto l = gpu::generate_softmax(true, 1, shape{shape::float_type, {4, 3000}}, shape{shape::float_type, {4, 3000}});
+    ASSERT_TRUE(l.has_value());
+    EXPECT_NE(register_path(*l).find("a group of 256 lanes, 3 vector(s) of 4"), std::string::npos) << l->source;
+    EXPECT_NE(l->source.find("u.e[k] = (v[j][k] - m) - ls;"), std::string::npos) << l->source;
+    expect_compiles(*l);
+}
+
+namespace {
+
+std::string text(const migraphx::program& p)
+{
+    std::ostringstream ss;
+    ss << p;
+    return ss.str();
+}
+
+/// op (layernorm, softmax or logsoftmax along the last axis) of a view of x: columns
+/// [start, start + len) of rows `stride` long, against ref; `kernel` must run it.
+void check_rows(const std::string& op, shape::type_t t, std::size_t rows, std::size_t stride, std::size_t start,
+                std::size_t len, double rtol, double atol)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{t, {rows, stride}});
+    auto sl = migraphx::make_op("slice", {{"axes", {1}}, {"starts", {start}}, {"ends", {start + len}}});
+    auto v  = start == 0 and len == stride ? x : m->add_instruction(sl, x);
+    migraphx::value a = op == "layernorm" ? migraphx::value{{"epsilon", 1e-5f}} : migraphx::value{{"axis", -1}};
+    m->add_return({m->add_instruction(migraphx::make_op(op, a), v)});
+    auto g  = migx_test::expect_gpu_matches_ref(p, rtol, atol);
+    auto tx = text(g);
+    EXPECT_EQ(tx.find("gpu::ref::"), std::string::npos) << tx;
+    EXPECT_NE(tx.find("symbol_name=" + op + "_kernel,"), std::string::npos) << tx;
+}
+
+} // namespace
+
+TEST(gpu_codegen_reduce, layernorm_rows_on_the_device)
+{
+    MIGX_REQUIRE_GPU();
+    for(auto t : {shape::half_type, shape::float_type})
+    {
+        double tol = t == shape::half_type ? 2e-3 : 1e-4; // gpu_fuse_layernorm_test: 1e-4 in float
+        for(std::size_t len : {768, 1024, 4096, 800, 24, 8})
+            check_rows("layernorm", t, 37, len, 0, len, tol, tol); // 37 rows: a block's last rows idle
+        check_rows("layernorm", t, 5, 770, 0, 770, tol, tol);       // generic: no vectors
+        check_rows("layernorm", t, 5, 776, 8, 768, tol, tol);       // register path of a slice
+        check_rows("layernorm", t, 5, 776, 1, 768, tol, tol);       // ... misaligned: the generic loop
+        check_rows("layernorm", t, 5, 772, 0, 768, tol, tol);       // rows 772 apart: generic
+    }
+}
+
+TEST(gpu_codegen_reduce, softmax_rows_on_the_device)
+{
+    MIGX_REQUIRE_GPU();
+    for(auto t : {shape::half_type, shape::float_type})
+    {
+        // softmax's small values: relative (one half rounding), absolute only below half's normals
+        double rtol = t == shape::half_type ? 1e-3 : 1e-5;
+        for(std::string op : {"softmax", "logsoftmax"})
+        {
+            double atol = op == "softmax" ? 1e-7 : rtol;
+            for(std::size_t len : {128, 768, 1024, 4096, 24})
+                check_rows(op, t, 37, len, 0, len, rtol, atol);
+            check_rows(op, t, 5, 1004, 0, 1004, rtol, atol); // half: generic; float: vectors of 4
+            check_rows(op, t, 5, 136, 1, 128, rtol, atol);   // misaligned: the generic loop
+            check_rows(op, t, 5, 136, 8, 128, rtol, atol);
+        }
+    }
 }
 #else
 TEST(gpu_codegen_reduce, skipped) { GTEST_SKIP() << "built without CUDA"; }

@@ -2,6 +2,10 @@
 // the reduction) is handled by a group of G threads (1, a warp or a block of 256, chosen by the
 // row's length); the group strides over the row and combines through warp shuffles and, for a
 // block, shared memory. Values are read as float (half converted), accumulated in float.
+// softmax and layernorm rows that are contiguous in input and output (plan_register_rows) also
+// have a register path: each lane loads its 16-byte vectors of the row once, keeps them in float
+// registers for all the passes and stores 16-byte vectors; taken when the pointers are 16-byte
+// aligned at run time, the generic loop otherwise.
 #include "targets/gpu/codegen.hpp"
 #include <sstream>
 
@@ -56,6 +60,30 @@ __device__ __forceinline__ float group_reduce(float v, Op op)
     }
     return v;
 }
+// A reduction over groups of G threads (a power of two up to 1024; G consecutive threads of the
+// block, the block a multiple of G) whose every thread of the block calls it: warp shuffles
+// within min(G, 32) lanes, then shared memory across a group's warps. All get the result.
+template <unsigned G, class Op>
+__device__ __forceinline__ float row_reduce(float v, Op op)
+{
+    for(unsigned o = (G < 32 ? G : 32) / 2; o > 0; o >>= 1)
+        v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if constexpr(G > 32)
+    {
+        constexpr unsigned W = G / 32;
+        __shared__ float part[32];
+        const unsigned w = threadIdx.x / 32;
+        __syncthreads();
+        if(threadIdx.x % 32 == 0)
+            part[w] = v;
+        __syncthreads();
+        const unsigned first = w / W * W;
+        v = part[first];
+        for(unsigned k = 1; k < W; k++)
+            v = op(v, part[first + k]);
+    }
+    return v;
+}
 )";
 
 /// Dims of lens with the length-1 dims dropped and neighbours merged where every tensor's
@@ -98,20 +126,23 @@ std::string offset(const std::string& prefix, const std::vector<std::size_t>& st
     return t.empty() ? "0" : "(" + t + ")";
 }
 
-/// The kernel head: signature and the loop over rows, a group of G threads each.
+/// The kernel head: signature and the loop over rows, a group of G threads each; `before_loop`
+/// (a register path) comes before the loop.
 std::string head(const std::string& name,
                  const std::vector<std::string>& in_types,
                  const std::string& out_type,
                  const std::vector<shape>& shapes,
                  unsigned g,
-                 std::size_t rows)
+                 std::size_t rows,
+                 const std::string& before_loop = "")
 {
     std::ostringstream ss;
     ss << detail::prelude() << group_code;
     ss << detail::signature(name, in_types, out_type);
     ss << "    typedef " << detail::index_type(shapes) << " idx_t;\n";
-    ss << "    constexpr unsigned G = " << g << ";\n";
     ss << "    const idx_t rows = " << rows << ";\n";
+    ss << before_loop;
+    ss << "    constexpr unsigned G = " << g << ";\n";
     ss << "    const unsigned lane = threadIdx.x % G;\n";
     ss << "    const idx_t first = (blockIdx.x * (idx_t)blockDim.x + threadIdx.x) / G;\n";
     ss << "    const idx_t step = (gridDim.x * (idx_t)blockDim.x) / G;\n";
@@ -203,33 +234,154 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
     return finish(name, ss.str(), rows, g);
 }
 
+/// The register path of a row kernel: rows contiguous along the axis in input and output (stride
+/// 1), their length a multiple of V (8 halves or 4 floats: 16 bytes) and every row's start in both
+/// a multiple of V elements (the other dims' strides multiples of V), so that the row is nv 16-byte
+/// vectors when the pointers are 16-byte aligned. A group of g lanes (a power of two: up to a warp
+/// with one vector a lane, more lanes when a warp would need more than 4 vectors a lane, up to
+/// 256) takes a row, each lane per_lane vectors held in registers.
+struct register_rows
+{
+    unsigned v = 0, g = 1, nv = 0, per_lane = 0;
+};
+
+std::optional<register_rows> plan_register_rows(std::size_t axis, const shape& in, const shape& out)
+{
+    if(in.strides()[axis] != 1 or out.strides()[axis] != 1)
+        return std::nullopt;
+    register_rows r;
+    r.v      = static_cast<unsigned>(16 / in.type_size());
+    auto len = in.lens()[axis];
+    if(len % r.v != 0)
+        return std::nullopt;
+    for(std::size_t d = 0; d < in.lens().size(); d++)
+        if(d != axis and in.lens()[d] != 1 and (in.strides()[d] % r.v != 0 or out.strides()[d] % r.v != 0))
+            return std::nullopt;
+    r.nv = static_cast<unsigned>(len / r.v);
+    while(r.g < 32 and r.g < r.nv)
+        r.g *= 2;
+    while(r.g * 4 < r.nv)
+        r.g *= 2;
+    if(r.g > 256)
+        return std::nullopt;
+    r.per_lane = (r.nv + r.g - 1) / r.g;
+    return r;
+}
+
 /// A kernel normalizing along one axis (softmax, layernorm): one group of threads a row. Writes
-/// the head, the row's digits and its offsets `base` (in) and `obase` (out); `x` is the load of
-/// element `e` of the row, `len` its length, `oa` the output's stride along the axis.
+/// the head (with the register path `fast` of the plan `reg` before the loop, if any), the row's
+/// digits and its offsets `base` (in) and `obase` (out); `x` is the load of element `e` of the
+/// row, `len` its length, `oa` the output's stride along the axis.
 struct axis_rows
 {
     std::size_t len = 0, rows = 0, oa = 0;
     unsigned g = 1;
     std::string x;
+    std::optional<register_rows> reg;
 };
 
-axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::size_t axis, const shape& in,
-                          const shape& out)
+/// The row's digits and offsets base (in) and obase (out), indented by `indent` spaces more.
+std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std::size_t indent)
 {
     std::vector<bool> reduced(in.lens().size(), false);
     reduced[axis] = true;
     auto si       = split(in, reduced, &out);
+    std::string pad(indent, ' ');
+    std::string code = detail::digits("row", si.row_lens, "o");
+    code += "        const idx_t base = " + offset("o", si.row_strides) + ";\n";
+    code += "        const idx_t obase = " + offset("o", si.out_row_strides) + ";\n";
+    std::string r;
+    std::size_t pos = 0;
+    while(pos < code.size())
+    {
+        auto e = code.find('\n', pos) + 1;
+        r += pad + code.substr(pos, e - pos);
+        pos = e;
+    }
+    return r;
+}
+
+/// The register path's frame: when x0 and y are 16-byte aligned, a loop over the block's rows
+/// (blockDim.x / g of them, the loop uniform over the block, a lane of a row past the last idle
+/// but taking part in the reductions) with the row's offsets, `live` (the row exists), `rlane`,
+/// and `body`; then the kernel returns.
+std::string register_frame(const register_rows& r, std::size_t axis, const shape& in, const shape& out,
+                           const std::string& body)
+{
+    std::ostringstream ss;
+    ss << "    // register path: a row a group of " << r.g << " lanes, " << r.per_lane << " vector(s) of " << r.v
+       << " a lane, held in registers, when x0 and y are 16-byte aligned\n";
+    ss << "    if((((unsigned long long)(const void*)x0 | (unsigned long long)(const void*)y) & 15ull) == 0ull)\n    {\n";
+    ss << "        constexpr unsigned RG = " << r.g << ", NV = " << r.nv << ", PL = " << r.per_lane
+       << ", FULL = NV / RG;\n";
+    ss << "        const unsigned rlane = threadIdx.x % RG;\n";
+    ss << "        const idx_t rpb = blockDim.x / RG;\n";
+    ss << "        for(idx_t rb = blockIdx.x; rb * rpb < rows; rb += gridDim.x)\n        {\n";
+    ss << "            const idx_t row = rb * rpb + threadIdx.x / RG;\n";
+    ss << "            const bool live = row < rows;\n";
+    ss << row_offsets(axis, in, out, 4);
+    ss << body;
+    ss << "        }\n        return;\n    }\n";
+    return ss.str();
+}
+
+/// Register path code: `what` (code on the lane's j-th vector, vector c of the row) for each of
+/// the lane's vectors that the row has, the loop unrolled.
+std::string lane_vectors(const std::string& what)
+{
+    return "#pragma unroll\n"
+           "            for(unsigned j = 0; j < PL; j++)\n            {\n"
+           "                const unsigned c = rlane + j * RG;\n"
+           "                if(live && (j < FULL || c < NV))\n                {\n" +
+           what + "                }\n            }\n";
+}
+
+/// Loads vector c of the row into v[j][0..V) (floats).
+std::string load_vector(const shape& in, unsigned v)
+{
+    std::ostringstream ss;
+    ss << "                    union { uint4 w; " << storage(in) << " e[" << v << "]; } u;\n";
+    ss << "                    u.w = reinterpret_cast<const uint4*>(x0 + base)[c];\n";
+    ss << "#pragma unroll\n";
+    ss << "                    for(unsigned k = 0; k < " << v << "; k++)\n";
+    ss << "                        v[j][k] = " << load(in, "u.e[k]") << ";\n";
+    return ss.str();
+}
+
+/// Stores expression `e` of v[j][k] as vector c of the output row.
+std::string store_vector(const shape& out, unsigned v, const std::string& e)
+{
+    std::ostringstream ss;
+    ss << "                    union { uint4 w; " << storage(out) << " e[" << v << "]; } u;\n";
+    ss << "#pragma unroll\n";
+    ss << "                    for(unsigned k = 0; k < " << v << "; k++)\n";
+    ss << "                        u.e[k] = " << store(out, e) << ";\n";
+    ss << "                    reinterpret_cast<uint4*>(y + obase)[c] = u.w;\n";
+    return ss.str();
+}
+
+axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::size_t axis, const shape& in,
+                          const shape& out, const std::string& fast = "")
+{
     axis_rows r;
     r.len  = in.lens()[axis];
     r.rows = in.elements() / r.len;
     r.g    = group_size(r.len);
     r.oa   = out.strides()[axis];
     r.x    = load(in, "x0[base + e * " + std::to_string(in.strides()[axis]) + "u]");
-    ss << head(name, {storage(in)}, storage(out), {in, out}, r.g, r.rows);
-    ss << detail::digits("row", si.row_lens, "o");
-    ss << "        const idx_t base = " << offset("o", si.row_strides) << ";\n";
-    ss << "        const idx_t obase = " << offset("o", si.out_row_strides) << ";\n";
+    ss << head(name, {storage(in)}, storage(out), {in, out}, r.g, r.rows, fast);
+    ss << row_offsets(axis, in, out, 0);
     return r;
+}
+
+/// The launch of a row kernel: g threads a row for the register path where there is one (the
+/// generic loop strides over the rows with whatever grid it gets).
+kernel_source finish_rows(const std::string& name, const std::string& source, const axis_rows& r)
+{
+    auto k = finish(name, source, r.rows, r.g);
+    if(r.reg)
+        k.elements = r.rows * r.reg->g;
+    return k;
 }
 
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out)
@@ -238,8 +390,35 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
        axis >= in.lens().size() or in.elements() == 0)
         return std::nullopt;
     std::string name = log ? "logsoftmax_kernel" : "softmax_kernel";
+    auto reg         = plan_register_rows(axis, in, out);
+    std::string fast;
+    if(reg)
+    {
+        // max, then the sum of exp(x - max) (softmax keeps the exps), then the scaled stores
+        std::ostringstream b;
+        b << "            float v[PL][" << reg->v << "];\n";
+        b << "            float m = MIGX_NEG_INF;\n";
+        b << lane_vectors(load_vector(in, reg->v) + "#pragma unroll\n                    for(unsigned k = 0; k < " +
+                          std::to_string(reg->v) + "; k++)\n                        m = op_max{}(m, v[j][k]);\n");
+        b << "            m = row_reduce<RG>(m, op_max{});\n";
+        b << "            float s = 0.f;\n";
+        b << lane_vectors("#pragma unroll\n                    for(unsigned k = 0; k < " + std::to_string(reg->v) +
+                          "; k++)\n                    {\n" +
+                          (log ? std::string("                        s += expf(v[j][k] - m);\n")
+                               : std::string("                        v[j][k] = expf(v[j][k] - m);\n"
+                                             "                        s += v[j][k];\n")) +
+                          "                    }\n");
+        b << "            s = row_reduce<RG>(s, op_sum{});\n";
+        if(log)
+            b << "            const float ls = logf(s);\n";
+        else
+            b << "            const float rs = 1.f / s;\n";
+        b << lane_vectors(store_vector(out, reg->v, log ? "(v[j][k] - m) - ls" : "v[j][k] * rs"));
+        fast = register_frame(*reg, axis, in, out, b.str());
+    }
     std::ostringstream ss;
-    auto r           = begin_axis_rows(ss, name, axis, in, out);
+    auto r           = begin_axis_rows(ss, name, axis, in, out, fast);
+    r.reg            = reg;
     auto len         = r.len;
     auto oa          = r.oa;
     const auto& x    = r.x;
@@ -257,7 +436,7 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
     ss << "            y[obase + e * " << oa << "u] = "
        << store(out, log ? "(" + x + " - m) - ls" : "expf(" + x + " - m) * rs") << ";\n";
     ss << "    }\n}\n";
-    return finish(name, ss.str(), r.rows, r.g);
+    return finish_rows(name, ss.str(), r);
 }
 
 std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out)
@@ -266,8 +445,32 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
        in.lens().empty() or in.elements() == 0)
         return std::nullopt;
     std::string name = "layernorm_kernel";
+    auto axis        = in.lens().size() - 1;
+    auto reg         = plan_register_rows(axis, in, out);
+    auto eps         = detail::float_literal(epsilon);
+    std::string fast;
+    if(reg)
+    {
+        // the row in registers: its mean, then the variance around it (two passes, as below)
+        auto len = std::to_string(in.lens()[axis]);
+        auto vs  = std::to_string(reg->v);
+        std::ostringstream b;
+        b << "            float v[PL][" << vs << "];\n";
+        b << "            float s = 0.f;\n";
+        b << lane_vectors(load_vector(in, reg->v) + "#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
+                          "; k++)\n                        s += v[j][k];\n");
+        b << "            const float m = row_reduce<RG>(s, op_sum{}) / " << len << ".f;\n";
+        b << "            float q = 0.f;\n";
+        b << lane_vectors("#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
+                          "; k++)\n                    {\n                        const float d = v[j][k] - m;\n"
+                          "                        q += d * d;\n                    }\n");
+        b << "            const float r = rsqrtf(row_reduce<RG>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
+        b << lane_vectors(store_vector(out, reg->v, "(v[j][k] - m) * r"));
+        fast = register_frame(*reg, axis, in, out, b.str());
+    }
     std::ostringstream ss;
-    auto r           = begin_axis_rows(ss, name, in.lens().size() - 1, in, out);
+    auto r           = begin_axis_rows(ss, name, axis, in, out, fast);
+    r.reg            = reg;
     auto len         = r.len;
     const auto& x    = r.x;
     // Two passes over the row (it stays in cache): the mean, then the variance around it, as
@@ -278,12 +481,11 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     ss << "        float q = 0.f;\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n        {\n";
     ss << "            const float d = " << x << " - m;\n            q += d * d;\n        }\n";
-    ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + "
-       << detail::float_literal(epsilon) << ");\n";
+    ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
     ss << "            y[obase + e * " << r.oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
     ss << "    }\n}\n";
-    return finish(name, ss.str(), r.rows, r.g);
+    return finish_rows(name, ss.str(), r);
 }
 
 std::optional<kernel_source> generate_pooling(const pooling_window& w, const shape& in, const shape& out)
