@@ -1,12 +1,16 @@
 // The fused attention kernel: softmax(scale * Q K^T, then a chain of pointwise steps) V in one
-// pass, flash-attention style (the score matrix never reaches memory). A block of 4 warps takes
-// 64 query rows of one batch index (each warp 16 rows); it walks the keys 64 at a time: K, V and
-// the mask tile of those keys go to shared memory (V is read back transposed by ldmatrix), each warp multiplies its Q rows by them on the tensor cores
-// (mma.sync m16n8k16, half in, float accumulate), applies the score steps and an online softmax
-// (running row max and sum, the output rescaled as the max grows) and adds P V into its output
-// registers. Inputs are read at any strides (the heads of a [batch, seq, heads, dim] tensor in
-// place); the output is written at any strides (the transpose back to [batch, seq, heads, dim]
-// happens in the store).
+// pass, flash-attention style (the score matrix never reaches memory). A block of 4 warps (8
+// when there are more than 64 query rows, so a (batch, head) of 128 rows reads its keys once)
+// takes 16 query rows a warp of one batch index; it walks the keys 64 at a time. The K, V and
+// mask tiles of a step are copied to shared memory asynchronously (cp.async), two steps in
+// flight where shared memory allows, so the next step's loads overlap this step's products. Each
+// warp multiplies its Q rows by the tiles on the tensor cores (mma.sync m16n8k16, half in, float
+// accumulate; V read back transposed by ldmatrix), applies the score steps and an online softmax
+// in base 2 (running row max and sum, the output rescaled as the max grows) and adds P V into
+// its output registers. Inputs are read at any strides (the heads of a [batch, seq, heads, dim]
+// tensor in place); the output is written at any strides (the transpose back to
+// [batch, seq, heads, dim] happens in the store). A mask broadcast over the query rows (a
+// padding mask) is staged as one row a step.
 #include "targets/gpu/codegen.hpp"
 #include <sstream>
 
@@ -14,8 +18,8 @@ namespace migraphx {
 namespace gpu {
 namespace {
 
-constexpr std::size_t rows_per_block = 64; // 4 warps x 16 query rows
-constexpr std::size_t keys_per_step  = 64;
+constexpr std::size_t keys_per_step = 64;
+constexpr std::size_t static_smem   = 48 * 1024; // static shared memory's limit
 
 bool half(const shape& s) { return not s.dynamic() and s.type() == shape::half_type; }
 
@@ -32,14 +36,16 @@ std::string batch_offset(const shape& s)
 
 std::size_t stride(const shape& s, std::size_t from_end) { return s.strides()[s.lens().size() - from_end]; }
 
-/// Whether 8 consecutive elements along the innermost of the last two dims load as one 16-byte
-/// vector wherever a row starts: unit stride there and every other stride a multiple of 8.
+/// Whether 16 bytes of consecutive elements along the innermost of the last two dims load as one
+/// vector wherever a row starts: unit stride there and every other stride a multiple of the
+/// vector's element count.
 bool rows_vectorize(const shape& s, std::size_t inner_from_end, std::size_t inner_len)
 {
-    if(stride(s, inner_from_end) != 1 or inner_len % 8 != 0)
+    std::size_t per = 16 / s.type_size();
+    if(stride(s, inner_from_end) != 1 or inner_len % per != 0)
         return false;
     for(std::size_t d = 0; d < s.lens().size(); d++)
-        if(d != s.lens().size() - inner_from_end and s.lens()[d] != 1 and s.strides()[d] % 8 != 0)
+        if(d != s.lens().size() - inner_from_end and s.lens()[d] != 1 and s.strides()[d] % per != 0)
             return false;
     return true;
 }
@@ -50,35 +56,67 @@ std::string step_code(const attention_step& st, const std::string& operand)
     return st.operand_first ? "v = " + operand + " " + sym + " v;" : "v = v " + sym + " " + operand + ";";
 }
 
-/// Code loading this step's 64 keys' rows (width elements each, key stride ks, element stride es
-/// in the source) into the tile dst of row pitch `pitch`; keys past n are zeros. `vec` names the
-/// run-time flag of the 16-byte path (unit element stride, aligned base).
-void key_rows(std::ostream& ss,
-              const std::string& vec,
-              const std::string& src,
-              const std::string& dst,
-              std::size_t width,
-              std::size_t pitch,
-              std::size_t ks,
-              std::size_t es,
-              std::size_t n)
+/// A tile's rows copied to shared memory: `rows` rows of `width` elements (row r of the source
+/// at src + r * rs, element e at e * es; rows at or past `limit` (an expression) are zeros) into
+/// dst with row pitch `pitch`; elements at or past `col_limit` (where given) are zeros too. `vec` names the run-time flag of the 16-byte path (unit element
+/// stride, aligned base), which copies asynchronously (cp.async); the other path copies through
+/// registers.
+struct tile_rows
 {
-    ss << "            if(" << vec << ")\n"
-       << "                for(int i = tid; i < " << keys_per_step * width / 8 << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << width / 8 << ", d = (i % " << width / 8 << ") * 8;\n"
-       << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
-       << "                    if(n0 + j < " << n << ")\n"
-       << "                        val = *reinterpret_cast<const uint4*>(" << src << " + (idx_t)(n0 + j) * " << ks
-       << "u + (idx_t)d);\n"
-       << "                    *reinterpret_cast<uint4*>(" << dst << " + j * " << pitch << " + d) = val;\n"
+    std::string vec, src, dst, type, row, limit;
+    std::size_t rows = 0, width = 0, pitch = 0, rs = 0, es = 0, per = 8;
+    std::string col_limit = {};
+};
+
+void copy_tile(std::ostream& ss, const tile_rows& t, std::size_t threads)
+{
+    auto vecs = t.width / t.per;
+    ss << "            if(" << t.vec << ")\n"
+       << "                for(int i = tid; i < " << t.rows * vecs << "; i += " << threads << ")\n                {\n"
+       << "                    const int j = i / " << vecs << ", d = (i % " << vecs << ") * " << t.per << ";\n"
+       << "                    const bool ok = " << t.row << " + j < " << t.limit << ";\n"
+       << "                    cp_async16(" << t.dst << " + j * " << t.pitch << " + d, " << t.src << " + (ok ? (idx_t)("
+       << t.row << " + j) * " << t.rs << "u + (idx_t)d : (idx_t)0), ok);\n"
        << "                }\n"
        << "            else\n"
-       << "                for(int i = tid; i < " << keys_per_step * width << "; i += 128)\n                {\n"
-       << "                    const int j = i / " << width << ", d = i % " << width << ";\n"
-       << "                    " << dst << "[j * " << pitch << " + d] = n0 + j < " << n << " ? " << src
-       << "[(idx_t)(n0 + j) * " << ks << "u + (idx_t)d * " << es << "u] : (migx_half)0;\n"
+       << "                for(int i = tid; i < " << t.rows * t.width << "; i += " << threads << ")\n                {\n"
+       << "                    const int j = i / " << t.width << ", d = i % " << t.width << ";\n"
+       << "                    " << t.dst << "[j * " << t.pitch << " + d] = " << t.row << " + j < " << t.limit
+       << (t.col_limit.empty() ? "" : " && d < " + t.col_limit) << " ? " << t.src << "[(idx_t)(" << t.row << " + j) * " << t.rs << "u + (idx_t)d * " << t.es << "u] : ("
+       << t.type << ")0;\n"
        << "                }\n";
 }
+
+const char* device_helpers = R"(
+#define MIGX_NEG_INF __int_as_float(0xff800000)
+__device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ unsigned smem_addr(const void* p)
+{
+    unsigned a;
+    asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+// B fragments of V (k = keys, n = d) from its row-major tile: lanes 0-15 name the 16 key rows.
+__device__ __forceinline__ void ldsm_x2_trans(unsigned& b0, unsigned& b1, const migx_half* p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(b0), "=r"(b1) : "r"(smem_addr(p)));
+}
+// 16 bytes global -> shared without a register round trip; zeros when !ok.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(smem_addr(dst)), "l"(src), "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
+__device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
+__device__ __forceinline__ unsigned packf(float lo, float hi) { return pack2(f2h(lo), f2h(hi)); }
+)";
 
 } // namespace
 
@@ -111,56 +149,66 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     std::size_t batches = 1;
     for(auto b : batch)
         batches *= b;
-    std::size_t row_blocks = (M + rows_per_block - 1) / rows_per_block;
-    std::size_t blocks     = batches * row_blocks;
-
     std::vector<shape> all{a.q, a.kt, a.v, a.out};
     if(a.mask)
         all.push_back(*a.mask);
     bool k_vec = rows_vectorize(a.kt, 2, D);  // a key's D values contiguous
     bool v_vec = rows_vectorize(a.v, 1, DV); // a key's DV values contiguous
+    // A mask broadcast over the query rows (stride 0) is one row a step.
+    bool mask_row     = a.mask and (stride(*a.mask, 2) == 0 or M == 1);
+    bool m_vec        = a.mask and rows_vectorize(*a.mask, 1, N) and N % keys_per_step == 0;
+    std::string mtype = a.mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
+    std::size_t msize = a.mask ? a.mask->type_size() : 0;
     // Row pitches padded by 16 bytes: the fragment loads of 8 rows hit 8 different bank groups.
-    const std::size_t KP = D + 8, VP = DV + 8, MP = keys_per_step + 8;
-    std::size_t smem = keys_per_step * (KP + VP) * 2 + (a.mask ? rows_per_block * MP * a.mask->type_size() : 0);
-    if(smem > 48 * 1024) // static shared memory's limit (e.g. d 128 with a float mask)
+    const std::size_t KP = D + 8, VP = DV + 8, MP = keys_per_step + 16 / std::max<std::size_t>(msize, 1);
+    // 8 warps where there are more than 64 rows and a step's tiles fit, else 4.
+    std::size_t warps = 0, mask_rows = 0, stage = 0;
+    for(std::size_t w : {8, 4})
+    {
+        if(w == 8 and M <= 64)
+            continue;
+        warps     = w;
+        mask_rows = a.mask ? (mask_row ? 1 : w * 16) : 0;
+        stage     = keys_per_step * (KP + VP) * 2 + mask_rows * MP * msize;
+        if(stage <= static_smem)
+            break;
+    }
+    if(stage > static_smem)
         return std::nullopt;
+    const std::size_t stages         = N > keys_per_step and 2 * stage <= static_smem ? 2 : 1;
+    const std::size_t threads        = warps * 32;
+    const std::size_t rows_per_block = warps * 16;
+    std::size_t row_blocks           = (M + rows_per_block - 1) / rows_per_block;
+    std::size_t blocks               = batches * row_blocks;
 
     std::ostringstream ss;
     std::string name = "attention_kernel";
-    ss << detail::prelude();
-    ss << "#define MIGX_NEG_INF __int_as_float(0xff800000)\n";
-    ss << "__device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)\n{\n"
-          "    asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%0,%1,%2,%3};\"\n"
-          "        : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3])\n"
-          "        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n}\n";
-    // B fragments of V (k = keys, n = d) from its row-major tile: lanes 0-15 name the 16 key rows.
-    ss << "__device__ __forceinline__ void ldsm_x2_trans(unsigned& b0, unsigned& b1, const migx_half* p)\n{\n"
-          "    unsigned a;\n"
-          "    asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));\n"
-          "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\" : \"=r\"(b0), \"=r\"(b1) : "
-          "\"r\"(a));\n}\n";
-    ss << "__device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | "
-          "((unsigned)hi << 16); }\n";
-    ss << "__device__ __forceinline__ unsigned packf(float lo, float hi) { return pack2(f2h(lo), f2h(hi)); }\n";
-    ss << "extern \"C\" __global__ void __launch_bounds__(128, 4) " << name
+    ss << detail::prelude() << device_helpers;
+    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << 512 / threads << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
-        ss << "const " << (a.mask->type() == shape::half_type ? "migx_half" : "float") << "* __restrict__ mask, ";
+        ss << "const " << mtype << "* __restrict__ mask, ";
     ss << "migx_half* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
-    ss << "    __shared__ __align__(16) migx_half ks[" << keys_per_step * KP << "];\n";
-    ss << "    __shared__ __align__(16) migx_half vs[" << keys_per_step * VP << "];\n";
-    std::string mtype = a.mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
+    ss << "    __shared__ __align__(16) migx_half ks[" << stages << "][" << keys_per_step * KP << "];\n";
+    ss << "    __shared__ __align__(16) migx_half vs[" << stages << "][" << keys_per_step * VP << "];\n";
     if(a.mask)
-        ss << "    __shared__ __align__(16) " << mtype << " ms[" << rows_per_block * MP << "];\n";
+        ss << "    __shared__ __align__(16) " << mtype << " ms[" << stages << "][" << mask_rows * MP << "];\n";
     ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
-    // The vector loads need 16-byte aligned bases; a view may offset them, so check.
+    // The 16-byte copies need 16-byte aligned bases; a view may offset them, so check.
     ss << "    const bool kvec = " << (k_vec ? "((unsigned long long)kt & 15) == 0" : "false") << ";\n";
     ss << "    const bool vvec = " << (v_vec ? "((unsigned long long)v & 15) == 0" : "false") << ";\n";
+    if(a.mask)
+        ss << "    const bool mvec = " << (m_vec ? "((unsigned long long)mask & 15) == 0" : "false") << ";\n";
+    // The output's element pairs as one 4-byte store where its rows lie together.
+    bool y_pairs = stride(a.out, 1) == 1;
+    for(std::size_t d = 0; d + 1 < r; d++)
+        y_pairs = y_pairs and (a.out.lens()[d] == 1 or a.out.strides()[d] % 2 == 0);
+    ss << "    const bool yvec = " << (y_pairs ? "((unsigned long long)y & 3) == 0" : "false") << ";\n";
     ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x)\n    {\n";
     ss << "        const idx_t bi = blk / " << row_blocks << "u;\n";
-    ss << "        const int row0 = (int)(blk % " << row_blocks << "u) * " << rows_per_block << " + warp * 16;\n";
+    ss << "        const int blk_row0 = (int)(blk % " << row_blocks << "u) * " << rows_per_block << ";\n";
+    ss << "        const int row0 = blk_row0 + warp * 16;\n";
     ss << detail::digits("bi", batch.empty() ? std::vector<std::size_t>{1} : batch, "b");
     if(batch.empty())
         ss << "        (void)b0;\n";
@@ -169,8 +217,29 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "        const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
     ss << "        migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
     if(a.mask)
-        ss << "        const auto* mb = mask + (" << batch_offset(*a.mask) << ");\n";
-    // Q's rows in A fragments (m16n8k16 layout: rows g and g+8, columns 2t, 2t+1 and +8).
+        ss << "        const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
+    // One step's tiles: K^T[d][n] -> ks[n][d], V[n][d] -> vs[n][d] (the P V product reads it
+    // transposed through ldmatrix.trans), the mask's rows x 64 keys -> ms.
+    ss << "        auto load_tiles = [&](int buf, int n0)\n        {\n";
+    copy_tile(ss, {"kvec", "kb", "ks[buf]", "migx_half", "n0", std::to_string(N), keys_per_step, D, KP,
+                   stride(a.kt, 1), stride(a.kt, 2), 8}, threads);
+    copy_tile(ss, {"vvec", "vb", "vs[buf]", "migx_half", "n0", std::to_string(N), keys_per_step, DV, VP,
+                   stride(a.v, 2), stride(a.v, 1), 8}, threads);
+    if(a.mask)
+    {
+        // The mask tile as rows of keys: row j is query row blk_row0 + j (or the one shared row).
+        // Seen from the copy, its "rows" are the query rows and its elements the keys n0...
+        auto rs = stride(*a.mask, 2), es = stride(*a.mask, 1);
+        std::string src = "(mb + (idx_t)n0 * " + std::to_string(es) + "u + (idx_t)" + (mask_row ? "0" : "blk_row0") +
+                          " * " + std::to_string(rs) + "u)";
+        // The 16-byte path needs N a multiple of the step (no partial tile); the other bounds the keys.
+        copy_tile(ss, {"mvec", src, "ms[buf]", mtype, "0", mask_row ? "1" : std::to_string(M) + " - blk_row0",
+                       mask_rows, keys_per_step, MP, rs, es, 16 / msize, std::to_string(N) + " - n0"}, threads);
+    }
+    ss << "        };\n";
+    ss << "        load_tiles(0, 0);\n        cp_async_commit();\n";
+    // Q's rows in A fragments (m16n8k16 layout: rows g and g+8, columns 2t, 2t+1 and +8), loaded
+    // while the first tiles are in flight.
     bool q_pairs = stride(a.q, 1) == 1;
     for(std::size_t d = 0; d + 1 < r; d++)
         q_pairs = q_pairs and (a.q.lens()[d] == 1 or a.q.strides()[d] % 2 == 0);
@@ -193,56 +262,43 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "        float o[" << DV / 8 << "][4];\n";
     ss << "        for(int i = 0; i < " << DV / 8 << "; i++)\n            o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;\n";
     ss << "        float mrow[2] = {MIGX_NEG_INF, MIGX_NEG_INF}, lrow[2] = {0.f, 0.f};\n";
+    ss << "        int buf = 0;\n";
     ss << "        for(int n0 = 0; n0 < " << N << "; n0 += " << keys_per_step << ")\n        {\n";
+    ss << "            const bool more = n0 + " << keys_per_step << " < " << N << ";\n";
+    if(stages == 2)
+        ss << "            if(more)\n            {\n                load_tiles(buf ^ 1, n0 + " << keys_per_step
+           << ");\n                cp_async_commit();\n                cp_async_wait<1>();\n            }\n"
+           << "            else\n                cp_async_wait<0>();\n";
+    else
+        ss << "            cp_async_wait<0>();\n";
     ss << "            __syncthreads();\n";
-    // K^T[d][n] -> ks[n][d]; V[n][d] -> vs[n][d] (the P V product reads it transposed through
-    // ldmatrix.trans): each key's row of the tile, 16 bytes at a time where the row lies together.
-    key_rows(ss, "kvec", "kb", "ks", D, KP, stride(a.kt, 1), stride(a.kt, 2), N);
-    key_rows(ss, "vvec", "vb", "vs", DV, VP, stride(a.v, 2), stride(a.v, 1), N);
-    // A half mask whose keys lie together loads 8 at a time (N a multiple of 8: no partial vector).
-    bool m_vec = a.mask and a.mask->type() == shape::half_type and rows_vectorize(*a.mask, 1, N);
-    if(m_vec)
-        ss << "            if(((unsigned long long)mask & 15) == 0)\n"
-           << "                for(int i = tid; i < " << rows_per_block * keys_per_step / 8 << "; i += 128)\n"
-           << "                {\n"
-           << "                    const int r = i / " << keys_per_step / 8 << ", j = (i % " << keys_per_step / 8
-           << ") * 8, row = row0 - warp * 16 + r;\n"
-           << "                    uint4 val = make_uint4(0, 0, 0, 0);\n"
-           << "                    if(row < " << M << " && n0 + j < " << N << ")\n"
-           << "                        val = *reinterpret_cast<const uint4*>(mb + (idx_t)row * " << stride(*a.mask, 2)
-           << "u + (idx_t)(n0 + j));\n"
-           << "                    *reinterpret_cast<uint4*>(ms + r * " << MP << " + j) = val;\n"
-           << "                }\n"
-           << "            else\n";
-    if(a.mask) // this block's 64 rows x 64 keys of the mask, loaded with K and V (one wait)
-        ss << "            for(int i = tid; i < " << rows_per_block * keys_per_step << "; i += 128)\n            {\n"
-           << "                const int r = i / " << keys_per_step << ", j = i % " << keys_per_step
-           << ", row = row0 - warp * 16 + r;\n"
-           << "                ms[r * " << MP << " + j] = (row < " << M << " && n0 + j < " << N << ") ? mb[(idx_t)row * "
-           << stride(*a.mask, 2) << "u + (idx_t)(n0 + j) * " << stride(*a.mask, 1) << "u] : (" << mtype << ")0;\n"
-           << "            }\n";
-    ss << "            __syncthreads();\n";
+    ss << "            const migx_half* kt_s = ks[buf];\n            const migx_half* vt_s = vs[buf];\n";
+    if(a.mask)
+        ss << "            const " << mtype << "* mt_s = ms[buf];\n";
     // S = Q K^T for this warp's 16 rows and the 64 keys: 8 tiles of 16 x 8.
     ss << "            float s[8][4];\n";
     ss << "            for(int nt = 0; nt < 8; nt++)\n            {\n"
           "                s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;\n"
           "                for(int kk = 0; kk < "
        << D / 16 << "; kk++)\n                {\n"
-       << "                    const migx_half* kp = ks + (nt * 8 + g) * " << KP << " + kk * 16 + t * 2;\n"
+       << "                    const migx_half* kp = kt_s + (nt * 8 + g) * " << KP << " + kk * 16 + t * 2;\n"
        << "                    mma16816(s[nt], qa[kk], *reinterpret_cast<const unsigned*>(kp), "
           "*reinterpret_cast<const unsigned*>(kp + 8));\n"
        << "                }\n            }\n";
-    // Score steps, then the keys past N masked out.
+    // Score steps, then the keys past N masked out; scores kept in base 2 (times log2 e) so the
+    // softmax's exponentials are exp2f.
     ss << "            for(int nt = 0; nt < 8; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
        << "                    const int key = n0 + nt * 8 + t * 2 + (i & 1);\n"
        << "                    float v = s[nt][i] * " << detail::float_literal(a.scale) << ";\n";
     if(a.mask)
     {
-        ss << "                    const float mv = " << (a.mask->type() == shape::half_type ? "h2f(" : "(")
-           << "ms[(warp * 16 + g + (i >> 1) * 8) * " << MP << " + nt * 8 + t * 2 + (i & 1)]);\n";
+        std::string mrow_expr = mask_row ? "0" : "(warp * 16 + g + (i >> 1) * 8)";
+        ss << "                    const float mv = " << (mtype == "migx_half" ? "h2f(" : "(") << "mt_s[" << mrow_expr
+           << " * " << MP << " + nt * 8 + t * 2 + (i & 1)]);\n";
     }
     for(const auto& st : a.steps)
         ss << "                    " << step_code(st, st.mask ? "mv" : detail::float_literal(st.value)) << "\n";
+    ss << "                    v *= 1.4426950408889634f;\n";
     if(N % keys_per_step == 0)
         ss << "                    (void)key;\n                    s[nt][i] = v;\n                }\n";
     else
@@ -257,12 +313,12 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
           "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
           "                const float mnew = fmaxf(mrow[h], mx);\n"
           "                const float muse = mnew == MIGX_NEG_INF ? 0.f : mnew;\n"
-          "                const float alpha = expf(mrow[h] - muse);\n"
+          "                const float alpha = exp2f(mrow[h] - muse);\n"
           "                float sum = 0.f;\n"
           "                for(int nt = 0; nt < 8; nt++)\n"
           "                    for(int i = 2 * h; i < 2 * h + 2; i++)\n"
           "                    {\n"
-          "                        s[nt][i] = expf(s[nt][i] - muse);\n"
+          "                        s[nt][i] = exp2f(s[nt][i] - muse);\n"
           "                        sum += s[nt][i];\n"
           "                    }\n"
           "                sum += __shfl_xor_sync(0xffffffffu, sum, 1);\n"
@@ -281,28 +337,42 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
           "                for(int dt = 0; dt < "
        << DV / 8 << "; dt++)\n                {\n"
        << "                    unsigned b0, b1;\n"
-       << "                    ldsm_x2_trans(b0, b1, vs + (kc * 16 + (lane & 15)) * " << VP << " + dt * 8);\n"
+       << "                    ldsm_x2_trans(b0, b1, vt_s + (kc * 16 + (lane & 15)) * " << VP << " + dt * 8);\n"
        << "                    mma16816(o[dt], pa, b0, b1);\n"
        << "                }\n            }\n";
+    // Every warp is done with this buffer before it is loaded again.
+    ss << "            __syncthreads();\n";
+    if(stages == 2)
+        ss << "            buf ^= 1;\n";
+    else
+        ss << "            if(more)\n            {\n                load_tiles(0, n0 + " << keys_per_step
+           << ");\n                cp_async_commit();\n            }\n";
     ss << "        }\n";
     // O / l, stored at the output's strides.
+    std::string scaled = a.nan_to_zero ? "(rl == 0.f ? 0.f : o[dt][2 * h + e] * rl)" : "o[dt][2 * h + e] * rl";
     ss << "        for(int h = 0; h < 2; h++)\n        {\n"
        << "            const int row = row0 + g + h * 8;\n"
        << "            if(row >= " << M << ")\n                continue;\n"
        << "            const float rl = " << (a.nan_to_zero ? "lrow[h] > 0.f ? 1.f / lrow[h] : 0.f" : "1.f / lrow[h]")
        << ";\n"
-       << "            for(int dt = 0; dt < " << DV / 8 << "; dt++)\n                for(int e = 0; e < 2; e++)\n"
-       << "                    yb[(idx_t)row * " << stride(a.out, 2) << "u + (idx_t)(dt * 8 + t * 2 + e) * "
-       << stride(a.out, 1) << "u] = f2h("
-       << (a.nan_to_zero ? "rl == 0.f ? 0.f : o[dt][2 * h + e] * rl" : "o[dt][2 * h + e] * rl") << ");\n"
+       << "            for(int dt = 0; dt < " << DV / 8 << "; dt++)\n            {\n"
+       << "                migx_half* yp = yb + (idx_t)row * " << stride(a.out, 2) << "u + (idx_t)(dt * 8 + t * 2) * "
+       << stride(a.out, 1) << "u;\n"
+       << "                float pr[2];\n"
+       << "                for(int e = 0; e < 2; e++)\n                    pr[e] = " << scaled << ";\n"
+       << "                if(yvec)\n                    *reinterpret_cast<unsigned*>(yp) = packf(pr[0], pr[1]);\n"
+       << "                else\n                {\n"
+       << "                    yp[0] = f2h(pr[0]);\n"
+       << "                    yp[" << stride(a.out, 1) << "] = f2h(pr[1]);\n"
+       << "                }\n            }\n"
        << "        }\n";
     ss << "    }\n}\n";
 
     kernel_source k;
     k.name     = name;
     k.source   = ss.str();
-    k.local    = 128;
-    k.elements = blocks * 128;
+    k.local    = threads;
+    k.elements = blocks * threads;
     return k;
 }
 
