@@ -257,6 +257,7 @@ TEST(gpu_cudnn_graph, forced_graph_plans_match_ref_and_survive_save_load)
 {
     MIGX_REQUIRE_GPU();
     scoped_env force("MIGRAPHX_CUDNN_GRAPH_FORCE", "1");
+    scoped_env cudnn_1x1("MIGRAPHX_DISABLE_CONV_GEMM", "1"); // every convolution through cuDNN's graphs
     for(std::size_t batch : {1, 3})
     {
         auto p = bottleneck(batch);

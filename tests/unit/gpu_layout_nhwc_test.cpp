@@ -137,17 +137,18 @@ TEST(gpu_layout_nhwc, lowering_keeps_nhwc_between_convolutions_and_returns_stand
     for(const auto& ins : *m)
     {
         const auto& n = ins.name();
-        if(n == "gpu::convolution" or n == "gpu::conv_bias_relu" or n == "gpu::code_object")
+        if(n == "gpu::convolution" or n == "gpu::conv_bias_relu" or n == "gpu::code_object" or n == "gpu::gemm")
         {
             seen.push_back(n);
-            if(n == "gpu::code_object")
+            if(n == "gpu::code_object" or n == "gpu::gemm") // a gemm reads NHWC as a {pixels, C} view
                 continue;
             EXPECT_TRUE(migraphx::gpu::is_nhwc(ins.inputs()[0]->get_shape())) << n;
         }
     }
     // x is copied into NHWC, conv + bias + relu is one cuDNN call writing NHWC, the second
-    // convolution writes NHWC, and a copy turns it standard for the output.
-    EXPECT_EQ(seen, (std::vector<std::string>{"gpu::code_object", "gpu::conv_bias_relu", "gpu::convolution",
+    // convolution (1x1, no bias: lowering's lower_pointwise_convolution) is a product of the
+    // NHWC pixels writing NHWC, and a copy turns it standard for the output.
+    EXPECT_EQ(seen, (std::vector<std::string>{"gpu::code_object", "gpu::conv_bias_relu", "gpu::gemm",
                                               "gpu::code_object"}));
     auto ret = std::prev(m->end());
     for(auto r : ret->inputs())
@@ -226,7 +227,7 @@ TEST(gpu_layout_nhwc, stem_lowers_to_padded_nhwc_conv_bias_relu_and_nhwc_pooling
             if(sym == "max_pooling_kernel")
                 pool = &ins;
         }
-        else if(n == "gpu::conv_bias_relu" or n == "gpu::convolution")
+        else if(n == "gpu::conv_bias_relu" or n == "gpu::convolution" or n == "gpu::gemm")
         {
             seen.push_back(n);
             if(n == "gpu::conv_bias_relu")
@@ -234,9 +235,10 @@ TEST(gpu_layout_nhwc, stem_lowers_to_padded_nhwc_conv_bias_relu_and_nhwc_pooling
         }
     }
     // pad, conv + bias + relu (one cuDNN call), max pooling reading and writing NHWC (no
-    // layout copies), 1x1 convolution, a copy to standard for the output.
+    // layout copies), 1x1 convolution (a product of the NHWC pixels), a copy to standard for
+    // the output.
     EXPECT_EQ(seen, (std::vector<std::string>{"pad_kernel", "gpu::conv_bias_relu", "max_pooling_kernel",
-                                              "gpu::convolution", "contiguous_kernel"}));
+                                              "gpu::gemm", "contiguous_kernel"}));
     ASSERT_NE(cbr, nullptr);
     ASSERT_NE(pool, nullptr);
     EXPECT_EQ(cbr->inputs()[0]->get_shape().lens()[1], 8u);

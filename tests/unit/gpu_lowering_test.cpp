@@ -843,6 +843,40 @@ TEST(gpu_lowering_no_device, gemm_residual_and_batched_bias)
     EXPECT_EQ(t.find("add_add_kernel"), std::string::npos) << t;
 }
 
+// A strided batch of products with a bias per batch (as merge_parallel_dots makes them: one input
+// seen n times, stacked weights, stacked biases): one gpu::gemm with the bias epilogue. A bias
+// shared by the batches, or a residual as well, stays a pointwise add for a strided batch.
+TEST(gpu_lowering_no_device, gemm_bias_per_batch_of_a_strided_batch)
+{
+    auto t    = shape::half_type;
+    auto make = [&](bool per_batch, bool residual) {
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{t, {64, 16}});
+        auto xb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 64, 16}}}), x);
+        auto w  = m->add_parameter("w", shape{t, {3, 16, 32}});
+        auto c  = m->add_parameter("c", per_batch ? shape{t, {3, 1, 32}} : shape{t, {32}});
+        auto d  = m->add_instruction(make_op("dot"), xb, w);
+        auto cb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 64, 32}}}), c);
+        auto s  = m->add_instruction(make_op("add"), d, cb);
+        if(residual)
+            s = m->add_instruction(make_op("add"), s, m->add_parameter("z", shape{t, {3, 64, 32}}));
+        m->add_return({s});
+        return lowered(p, true);
+    };
+    auto t1 = make(true, false);
+    EXPECT_NE(t1.find("gpu::gemm[alpha=1,beta=0,epilogue=bias](main:"), std::string::npos) << t1;
+    EXPECT_EQ(t1.find("add_kernel"), std::string::npos) << t1;
+    EXPECT_EQ(t1.find("copy_kernel"), std::string::npos) << t1; // the broadcast input is read as it is
+    auto t2 = make(false, false);
+    EXPECT_EQ(t2.find("epilogue"), std::string::npos) << t2;
+    EXPECT_NE(t2.find("symbol_name=add_kernel"), std::string::npos) << t2;
+    auto t3 = make(true, true);
+    EXPECT_EQ(t3.find("epilogue"), std::string::npos) << t3;
+    EXPECT_EQ(t3.find("residual=1"), std::string::npos) << t3;
+    EXPECT_NE(t3.find("symbol_name=add_add_kernel"), std::string::npos) << t3;
+}
+
 TEST(gpu_lowering_no_device, gemm_supported_bias)
 {
     using migraphx::gpu::gemm;
@@ -974,3 +1008,153 @@ TEST(gpu_lowering_no_device, downsample_block_lowers_to_two_fused_convolutions)
 }
 
 #endif
+
+namespace {
+
+/// MobileNetV2's inverted residual in half: x = relu(conv3x3(in) + b0) (a convolution's NHWC
+/// result), a 1x1 expansion (no bias), its relu6, a depthwise 3x3, a 1x1 projection + bias +
+/// the block's input (residual), and a second projection + bias feeding the output.
+migraphx::program projection_block(bool relu_after_projection)
+{
+    auto t = shape::half_type;
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto in  = m->add_parameter("x", shape{t, {2, 8, 10, 12}});
+    auto bias = [&](migraphx::instruction_ref c, unsigned long seed) {
+        auto b = lit(m, shape{t, {c->get_shape().lens()[1]}}, seed);
+        return m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", c->get_shape().lens()}}), b);
+    };
+    auto c0 = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), in, weights(m, shape{t, {16, 8, 3, 3}}, 20));
+    auto x  = m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), c0, bias(c0, 21)));
+    auto e  = m->add_instruction(make_op("convolution"), x, weights(m, shape{t, {32, 16, 1, 1}}, 22));
+    auto e6 = m->add_instruction(make_op("relu"), e);
+    auto d  = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}, {"group", 32}}), e6,
+                                weights(m, shape{t, {32, 1, 3, 3}}, 23));
+    auto pr = m->add_instruction(make_op("convolution"), d, weights(m, shape{t, {16, 32, 1, 1}}, 24));
+    auto y  = m->add_instruction(make_op("add"), m->add_instruction(make_op("add"), pr, bias(pr, 25)), x);
+    if(relu_after_projection)
+        y = m->add_instruction(make_op("relu"), y);
+    auto p2 = m->add_instruction(make_op("convolution"), y, weights(m, shape{t, {24, 16, 1, 1}}, 26));
+    m->add_return({m->add_instruction(make_op("add"), p2, bias(p2, 27))});
+    return p;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for(auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        n++;
+    return n;
+}
+
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_GPU
+TEST(gpu_lowering_no_device, pointwise_convolutions_are_products_with_their_bias_and_residual)
+{
+    auto p = projection_block(false);
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+    auto tx = text(p);
+    // the expansion (no bias), the projection with bias and residual, the last with its bias
+    EXPECT_EQ(occurrences(tx, "gpu::gemm["), 3u) << tx;
+    EXPECT_EQ(occurrences(tx, "epilogue=bias,residual=1"), 1u) << tx;
+    EXPECT_EQ(occurrences(tx, "gpu::conv_bias_relu["), 1u) << tx; // the 3x3 with its bias and relu
+    EXPECT_EQ(occurrences(tx, "gpu::convolution["), 0u) << tx;
+    EXPECT_EQ(tx.find("add_kernel"), std::string::npos) << tx;
+    EXPECT_EQ(tx.find("add_add_kernel"), std::string::npos) << tx;
+    EXPECT_NE(tx.find("symbol_name=depthwise_kernel"), std::string::npos) << tx;
+    // followed by relu (ResNet's case), the projection stays cuDNN's fused convolution
+    auto q = projection_block(true);
+    migraphx::run_passes(q, migraphx::gpu::passes_before_device(true));
+    auto tq = text(q);
+    EXPECT_EQ(occurrences(tq, "residual=1"), 1u) << tq;
+    EXPECT_EQ(occurrences(tq, "gpu::gemm["), 2u) << tq;
+    setenv("MIGRAPHX_DISABLE_CONV_GEMM", "1", 1);
+    auto r = projection_block(false);
+    migraphx::run_passes(r, migraphx::gpu::passes_before_device(true));
+    unsetenv("MIGRAPHX_DISABLE_CONV_GEMM");
+    EXPECT_EQ(occurrences(text(r), "gpu::gemm["), 0u) << text(r);
+}
+#endif
+
+TEST(gpu_lowering, pointwise_convolutions_as_products_match_ref)
+{
+    MIGX_REQUIRE_GPU();
+    for(bool relu : {false, true})
+    {
+        auto g  = migx_test::expect_gpu_matches_ref(projection_block(relu), 2e-2, 2e-2);
+        auto tx = text(g);
+        EXPECT_NE(tx.find("gpu::gemm["), std::string::npos) << tx;
+    }
+}
+
+namespace {
+
+/// x [2, 8, 32] times a [32, 48] weight, plus a bias (optional), then GELU in the erf form the
+/// transformers exporters write: (y * (1 + erf(y / sqrt 2))) * 0.5; or, `mul_form`, y * 0.5 *
+/// (1 + erf(y * (1 / sqrt 2))).
+migraphx::program dot_gelu(shape::type_t t, bool bias, bool mul_form)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{t, {2, 8, 32}});
+    auto w  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 48}}}), weights(m, shape{t, {32, 48}}, 31));
+    auto y  = m->add_instruction(make_op("dot"), x, w);
+    auto c  = [&](float v) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", y->get_shape().lens()}}),
+                                  m->add_literal(migraphx::literal{shape{t, {1}}, std::vector<float>{v}}));
+    };
+    if(bias)
+        y = m->add_instruction(make_op("add"), y,
+                               m->add_instruction(make_op("multibroadcast", {{"out_lens", y->get_shape().lens()}}),
+                                                  lit(m, shape{t, {48}}, 32)));
+    auto z = mul_form ? m->add_instruction(make_op("mul"), y, c(0.70710678f))
+                      : m->add_instruction(make_op("div"), y, c(1.41421356f));
+    auto e = m->add_instruction(make_op("add"), m->add_instruction(make_op("erf"), z), c(1));
+    auto g = mul_form ? m->add_instruction(make_op("mul"), m->add_instruction(make_op("mul"), y, c(0.5f)), e)
+                      : m->add_instruction(make_op("mul"), m->add_instruction(make_op("mul"), y, e), c(0.5f));
+    m->add_return({g});
+    return p;
+}
+
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_GPU
+TEST(gpu_lowering_no_device, half_gelu_after_a_product_is_its_epilogue_with_fast_math)
+{
+    for(bool bias : {false, true})
+        for(bool mul_form : {false, true})
+        {
+            auto p = dot_gelu(shape::half_type, bias, mul_form);
+            migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+            auto tx = text(p);
+            EXPECT_NE(tx.find(bias ? "epilogue=gelu_bias" : "epilogue=gelu]"), std::string::npos) << tx;
+            EXPECT_EQ(tx.find("erf_add_mul_mul_kernel"), std::string::npos) << tx; // no GELU kernel
+        }
+    // fast_math off, the env switch, or float: erf GELU stays a kernel
+    auto exact = dot_gelu(shape::half_type, true, false);
+    migraphx::run_passes(exact, migraphx::gpu::passes_before_device(true, false));
+    EXPECT_EQ(text(exact).find("gelu"), std::string::npos) << text(exact);
+    setenv("MIGRAPHX_DISABLE_FAST_GELU", "1", 1);
+    auto off = dot_gelu(shape::half_type, true, false);
+    migraphx::run_passes(off, migraphx::gpu::passes_before_device(true));
+    unsetenv("MIGRAPHX_DISABLE_FAST_GELU");
+    EXPECT_EQ(text(off).find("epilogue=gelu"), std::string::npos) << text(off);
+    auto f = dot_gelu(shape::float_type, true, false);
+    migraphx::run_passes(f, migraphx::gpu::passes_before_device(true));
+    EXPECT_EQ(text(f).find("epilogue=gelu"), std::string::npos) << text(f);
+}
+#endif
+
+// cuBLASLt's tanh GELU against ref's erf GELU: within the approximation's 4.7e-4 plus half's
+// rounding of outputs up to ~4 (2e-3), so 5e-3 absolute.
+TEST(gpu_lowering, half_gelu_epilogue_matches_ref)
+{
+    MIGX_REQUIRE_GPU();
+    for(bool bias : {false, true})
+    {
+        auto g  = migx_test::expect_gpu_matches_ref(dot_gelu(shape::half_type, bias, false), 5e-3, 5e-3);
+        auto tx = text(g);
+        EXPECT_NE(tx.find("epilogue=gelu"), std::string::npos) << tx;
+    }
+}

@@ -4,8 +4,11 @@
 // one stride (or broadcast, stride 0) go in one strided-batched call, or in one product when
 // the weights are shared (one_product). A following bias add (and relu) can run as cuBLASLt's
 // epilogue and a residual add as its C (beta = 1); lowering picks dot + pointwise add[+add][+relu].
+// A strided batch takes a bias epilogue too when its bias is a row vector per batch
+// (gemm_per_batch_bias: merge_parallel_dots' stacked products), read one batch stride apart.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gpu_ops.hpp"
+#include "targets/gpu/lowering.hpp"
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
 #include <cstring>
@@ -156,6 +159,21 @@ bool gemm::one_product(const shape& a, const shape& b)
     return oa and ob and folds(*ob, *oa, static_cast<std::int64_t>(a.lens()[n - 2]));
 }
 
+bool gemm_per_batch_bias(const shape& a, const shape& b, const shape& bias, const shape& out)
+{
+    const auto& l  = out.lens();
+    const auto& st = bias.strides();
+    auto n         = l.size();
+    if(n < 3 or bias.lens() != l or bias.type() != out.type() or out.elements() == 0 or
+       gemm::one_product(a, b) or not describe(a) or not describe(b))
+        return false;
+    if((l[n - 2] != 1 and st[n - 2] != 0) or (l[n - 1] != 1 and st[n - 1] != 1))
+        return false; // a row vector: broadcast over the rows, packed along them
+    auto s = batch_stride(bias);
+    // cuBLASLt reads the batches' vectors at bias + i * stride: keep each 16-byte aligned.
+    return s and *s > 0 and (static_cast<std::size_t>(*s) * out.type_size()) % 16 == 0;
+}
+
 namespace {
 cublasLtEpilogue_t epilogue_of(const std::string& e)
 {
@@ -165,6 +183,10 @@ cublasLtEpilogue_t epilogue_of(const std::string& e)
         return CUBLASLT_EPILOGUE_BIAS;
     if(e == "relu_bias")
         return CUBLASLT_EPILOGUE_RELU_BIAS;
+    if(e == "gelu")
+        return CUBLASLT_EPILOGUE_GELU;
+    if(e == "gelu_bias")
+        return CUBLASLT_EPILOGUE_GELU_BIAS;
     MIGRAPHX_THROW("gpu::gemm: unknown epilogue '" + e + "'");
 }
 } // namespace
@@ -180,15 +202,20 @@ void gemm::print_attributes(std::ostream& os) const
 
 shape gemm::compute_shape(const std::vector<shape>& inputs) const
 {
-    std::size_t want = 3 + (epilogue.empty() ? 0 : 1) + (residual ? 1 : 0);
+    bool bias        = has_bias();
+    std::size_t want = 3 + (bias ? 1 : 0) + (residual ? 1 : 0);
     epilogue_of(epilogue);
     if(inputs.size() != want)
-        MIGRAPHX_THROW(name() + ": expects a, b" + (epilogue.empty() ? "" : ", the bias") +
+        MIGRAPHX_THROW(name() + ": expects a, b" + (bias ? ", the bias" : "") +
                        (residual ? ", the residual" : "") + " and the output buffer");
-    if(not epilogue.empty() and not supported_bias(inputs[2], inputs.back()))
+    bool one = one_product(inputs[0], inputs[1]);
+    if(bias and one and not supported_bias(inputs[2], inputs.back()))
         MIGRAPHX_THROW(name() + ": the bias must be a row vector broadcast over the rows of one product");
-    if((not epilogue.empty() or residual) and not one_product(inputs[0], inputs[1]))
-        MIGRAPHX_THROW(name() + ": an epilogue or residual needs one product (batches that fold into the rows)");
+    if(not epilogue.empty() and not one and (not bias or not gemm_per_batch_bias(inputs[0], inputs[1], inputs[2], inputs.back())))
+        MIGRAPHX_THROW(name() + ": the bias of a strided batch of products must be a row vector per batch, the "
+                                "batches one stride apart");
+    if(residual and not one)
+        MIGRAPHX_THROW(name() + ": a residual needs one product (batches that fold into the rows)");
     if(residual and (inputs[want - 2].lens() != inputs.back().lens() or not inputs[want - 2].standard() or
                      inputs[want - 2].type() != inputs.back().type()))
         MIGRAPHX_THROW(name() + ": the residual must be a packed tensor of the output's lens and type");
@@ -239,8 +266,21 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         // so the epilogue's per-row bias is our per-column bias.
         auto e = epilogue_of(epilogue);
         MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
+    }
+    if(has_bias())
+    {
         cudaDataType_t bt = t;
         MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)));
+        if(batches > 1)
+        {
+            // A strided batch (gemm_per_batch_bias): batch i adds the vector at bias + i * stride.
+            auto bs = batch_stride(inputs[2]);
+            if(not bs)
+                MIGRAPHX_THROW(name() + ": the bias's batches are not one stride apart");
+            std::int64_t stride = *bs;
+            MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(
+                p->desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &stride, sizeof(stride)));
+        }
     }
     auto layout = [&](cublasLtMatrixLayout_t& l, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t stride) {
         MIGX_CUDA_CHECK(cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
@@ -311,7 +351,7 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
         return y;
     auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     bool big     = aligned(args[0].data()) and aligned(args[1].data()) and aligned(y.data());
-    if(not epilogue.empty())
+    if(has_bias())
     {
         // The bias pointer changes from run to run (a parameter, a scratch offset); the
         // descriptor is only read by the call below, on this thread.

@@ -162,7 +162,8 @@ struct gemm
 {
     float alpha = 1;
     float beta  = 0;
-    std::string epilogue; // "", "bias" or "relu_bias"
+    std::string epilogue; // "", "bias", "relu_bias", "gelu" or "gelu_bias" (cuBLASLt's tanh GELU)
+    bool has_bias() const { return epilogue == "bias" or epilogue == "relu_bias" or epilogue == "gelu_bias"; }
     bool residual = false; // an addend input (the output's lens, packed) after the bias: C of beta = 1
     std::vector<std::uint64_t> algo;
     template <class Self, class F>

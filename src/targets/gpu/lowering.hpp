@@ -13,13 +13,14 @@ namespace gpu {
 
 /// Rewrites the main module into gpu ops (see gpu_ops.hpp): literals become device copies made
 /// at finalize; dot -> gpu::gemm (dot + per-column bias add [+ relu] -> one gpu::gemm with a
-/// cuBLASLt epilogue), convolution(_backwards) -> gpu::convolution(_backwards), fused
-/// `pointwise` (float/half math, and bool/integer values: comparisons, logic, where, converts,
-/// integer arithmetic), contiguous, reductions, softmax, pooling, concat, gather, pad
-/// -> gpu::code_object; view ops stay (they only move pointers); every other
-/// op -> gpu::ref::<op> (host fallback), as is every non-view op computed from a data-dependent
-/// result (attribute dynamic_output). Each result gets a hip::hip_allocate_memory output
-/// buffer, which memory_coloring then plans into one scratch buffer.
+/// cuBLASLt epilogue; a strided batch with a bias per batch too: gemm_per_batch_bias),
+/// convolution(_backwards) -> gpu::convolution(_backwards), fused `pointwise` (float/half math,
+/// and bool/integer values: comparisons, logic, where, converts, integer arithmetic),
+/// contiguous, reductions, softmax, pooling, concat, gather, pad -> gpu::code_object; view ops
+/// stay (they only move pointers); every other op -> gpu::ref::<op> (host fallback), as is
+/// every non-view op computed from a data-dependent result (attribute dynamic_output). Each
+/// result gets a hip::hip_allocate_memory output buffer, which memory_coloring then plans into
+/// one scratch buffer.
 /// offload_copy=true: parameters are copied in (hip::copy_to_gpu) and results out
 /// (hip::copy_from_gpu, hip::sync_stream); a literal output is returned from the host as it is.
 /// false: parameters are device buffers, and each output
@@ -30,15 +31,24 @@ namespace gpu {
 struct lowering
 {
     bool offload_copy = false;
+    bool fast_math    = true; // compile_options::fast_math (lower_dot_gelu)
     std::string name() const { return "gpu::lowering"; }
     void apply(module& m) const;
 };
 
-/// The gpu target's compile passes that need no device: simplify_passes, fuse_layernorm, DCE,
-/// fuse_pointwise, layout_nhwc, DCE, lowering, DCE (target::get_passes adds memory_coloring and a last DCE after
-/// them). Host tools and tests run these to see what the target makes of a program
-/// (tools/gpu/lowering_check.cpp: which ops would run on the host).
-std::vector<pass> passes_before_device(bool offload_copy);
+/// The gpu target's compile passes that need no device: simplify_passes, fuse_layernorm,
+/// merge_parallel_dots, DCE, fuse_pointwise, fuse_depthwise, layout_nhwc, DCE, lowering, DCE
+/// (target::get_passes adds memory_coloring and a last DCE after them). Host tools and tests
+/// run these to see what the target makes of a program (tools/gpu/lowering_check.cpp: which
+/// ops would run on the host).
+std::vector<pass> passes_before_device(bool offload_copy, bool fast_math = true);
+
+/// Whether bias (of the product's output shape out) can be the bias epilogue of a x b as a
+/// strided batch of products (not gemm::one_product): a row vector per batch (broadcast over the
+/// rows, packed along them), the batches' vectors one stride apart, 16-byte aligned
+/// (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE), as merge_parallel_dots stacks the biases of the
+/// products it merges. Defined in gemm.cpp.
+bool gemm_per_batch_bias(const shape& a, const shape& b, const shape& bias, const shape& out);
 
 /// Whether ins is a view op whose compute only re-describes its input's memory (never reads it).
 bool device_view(const instruction& ins);
