@@ -233,6 +233,7 @@ program compile_model(program p, const target& t, const target_options& o, const
     compile_options co;
     co.offload_copy = o.offload_copy;
     co.cuda_graph   = not o.no_cuda_graph;
+    co.fast_math    = not o.no_fast_math;
     progress show(o.quiet, "Compiling");
     p.compile(t, co);
     return p;

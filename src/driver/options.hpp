@@ -43,6 +43,7 @@ struct target_options
     bool ref          = false;
     bool offload_copy = false;
     bool no_cuda_graph = false;
+    bool no_fast_math  = false;
     bool fp16         = false;
     bool int8         = false;
     bool quiet        = false;

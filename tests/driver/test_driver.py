@@ -95,6 +95,12 @@ def test_compile():
             run("compile", "--ref", "--binary", "--output", j, ADD)
             with open(j) as fh:
                 check(fh.read(40).startswith('{"magic":"MIGX-MXR","mxr_version":' + lib.mxr_version(SOURCE) + ','), "--binary --output x.json")
+            # --disable-fast-math reaches compile_options (saved with the compiled program)
+            je = os.path.join(d, "add_exact.json")
+            run("compile", "--ref", "--disable-fast-math", "--binary", "--output", je, ADD)
+            with open(je) as fh:
+                text = fh.read()
+            check('"fast_math":false' in text and '"fast_math":true' in open(j).read(), "--disable-fast-math")
             # an uncompiled program saved by read, then verified against ref
             u = os.path.join(d, "add_uncompiled.mxr")
             run("read", ADD, "--binary", "--output", u)
