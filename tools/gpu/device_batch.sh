@@ -10,7 +10,7 @@
 #            with MIGRAPHX_TIME_LOAD=1 showing where a load's time goes
 #   verify   migraphx-driver verify --gpu --fp16 on ResNet-50 b1
 #   perf     migraphx-driver perf --gpu --fp16 per-instruction reports ($PERF_MODELS, default
-#            "resnet50:1 resnet50:32"; exported first where missing)
+#            "resnet50:1 resnet50:32"; exported first where missing; PERF_FULL=1 keeps every line)
 #   python   tools/gpu/python_gpu_check.sh (the Python module built there; spec programs on gpu)
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
@@ -30,8 +30,10 @@ for s in ${STEPS:-unit export bench}; do
     perf) for m in ${PERF_MODELS:-resnet50:1 resnet50:32}; do
             f=/tmp/gb/${m%:*}_b${m#*:}.onnx
             [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
-            timeout 120 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n 20 2>&1 |
-              sed -n "/^Summary/,\$p" | head -40 > $OUT/perf_${m%:*}_b${m#*:}.log
+            timeout 120 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n 20 > /tmp/perf_full.log 2>&1
+            sed -n "/^Summary/,\$p" /tmp/perf_full.log | head -40 > $OUT/perf_${m%:*}_b${m#*:}.log
+            # PERF_FULL=1: every instruction's line too (where each kernel's time goes)
+            [ "${PERF_FULL:-0}" = 1 ] && cp /tmp/perf_full.log $OUT/perf_${m%:*}_b${m#*:}_full.log
           done ;;
     python) INST=${INST:-install-gpu} bash tools/gpu/python_gpu_check.sh ;;
   esac
