@@ -30,6 +30,13 @@ inline std::vector<shape> input_shapes(instruction_ref ins)
     return r;
 }
 
+/// Whether x is parameter k of a pointwise body (fuse_pointwise names them x0, x1, ...: the
+/// owning op's inputs in order).
+inline bool is_pointwise_param(instruction_ref x, std::size_t k)
+{
+    return x->name() == "@param" and x->get_operator().to_value().at("parameter").get_string() == "x" + std::to_string(k);
+}
+
 /// The value of a one-element constant (a literal, maybe behind broadcasts) as float, if x is one.
 inline std::optional<float> scalar_value(instruction_ref x)
 {

@@ -22,13 +22,7 @@ depthwise_spec mobilenet_3x3()
     return d;
 }
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-        n++;
-    return n;
-}
+using migx_test::occurrences;
 
 } // namespace
 
@@ -53,7 +47,7 @@ TEST(gpu_codegen_depthwise, writes_activations_only_where_asked)
     EXPECT_NE(act->source.find("const migx_half* __restrict__ b_pre"), std::string::npos);
     EXPECT_NE(act->source.find("const migx_half* __restrict__ b_post"), std::string::npos);
     // 4 outputs of stride 1 and a 3-wide filter read 6 columns a filter row, each loaded once.
-    EXPECT_EQ(count(act->source, "load8<1>(v, xr"), 6u) << act->source;
+    EXPECT_EQ(occurrences(act->source, "load8<1>(v, xr"), 6u) << act->source;
 }
 
 TEST(gpu_codegen_depthwise, strided_and_standard_layouts)
@@ -64,7 +58,7 @@ TEST(gpu_codegen_depthwise, strided_and_standard_layouts)
     auto k   = generate_depthwise(d);
     ASSERT_TRUE(k.has_value());
     // 4 outputs of stride 2: columns 0..8 a filter row
-    EXPECT_EQ(count(k->source, "const int ix = ix0 + "), 9u) << k->source;
+    EXPECT_EQ(occurrences(k->source, "const int ix = ix0 + "), 9u) << k->source;
     // NCHW tensors: channels are not contiguous, so no 16-byte path (the flag is constant false)
     d.x   = shape{shape::half_type, {2, 32, 14, 14}};
     d.out = shape{shape::half_type, {2, 32, 7, 7}};

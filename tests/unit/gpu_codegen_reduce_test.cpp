@@ -183,12 +183,7 @@ TEST(gpu_codegen_reduce, softmax_register_path_keeps_the_exps)
 
 namespace {
 
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+using migx_test::text;
 
 /// op (layernorm, softmax or logsoftmax along the last axis) of a view of x: columns
 /// [start, start + len) of rows `stride` long, against ref; `kernel` must run it.

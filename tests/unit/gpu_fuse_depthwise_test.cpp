@@ -88,22 +88,16 @@ std::string fused(migraphx::program p)
     return ss.str();
 }
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-        n++;
-    return n;
-}
+using migx_test::occurrences;
 
 } // namespace
 
 TEST(gpu_fuse_depthwise, mobilenet_block_becomes_one_op)
 {
     auto before = fused(block({}));
-    EXPECT_EQ(count(before, "depthwise_activated"), 1u) << before;
-    EXPECT_EQ(count(before, "convolution"), 0u) << before;
-    EXPECT_EQ(count(before, "pointwise"), 0u) << before;
+    EXPECT_EQ(occurrences(before, "depthwise_activated"), 1u) << before;
+    EXPECT_EQ(occurrences(before, "convolution"), 0u) << before;
+    EXPECT_EQ(occurrences(before, "pointwise"), 0u) << before;
     EXPECT_NE(before.find("pre_bias=1"), std::string::npos) << before;
     EXPECT_NE(before.find("post_clip={0, 6}"), std::string::npos) << before;
 }
@@ -123,8 +117,8 @@ TEST(gpu_fuse_depthwise, partial_chains_fuse)
     for(const auto& b : {no_pre, no_post, clip_only, relu, nchw_bias})
     {
         auto t = fused(block(b));
-        EXPECT_EQ(count(t, "depthwise_activated"), 1u) << t;
-        EXPECT_EQ(count(t, "convolution"), 0u) << t;
+        EXPECT_EQ(occurrences(t, "depthwise_activated"), 1u) << t;
+        EXPECT_EQ(occurrences(t, "convolution"), 0u) << t;
     }
 }
 
@@ -137,27 +131,27 @@ TEST(gpu_fuse_depthwise, left_alone)
     for(const auto& b : {fp32, odd_channels})
     {
         auto t = fused(block(b));
-        EXPECT_EQ(count(t, "depthwise_activated"), 0u) << t;
-        EXPECT_EQ(count(t, "convolution"), 1u) << t;
+        EXPECT_EQ(occurrences(t, "depthwise_activated"), 0u) << t;
+        EXPECT_EQ(occurrences(t, "convolution"), 1u) << t;
     }
     // The activated input feeds another op too: the convolution reads it; only post fuses.
     block_case shared;
     shared.pre_shared = true;
     auto t = fused(block(shared));
-    EXPECT_EQ(count(t, "depthwise_activated"), 1u) << t;
+    EXPECT_EQ(occurrences(t, "depthwise_activated"), 1u) << t;
     EXPECT_NE(t.find("pre_bias=0"), std::string::npos) << t;
     EXPECT_NE(t.find("pre_clip={}"), std::string::npos) << t;
     setenv("MIGRAPHX_DISABLE_DEPTHWISE_FUSION", "1", 1);
     auto off = fused(block({}));
     unsetenv("MIGRAPHX_DISABLE_DEPTHWISE_FUSION");
-    EXPECT_EQ(count(off, "depthwise_activated"), 0u) << off;
+    EXPECT_EQ(occurrences(off, "depthwise_activated"), 0u) << off;
 }
 
 TEST(gpu_fuse_depthwise, lowers_to_one_kernel)
 {
     auto t = migx_test::lowered_for_gpu(block({}));
-    EXPECT_EQ(count(t, "symbol_name=depthwise_kernel"), 1u) << t;
-    EXPECT_EQ(count(t, "gpu::convolution"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "symbol_name=depthwise_kernel"), 1u) << t;
+    EXPECT_EQ(occurrences(t, "gpu::convolution"), 0u) << t;
 }
 
 // On the device against ref (ref runs the unfused ops op by op in half, the kernel sums in float).

@@ -12,12 +12,7 @@ using migraphx::shape;
 
 namespace {
 
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+using migx_test::text;
 
 /// Runs p on both targets, expects every op on the device and `kernel` among the kernels.
 void check(const migraphx::program& p, const std::string& kernel, double tol = 1e-4)

@@ -103,26 +103,20 @@ migraphx::program attention(const attention_case& c)
 
 std::string lowered(migraphx::program p) { return migx_test::lowered_for_gpu(std::move(p)); }
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-        n++;
-    return n;
-}
+using migx_test::occurrences;
 
 } // namespace
 
 TEST(gpu_lower_attention, transformer_attention_becomes_one_kernel)
 {
     auto t = lowered(attention({}));
-    EXPECT_EQ(count(t, "symbol_name=attention_kernel"), 1u) << t;
+    EXPECT_EQ(occurrences(t, "symbol_name=attention_kernel"), 1u) << t;
     // No products, softmax, scaling or mask kernels and no contiguous copy of the heads remain.
-    EXPECT_EQ(count(t, "gpu::gemm"), 0u) << t;
-    EXPECT_EQ(count(t, "softmax_kernel"), 0u) << t;
-    EXPECT_EQ(count(t, "copy_kernel"), 0u) << t;
-    EXPECT_EQ(count(t, "mul_kernel"), 0u) << t;
-    EXPECT_EQ(count(t, "add_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "gpu::gemm"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "softmax_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "copy_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "mul_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "add_kernel"), 0u) << t;
 }
 
 TEST(gpu_lower_attention, variants_that_fuse)
@@ -139,7 +133,7 @@ TEST(gpu_lower_attention, variants_that_fuse)
     attention_case guarded;
     guarded.nan_guard = true;
     for(const auto& c : {div_no_mask, float_softmax, plain_out, wide, guarded})
-        EXPECT_EQ(count(lowered(attention(c)), "symbol_name=attention_kernel"), 1u);
+        EXPECT_EQ(occurrences(lowered(attention(c)), "symbol_name=attention_kernel"), 1u);
 }
 
 TEST(gpu_lower_attention, variants_left_alone)
@@ -157,8 +151,8 @@ TEST(gpu_lower_attention, variants_left_alone)
     for(const auto& c : {fp32, odd_head, big_head, other_axis, truncated})
     {
         auto t = lowered(attention(c));
-        EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
-        EXPECT_GE(count(t, "gpu::gemm"), 2u) << t;
+        EXPECT_EQ(occurrences(t, "attention_kernel"), 0u) << t;
+        EXPECT_GE(occurrences(t, "gpu::gemm"), 2u) << t;
     }
 }
 
@@ -176,7 +170,7 @@ TEST(gpu_lower_attention, scores_with_another_user_are_not_fused)
     outs.push_back(sm);
     m->replace_return(outs);
     auto t = lowered(p);
-    EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "attention_kernel"), 0u) << t;
 }
 
 TEST(gpu_lower_attention, can_be_turned_off)
@@ -184,7 +178,7 @@ TEST(gpu_lower_attention, can_be_turned_off)
     setenv("MIGRAPHX_DISABLE_ATTENTION_FUSION", "1", 1);
     auto t = lowered(attention({}));
     unsetenv("MIGRAPHX_DISABLE_ATTENTION_FUSION");
-    EXPECT_EQ(count(t, "attention_kernel"), 0u) << t;
+    EXPECT_EQ(occurrences(t, "attention_kernel"), 0u) << t;
 }
 
 TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)

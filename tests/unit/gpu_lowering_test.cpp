@@ -13,12 +13,7 @@ using migraphx::shape;
 
 namespace {
 
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+using migx_test::text;
 
 migraphx::instruction_ref lit(migraphx::module* m, const shape& s, unsigned long seed)
 {
@@ -894,13 +889,7 @@ TEST(gpu_lowering_no_device, gemm_supported_bias)
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-        n++;
-    return n;
-}
+using migx_test::occurrences;
 
 /// BERT's extended attention mask and GPT-2's causal mask as the ONNX exports leave them after
 /// constant folding: an int64 mask converted, inverted, masked_fill'ed (bool convert + where)
@@ -944,7 +933,7 @@ TEST(gpu_lowering_no_device, attention_masks_run_as_generated_kernels)
         EXPECT_EQ(txt.find("gpu::ref::"), std::string::npos) << txt;
         // the mask's convert (before the unsqueeze view), one kernel for the rest of the mask
         // chain, the softmax, and not(greater) with its bool output
-        EXPECT_EQ(count(txt, "gpu::code_object["), 4u) << txt;
+        EXPECT_EQ(occurrences(txt, "gpu::code_object["), 4u) << txt;
         EXPECT_NE(txt.find("symbol_name=copy_kernel"), std::string::npos) << txt;
         EXPECT_NE(txt.find("symbol_name=sub_where_where_add_kernel"), std::string::npos) << txt;
         EXPECT_NE(txt.find("symbol_name=greater_not_kernel"), std::string::npos) << txt;
@@ -1039,13 +1028,6 @@ migraphx::program projection_block(bool relu_after_projection)
     return p;
 }
 
-std::size_t occurrences(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        n++;
-    return n;
-}
 
 } // namespace
 

@@ -21,20 +21,9 @@ using migraphx::shape;
 
 namespace {
 
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+using migx_test::text;
 
-std::size_t count(const std::string& text, const std::string& what)
-{
-    std::size_t n = 0;
-    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-        n++;
-    return n;
-}
+using migx_test::occurrences;
 
 migraphx::program merged(migraphx::program p)
 {
@@ -192,7 +181,7 @@ TEST(gpu_merge_parallel_dots_no_device, three_with_biases)
         EXPECT_EQ(text(q), text(e)) << text(q);
         EXPECT_TRUE(literals(q) == literals(e)); // the stacked weights and biases
         EXPECT_EQ(literals(q).size(), 2u);
-        EXPECT_EQ(count(text(q), "dot("), 1u);
+        EXPECT_EQ(occurrences(text(q), "dot("), 1u);
         expect_same_on_ref(p, q);
     }
 }
@@ -225,7 +214,7 @@ TEST(gpu_merge_parallel_dots_no_device, weights_read_through_their_strides)
     auto d1 = m->add_instruction(make_op("dot"), x, bc(w1));
     m->add_return({d0, d1});
     auto q = merged(p);
-    EXPECT_EQ(count(text(q), "dot("), 1u) << text(q);
+    EXPECT_EQ(occurrences(text(q), "dot("), 1u) << text(q);
     expect_same_on_ref(p, q);
 }
 
@@ -242,8 +231,8 @@ TEST(gpu_merge_parallel_dots_no_device, with_and_without_bias_are_two_groups)
     m->add_return({a[0], b[0], a[1], b[1], c[0]});
     auto q   = merged(p);
     auto txt = text(q);
-    EXPECT_EQ(count(txt, "dot("), 2u) << txt;
-    EXPECT_EQ(count(txt, "= add("), 1u) << txt;
+    EXPECT_EQ(occurrences(txt, "dot("), 2u) << txt;
+    EXPECT_EQ(occurrences(txt, "= add("), 1u) << txt;
     EXPECT_NE(txt.find("-> half_type, {3, 4, 64}"), std::string::npos) << txt;
     EXPECT_NE(txt.find("-> half_type, {2, 4, 64}"), std::string::npos) << txt;
     expect_same_on_ref(p, q);
@@ -338,7 +327,7 @@ TEST(gpu_merge_parallel_dots_no_device, left_alone)
         m->add_return({r[0]});
         auto q = p;
         migraphx::run_passes(q, {migraphx::gpu::merge_parallel_dots{}});
-        EXPECT_EQ(count(text(q), "dot("), 2u) << text(q);
+        EXPECT_EQ(occurrences(text(q), "dot("), 2u) << text(q);
     }
     {
         SCOPED_TRACE("results not 256-byte aligned in the merged one (3 x 5 floats)");
@@ -367,9 +356,9 @@ TEST(gpu_merge_parallel_dots_no_device, off_switch)
     auto off = migx_test::lowered_for_gpu(p);
     unsetenv("MIGRAPHX_DISABLE_DOT_MERGE");
     EXPECT_EQ(text(q), text(p));
-    EXPECT_EQ(count(off, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 3u) << off;
+    EXPECT_EQ(occurrences(off, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 3u) << off;
     auto on = migx_test::lowered_for_gpu(p);
-    EXPECT_EQ(count(on, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 1u) << on;
+    EXPECT_EQ(occurrences(on, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 1u) << on;
 }
 
 namespace {
@@ -409,7 +398,7 @@ TEST(gpu_merge_parallel_dots_no_device, self_attention_lowers_to_one_gemm_with_a
     for(auto t : {shape::float_type, shape::half_type})
     {
         auto txt = migx_test::lowered_for_gpu(self_attention(t, 2, 32, 128, 4));
-        EXPECT_EQ(count(txt, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 1u) << txt;
+        EXPECT_EQ(occurrences(txt, "gpu::gemm[alpha=1,beta=0,epilogue=bias]"), 1u) << txt;
         auto tn = t == shape::half_type ? "half_type" : "float_type";
         // the merged product: [3, 64, 128] from x seen 3 times (stride 0)
         EXPECT_NE(txt.find(std::string("-> ") + tn + ", {3, 64, 128}, {0, 128, 1}"), std::string::npos) << txt;
@@ -419,7 +408,7 @@ TEST(gpu_merge_parallel_dots_no_device, self_attention_lowers_to_one_gemm_with_a
         if(t == shape::half_type)
         {
             // the attention kernel reads Q, K and V as views of the merged result: no copies
-            EXPECT_EQ(count(txt, "gpu::gemm["), 1u) << txt;
+            EXPECT_EQ(occurrences(txt, "gpu::gemm["), 1u) << txt;
             EXPECT_NE(txt.find("symbol_name=attention_kernel"), std::string::npos) << txt;
             EXPECT_EQ(txt.find("copy_kernel"), std::string::npos) << txt;
             EXPECT_EQ(txt.find("contiguous"), std::string::npos) << txt;
@@ -461,8 +450,8 @@ TEST(gpu_merge_parallel_dots, matches_ref)
                 auto p = returned(shape{t, {4, 32, 64}}, layers(t, n, 64, 96, bias, 11));
                 auto g = migx_test::expect_gpu_matches_ref(p, tol, tol);
                 auto txt = text(g);
-                EXPECT_EQ(count(txt, "gpu::gemm["), 1u) << txt;
-                EXPECT_EQ(count(txt, "epilogue=bias"), bias ? 1u : 0u) << txt;
+                EXPECT_EQ(occurrences(txt, "gpu::gemm["), 1u) << txt;
+                EXPECT_EQ(occurrences(txt, "epilogue=bias"), bias ? 1u : 0u) << txt;
             }
     }
 }
@@ -479,7 +468,7 @@ TEST(gpu_merge_parallel_dots, self_attention_matches_ref)
     // the softmax carries the scores' rounding into the weights; the same 5 elements were
     // 1.1e-4 to 2.2e-4 off with and without the merge (MIGRAPHX_DISABLE_DOT_MERGE=1).
     auto g = migx_test::expect_gpu_matches_ref(self_attention(shape::float_type, 2, 64, 256, 4), 1e-3, 1e-3);
-    EXPECT_EQ(count(text(g), "epilogue=bias"), 1u) << text(g);
+    EXPECT_EQ(occurrences(text(g), "epilogue=bias"), 1u) << text(g);
 }
 
 #endif

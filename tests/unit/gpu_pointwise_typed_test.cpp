@@ -19,12 +19,7 @@ using migraphx::shape;
 
 namespace {
 
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
+using migx_test::text;
 
 /// Runs p on ref and gpu (given inputs, or fresh random ones), expects no host fallback and each
 /// of `kernels` among the kernels.

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,6 +166,23 @@ expect_gpu_matches_ref(const migraphx::program& p, const migraphx::parameter_map
 inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, double rtol = 1e-4, double atol = 1e-4)
 {
     return expect_gpu_matches_ref(p, fresh_params(p), rtol, atol);
+}
+
+/// The program as printed.
+inline std::string text(const migraphx::program& p)
+{
+    std::ostringstream ss;
+    ss << p;
+    return ss.str();
+}
+
+/// How many times `what` occurs in `text` (ops of a kind in a printed program).
+inline std::size_t occurrences(const std::string& text, const std::string& what)
+{
+    std::size_t n = 0;
+    for(auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+        n++;
+    return n;
 }
 
 } // namespace migx_test

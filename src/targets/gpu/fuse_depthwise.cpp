@@ -34,11 +34,6 @@ std::optional<instruction_ref> channel_literal(instruction_ref x, instruction_re
     return l;
 }
 
-bool is_param(instruction_ref x, std::size_t k)
-{
-    return x->name() == "@param" and x->get_operator().to_value().at("parameter").get_string() == "x" + std::to_string(k);
-}
-
 /// pw's body as a channel_chain of its input `main` (its one other input, if any, the bias).
 std::optional<channel_chain> chain_of(instruction_ref pw, instruction_ref main, instruction_ref end)
 {
@@ -63,7 +58,7 @@ std::optional<channel_chain> chain_of(instruction_ref pw, instruction_ref main, 
         const auto& n = it->name();
         if(n == "@param")
         {
-            if(is_param(it, mi))
+            if(pass_utils::is_pointwise_param(it, mi))
                 cur = it;
             continue;
         }
@@ -78,8 +73,11 @@ std::optional<channel_chain> chain_of(instruction_ref pw, instruction_ref main, 
                 return std::nullopt;
             return r;
         }
+        auto bias_of = [&](instruction_ref a, instruction_ref b) {
+            return a == *cur and pass_utils::is_pointwise_param(b, *bi);
+        };
         if(n == "add" and bi and not added and r.clip.empty() and in.size() == 2 and
-           ((in[0] == *cur and is_param(in[1], *bi)) or (in[1] == *cur and is_param(in[0], *bi))))
+           (bias_of(in[0], in[1]) or bias_of(in[1], in[0])))
             added = true;
         else if(n == "clip" and r.clip.empty() and in.size() == 3 and in[0] == *cur)
         {

@@ -30,11 +30,6 @@ bool float_or_half(const instruction& x)
     return t == shape::float_type or t == shape::half_type;
 }
 
-bool is_param(instruction_ref x, std::size_t k)
-{
-    return x->name() == "@param" and x->get_operator().to_value().at("parameter").get_string() == "x" + std::to_string(k);
-}
-
 /// A pointwise body as a chain from input `from`: every op takes the running value once and
 /// at most one other operand (a scalar constant or input `other`), converts pass it on.
 /// Nothing when the body is anything else (a branch, an op outside + - * /, a second use).
@@ -47,7 +42,7 @@ std::optional<std::vector<attention_step>> chain_of(const module& sub, std::size
         const auto& n = it->name();
         if(n == "@param")
         {
-            if(is_param(it, from))
+            if(pass_utils::is_pointwise_param(it, from))
                 cur = it;
             continue;
         }
@@ -75,7 +70,7 @@ std::optional<std::vector<attention_step>> chain_of(const module& sub, std::size
         auto operand     = st.operand_first ? in[0] : in[1];
         if(auto c = scalar_of(operand))
             st.value = *c;
-        else if(other and is_param(operand, *other))
+        else if(other and pass_utils::is_pointwise_param(operand, *other))
             st.mask = true;
         else
             return std::nullopt;
@@ -97,7 +92,7 @@ bool post_softmax(const module& sub, bool& nan_to_zero)
         const auto& in = it->inputs();
         if(n == "@param")
         {
-            if(not is_param(it, 0))
+            if(not pass_utils::is_pointwise_param(it, 0))
                 return false;
             cur = it;
         }
