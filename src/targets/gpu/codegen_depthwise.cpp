@@ -75,6 +75,28 @@ bool vectorizable(const shape& s)
 
 } // namespace
 
+depthwise_spec depthwise_spec_of(const value& op, const shape& x, const shape& taps, const shape& out)
+{
+    depthwise_spec d;
+    d.x         = x;
+    d.out       = out;
+    d.kh        = taps.lens().at(0);
+    d.kw        = taps.lens().at(1);
+    d.stride    = op.at("stride").to_vector<std::size_t>();
+    d.dilation  = op.at("dilation").to_vector<std::size_t>();
+    auto pad    = op.at("padding").to_vector<std::size_t>();
+    d.pad_begin = {pad.at(0), pad.at(1)};
+    auto set    = [&](channel_activation& a, const char* bias, const char* clip) {
+        a.bias = op.at(bias).get_bool();
+        auto c = op.at(clip).to_vector<float>();
+        if(c.size() == 2)
+            a.lo = c[0], a.hi = c[1];
+    };
+    set(d.pre, "pre_bias", "pre_clip");
+    set(d.post, "post_bias", "post_clip");
+    return d;
+}
+
 std::optional<kernel_source> generate_depthwise(const depthwise_spec& d)
 {
     const auto& xl = d.x.lens();

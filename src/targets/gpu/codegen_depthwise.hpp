@@ -7,6 +7,7 @@
 // three (cuDNN's depthwise kernels take neither side).
 
 #include <migraphx/shape.hpp>
+#include <migraphx/value.hpp>
 #include "targets/gpu/codegen.hpp"
 #include <optional>
 #include <vector>
@@ -36,6 +37,10 @@ struct depthwise_spec
 /// pre bias and the post bias ({C} half) where the spec has them, then the output. Half only, C a
 /// multiple of 8 (8 channels a thread, 16-byte loads where aligned). Nothing otherwise.
 std::optional<kernel_source> generate_depthwise(const depthwise_spec& d);
+
+/// The spec of a depthwise_activated op (its attributes, as `value`) reading x with taps of shape
+/// {kh, kw, C} into out. One reading of the attributes for the fusion pass and the lowering.
+depthwise_spec depthwise_spec_of(const value& op, const shape& x, const shape& taps, const shape& out);
 
 } // namespace gpu
 } // namespace migraphx

@@ -132,14 +132,6 @@ void fuse_depthwise::apply(module& m) const
             pad.insert(pad.end(), pad.begin(), pad.end());
         if(pad.size() != 4)
             continue;
-        depthwise_spec spec;
-        spec.x         = xs;
-        spec.out       = conv->get_shape();
-        spec.kh        = ws.lens()[2];
-        spec.kw        = ws.lens()[3];
-        spec.stride    = v.at("stride").to_vector<std::size_t>();
-        spec.dilation  = v.at("dilation").to_vector<std::size_t>();
-        spec.pad_begin = {pad[0], pad[1]};
         // The activation of the input, when this convolution is its one user.
         std::optional<channel_chain> pre, post;
         instruction_ref read = x; // the tensor the kernel reads
@@ -147,8 +139,7 @@ void fuse_depthwise::apply(module& m) const
             for(auto src : x->inputs())
                 if(src->get_shape().lens() == xs.lens() and (pre = chain_of(x, src, m.end())))
                 {
-                    read   = src;
-                    spec.x = src->get_shape();
+                    read = src;
                     break;
                 }
         instruction_ref last = conv;
@@ -158,24 +149,16 @@ void fuse_depthwise::apply(module& m) const
             if((post = chain_of(u, conv, m.end())))
                 last = u;
         }
-        auto set = [](channel_activation& a, const std::optional<channel_chain>& c) {
-            if(not c)
-                return;
-            a.bias = c->bias.has_value();
-            if(not c->clip.empty())
-                a.lo = c->clip[0], a.hi = c->clip[1];
-        };
-        set(spec.pre, pre);
-        set(spec.post, post);
-        if(not generate_depthwise(spec))
-            continue;
-        value attrs = {{"stride", spec.stride},
-                       {"dilation", spec.dilation},
+        value attrs = {{"stride", v.at("stride")},
+                       {"dilation", v.at("dilation")},
                        {"padding", pad},
-                       {"pre_bias", spec.pre.bias},
-                       {"post_bias", spec.post.bias},
+                       {"pre_bias", pre and pre->bias},
+                       {"post_bias", post and post->bias},
                        {"pre_clip", pre ? pre->clip : std::vector<float>{}},
                        {"post_clip", post ? post->clip : std::vector<float>{}}};
+        shape taps{ws.type(), {ws.lens()[2], ws.lens()[3], ws.lens()[0]}};
+        if(not generate_depthwise(depthwise_spec_of(attrs, read->get_shape(), taps, conv->get_shape())))
+            continue;
         std::vector<instruction_ref> args{read, m.add_literal(tap_major(w->get_literal()))};
         // The biases as {C} literals (a folded constant may be {1, C, 1, 1}, even with broadcast strides).
         auto channel_vector = [&](instruction_ref l) {

@@ -2,8 +2,9 @@
 // C = A B is computed as C^T = B^T A^T: each operand is described as the column-major matrix its
 // memory already is, with a transpose where its strides say it is stored transposed; batches of
 // one stride (or broadcast, stride 0) go in one strided-batched call, or in one product when
-// the weights are shared (one_product). A following bias add (and relu) can run as cuBLASLt's
-// epilogue and a residual add as its C (beta = 1); lowering picks dot + pointwise add[+add][+relu].
+// the weights are shared (one_product). A following bias add (and relu, or GELU under fast_math)
+// can run as cuBLASLt's epilogue and a residual add as its C (beta = 1); lowering picks dot +
+// pointwise add[+add][+relu], dot + GELU, and 1x1 convolutions seen as products.
 // A strided batch takes a bias epilogue too when its bias is a row vector per batch
 // (gemm_per_batch_bias: merge_parallel_dots' stacked products), read one batch stride apart.
 #include "targets/gpu/context.hpp"

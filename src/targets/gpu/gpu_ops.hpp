@@ -151,9 +151,10 @@ struct code_object
 };
 
 /// (a {batch..., M, K}, b {batch..., K, N}[, bias], out) through cuBLASLt: layouts and transposes
-/// are read from the inputs' strides; the algorithm is chosen at finalize. epilogue "bias" or
-/// "relu_bias" (one product, no batches) adds bias {M, N} with strides {0, 1} (one value per
-/// column, as a broadcast N-vector) inside cuBLASLt, then relu: dot + add (+ relu) in one call.
+/// are read from the inputs' strides; the algorithm is chosen at finalize. epilogue "bias",
+/// "relu_bias" or "gelu_bias" (one product, or a strided batch with a bias per batch) adds bias
+/// {M, N} with strides {0, 1} (one value per column, as a broadcast N-vector) inside cuBLASLt,
+/// then relu / GELU (cuBLASLt's tanh form); "gelu" takes no bias input.
 /// `algo` keeps the algorithms finalize chose (for 16-byte aligned and for other pointers: two
 /// cublasLtMatmulAlgo_t, 64 bytes each, as 16 words); finalize reuses them when they are given
 /// and cublasLtMatmulAlgoCheck accepts them for the problem (a loaded program), else asks the

@@ -57,26 +57,7 @@ std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
     auto in         = input_shapes(ins);
     auto v          = ins->get_operator().to_value();
     if(n == "depthwise_activated" and in.size() >= 2)
-    {
-        depthwise_spec d;
-        d.x         = in[0];
-        d.out       = out;
-        d.kh        = in[1].lens()[0];
-        d.kw        = in[1].lens()[1];
-        d.stride    = v.at("stride").to_vector<std::size_t>();
-        d.dilation  = v.at("dilation").to_vector<std::size_t>();
-        auto pad    = v.at("padding").to_vector<std::size_t>();
-        d.pad_begin = {pad.at(0), pad.at(1)};
-        auto set    = [&](channel_activation& a, const char* bias, const char* clip) {
-            a.bias = v.at(bias).get_bool();
-            auto c = v.at(clip).to_vector<float>();
-            if(c.size() == 2)
-                a.lo = c[0], a.hi = c[1];
-        };
-        set(d.pre, "pre_bias", "pre_clip");
-        set(d.post, "post_bias", "post_clip");
-        return generate_depthwise(d);
-    }
+        return generate_depthwise(depthwise_spec_of(v, in[0], in[1], out));
     if(n.rfind("reduce_", 0) == 0 and in.size() == 1)
         return generate_reduce(n.substr(7), in[0], out);
     if(n == "layernorm" and in.size() == 1)
