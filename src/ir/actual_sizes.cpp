@@ -82,6 +82,51 @@ std::vector<operation> follow_actual_sizes(const operation& op,
     return result;
 }
 
+namespace {
+
+/// actual_in with broadcast inputs shrunk (see actual_output_shape), or empty where none is.
+std::vector<shape> shrink_broadcasts(const std::vector<shape>& declared_in, const std::vector<shape>& actual_in)
+{
+    if(declared_in.size() < 2 or actual_in.size() != declared_in.size())
+        return {};
+    const auto& lens = declared_in.front().lens();
+    for(std::size_t i = 0; i < declared_in.size(); i++)
+    {
+        const auto& d = declared_in[i];
+        const auto& a = actual_in[i];
+        if(d.dynamic() or d.type() == shape::tuple_type or d.lens() != lens or a.ndim() != lens.size())
+            return {};
+    }
+    std::vector<shape> result = actual_in;
+    bool changed              = false;
+    for(std::size_t dim = 0; dim < lens.size(); dim++)
+    {
+        // The one actual length that the inputs which hold fewer than declared agree on.
+        std::optional<std::size_t> n;
+        bool agree = true;
+        for(const auto& a : actual_in)
+            if(a.lens()[dim] != lens[dim])
+            {
+                agree = agree and (not n or *n == a.lens()[dim]);
+                n     = a.lens()[dim];
+            }
+        if(not n or not agree)
+            continue;
+        for(auto& r : result)
+        {
+            if(r.lens()[dim] != lens[dim] or r.strides()[dim] != 0)
+                continue;
+            auto l = r.lens();
+            l[dim] = *n;
+            r      = shape{r.type(), l, r.strides()};
+            changed = true;
+        }
+    }
+    return changed ? result : std::vector<shape>{};
+}
+
+} // namespace
+
 sized_op actual_output_shape(const operation& op,
                              const shape& declared_out,
                              const std::vector<shape>& declared_in,
@@ -110,24 +155,39 @@ sized_op actual_output_shape(const operation& op,
     }
     if(same)
         return {std::nullopt, declared_out};
-    for(const auto& cand : follow_actual_sizes(op, declared_out, sizes))
+    // The op's shape for the inputs as they are, else with broadcast inputs shrunk.
+    const auto shrunk = shrink_broadcasts(declared_in, actual_in);
+    for(const auto* in : {&actual_in, &shrunk})
     {
+        if(in == &shrunk and shrunk.empty())
+            continue;
+        auto inputs = in == &shrunk ? shrunk : std::vector<shape>{};
+        for(const auto& cand : follow_actual_sizes(op, declared_out, sizes))
+        {
+            try
+            {
+                return {cand, cand.compute_shape(*in, mods), inputs};
+            }
+            catch(const exception&)
+            {
+            }
+        }
         try
         {
-            return {cand, cand.compute_shape(actual_in, mods)};
+            return {std::nullopt, op.compute_shape(*in, mods), inputs};
         }
         catch(const exception&)
         {
         }
     }
-    try
-    {
-        return {std::nullopt, op.compute_shape(actual_in, mods)};
-    }
-    catch(const exception&)
-    {
-        return {std::nullopt, declared_out}; // the op takes no other shapes: let compute say why
-    }
+    return {std::nullopt, declared_out}; // the op takes no other shapes: let compute say why
+}
+
+void view_sized_inputs(const sized_op& sized, std::vector<argument>& args)
+{
+    for(std::size_t i = 0; i < sized.inputs.size() and i < args.size(); i++)
+        if(sized.inputs[i] != args[i].get_shape())
+            args[i] = args[i].reshape(sized.inputs[i]);
 }
 
 } // namespace migraphx

@@ -4,6 +4,7 @@
 // rows of a data-dependent result (nonzero, nonmaxsuppression, unique...), whose static shape is
 // its largest. Used by eval (every target) and by the gpu target's host fallbacks.
 
+#include <migraphx/argument.hpp>
 #include <migraphx/module.hpp>
 #include <migraphx/operation.hpp>
 #include <migraphx/shape.hpp>
@@ -21,6 +22,9 @@ struct sized_op
 {
     std::optional<operation> replaced;
     shape output;
+    /// The shapes to view the inputs with, where an input broadcast to a declared size was
+    /// shrunk to the actual one (else empty: the inputs as given).
+    std::vector<shape> inputs{};
 };
 
 /// Copies of op whose integer-list attributes that spell the declared output lens (a reshape's
@@ -36,11 +40,21 @@ std::vector<operation> follow_actual_sizes(const operation& op,
 /// for what it really got (so that a view of such a result describes its memory), first trying
 /// the op with the actual size in its attributes (reshape[dims={8,1,1,1}] after a nonzero of 8
 /// declared rows); declared_out where the op takes no other shapes (its compute says why).
+/// Where the op takes no shape for the inputs as they are and they have one declared shape (an
+/// elementwise op's), an input broadcast along a dim that another input holds fewer of (stride
+/// 0, the declared length: a scalar multibroadcast to a data-dependent size) is viewed with the
+/// actual length (sized_op::inputs). A scatter's broadcast destination keeps its size: the op
+/// takes the inputs as they are.
 sized_op actual_output_shape(const operation& op,
                              const shape& declared_out,
                              const std::vector<shape>& declared_in,
                              const std::vector<shape>& actual_in,
                              const std::vector<module_ref>& mods = {});
+
+/// args viewed with sized.inputs (a broadcast input shrunk to the actual length: no data moves),
+/// each where its shape differs; args as they are where sized.inputs is empty. What eval and the
+/// gpu target's host fallbacks do between actual_output_shape and the op's compute.
+void view_sized_inputs(const sized_op& sized, std::vector<argument>& args);
 
 } // namespace migraphx
 

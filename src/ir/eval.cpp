@@ -235,6 +235,7 @@ struct evaluator
                     actual_in.push_back(args[i].get_shape());
                 }
                 auto sized = actual_output_shape(ins->get_operator(), ins->get_shape(), declared_in, actual_in);
+                view_sized_inputs(sized, args);
                 const auto& op = sized.replaced ? *sized.replaced : ins->get_operator();
                 return op.compute(ctx, sized.output, args);
             }

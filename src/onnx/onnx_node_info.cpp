@@ -3,6 +3,7 @@
 #include "onnx/onnx_parser.hpp"
 #include "ops/broadcast_lens.hpp"
 #include <algorithm>
+#include <unordered_set>
 
 namespace migraphx {
 namespace onnx {
@@ -148,11 +149,15 @@ instruction_ref node_info::make_contiguous(instruction_ref x) const
 
 std::optional<argument> node_info::eval(instruction_ref x) const { return parser->eval(x); }
 
+std::optional<argument> node_info::eval_declared(instruction_ref x) const { return parser->eval(x, true); }
+
 argument node_info::require_constant(instruction_ref x, const std::string& what) const
 {
     if(is_undefined(x))
         fail("input '" + what + "' is missing");
     auto r = eval(x);
+    if(not r)
+        r = eval_declared(x);
     if(not r)
     {
         // Name the graph inputs the value depends on, so the caller knows what to fix.
@@ -210,22 +215,35 @@ const std::vector<instruction_ref>& node_info::get_sequence(instruction_ref x) c
     return it->second;
 }
 
-std::optional<argument> onnx_parser::eval(instruction_ref x) const
+std::optional<argument> onnx_parser::eval(instruction_ref x, bool declared) const
 {
     // Folding is a convenience: it is skipped for values too large to be worth holding twice.
     constexpr std::size_t max_fold_bytes = std::size_t{1} << 28;
+    auto& cache = declared ? folded_declared : folded;
     std::vector<std::pair<instruction_ref, bool>> stack{{x, false}};
     while(not stack.empty())
     {
         auto [ins, expanded] = stack.back();
-        if(folded.count(&*ins) > 0)
+        if(cache.count(&*ins) > 0)
         {
             stack.pop_back();
             continue;
         }
         if(ins->name() == "@literal")
         {
-            folded[&*ins] = ins->get_literal().get_argument();
+            cache[&*ins] = ins->get_literal().get_argument();
+            stack.pop_back();
+            continue;
+        }
+        if(declared and ins->name() == "dimensions_of")
+        {
+            // Its input's declared lens: the op reads nothing but the shape.
+            auto v    = ins->get_operator().to_value();
+            auto lens = ins->inputs().front()->get_shape().lens();
+            auto b    = v.at("start").to<std::size_t>();
+            auto e    = v.at("end").to<std::size_t>();
+            std::vector<std::int64_t> dims(lens.begin() + b, lens.begin() + e);
+            cache[&*ins] = literal{shape{shape::int64_type, std::vector<std::size_t>{dims.size()}}, dims}.get_argument();
             stack.pop_back();
             continue;
         }
@@ -236,16 +254,16 @@ std::optional<argument> onnx_parser::eval(instruction_ref x) const
         {
             stack.back().second = true;
             for(auto in : ins->inputs())
-                if(folded.count(&*in) == 0)
+                if(cache.count(&*in) == 0)
                     stack.emplace_back(in, false);
             continue;
         }
         std::vector<argument> args;
         for(auto in : ins->inputs())
-            args.push_back(folded.at(&*in));
+            args.push_back(cache.at(&*in));
         try
         {
-            folded[&*ins] = ins->get_operator().compute(ins->get_shape(), args);
+            cache[&*ins] = ins->get_operator().compute(ins->get_shape(), args);
         }
         catch(const std::exception&)
         {
@@ -253,7 +271,25 @@ std::optional<argument> onnx_parser::eval(instruction_ref x) const
         }
         stack.pop_back();
     }
-    return folded.at(&*x);
+    return cache.at(&*x);
+}
+
+bool from_dynamic_output(instruction_ref x)
+{
+    std::vector<instruction_ref> todo{x};
+    std::unordered_set<const instruction*> seen;
+    while(not todo.empty())
+    {
+        auto i = todo.back();
+        todo.pop_back();
+        if(not seen.insert(&*i).second)
+            continue;
+        auto a = i->get_operator().attributes();
+        if(a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool())
+            return true;
+        todo.insert(todo.end(), i->inputs().begin(), i->inputs().end());
+    }
+    return false;
 }
 
 } // namespace onnx

@@ -72,7 +72,14 @@ struct node_info
     // Constants ----------------------------------------------------------------------------
     /// The value of x when it depends only on literals (folded at parse time), else nullopt.
     std::optional<argument> eval(instruction_ref x) const;
-    /// Like eval, but throws, naming what the input is for, when x is not a constant.
+    /// The value x has at the declared shapes: like eval, but a dimensions_of (the Shape of a
+    /// data-dependent result, computed at run time) counts as its input's declared (largest) lens.
+    /// For a size computed from such a Shape this is the largest size, which the run-time ops
+    /// (topk's k input, broadcast_with_dims, reshape_with_dims) declare as their static shape.
+    std::optional<argument> eval_declared(instruction_ref x) const;
+    /// Like eval, but throws, naming what the input is for, when x is not a constant. A value
+    /// computed from the Shape of a data-dependent result gives its declared value (the parse
+    /// functions that take such sizes at run time check eval_declared first).
     argument require_constant(instruction_ref x, const std::string& what) const;
     /// True for the placeholder of an omitted optional input ("" in the node's input list).
     bool is_undefined(instruction_ref x) const;
@@ -117,8 +124,9 @@ struct onnx_parser
     std::map<std::string, std::int64_t> opsets; // domain -> version
     /// Symbolic dims met on inputs (dim_param name -> the value used).
     std::map<std::string, std::size_t> symbolic_dims;
-    /// Constant-folded values, by instruction address.
+    /// Constant-folded values, by instruction address; and the same at the declared shapes.
     mutable std::unordered_map<const instruction*, argument> folded;
+    mutable std::unordered_map<const instruction*, argument> folded_declared;
     /// The elements of each sequence placeholder, by instruction address.
     std::unordered_map<const instruction*, std::vector<instruction_ref>> sequences;
     std::size_t subgraph_depth = 0;
@@ -136,8 +144,13 @@ struct onnx_parser
     shape parse_input_shape(const pb::ValueInfoProto& input);
     literal parse_tensor(const pb::TensorProto& t) const;
     instruction_ref undefined(module* mod);
-    std::optional<argument> eval(instruction_ref x) const;
+    std::optional<argument> eval(instruction_ref x, bool declared = false) const;
 };
+
+/// Whether x is computed from the result of an op whose output size depends on the data
+/// (attribute dynamic_output: nonzero, nonmaxsuppression, unique, compress, loop...): its static
+/// shape is the largest, the actual one may be smaller (docs/internal/op-conventions.md).
+bool from_dynamic_output(instruction_ref x);
 
 /// ONNX TensorProto data type -> shape type; throws for unsupported ones (strings, complex, bfloat16).
 shape::type_t get_onnx_type(int onnx_type);

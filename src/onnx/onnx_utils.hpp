@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace migraphx {
@@ -51,6 +53,37 @@ inline instruction_ref reshape_to(const node_info& info, instruction_ref x, cons
         return info.add_literal(literal{argument{shape{type_of(x), lens}}});
     std::vector<std::int64_t> dims(lens.begin(), lens.end());
     return info.add("reshape", {{"dims", dims}}, {info.make_contiguous(x)});
+}
+
+/// For a sizes input that is not a constant but is computed from the Shape of a data-dependent
+/// result (dimensions_of): its values at the declared shapes, the largest sizes, which the op that
+/// reads the sizes at run time declares (broadcast_with_dims, reshape_with_dims, topk's k);
+/// nullopt for a constant or any other input.
+inline std::optional<std::vector<std::int64_t>> declared_values(const node_info& info, instruction_ref x)
+{
+    if(info.is_undefined(x) or info.eval(x))
+        return std::nullopt;
+    auto d = info.eval_declared(x);
+    if(not d)
+        return std::nullopt;
+    return to_int64s(*d);
+}
+
+/// declared_values of a sizes input, which must not be negative.
+inline std::optional<std::vector<std::size_t>>
+declared_sizes(const node_info& info, instruction_ref x, const std::string& what)
+{
+    auto v = declared_values(info, x);
+    if(not v)
+        return std::nullopt;
+    std::vector<std::size_t> r;
+    for(auto d : *v)
+    {
+        if(d < 0)
+            info.fail(what + " has a negative size " + std::to_string(d) + " at the declared shapes");
+        r.push_back(static_cast<std::size_t>(d));
+    }
+    return r;
 }
 
 /// Sorted, normalized axes.

@@ -1,5 +1,6 @@
 // If, Loop and Scan. With static shapes their sub-graphs are inlined: If picks its branch when
-// the condition is a constant (else computes both and selects with where), Loop and Scan are
+// the condition is a constant (else computes both and selects with where, or with select_branch
+// where the branches' sizes differ or depend on the data), Loop and Scan are
 // unrolled over their (constant) trip count.
 
 #include "onnx/onnx_utils.hpp"
@@ -27,8 +28,15 @@ std::vector<instruction_ref> parse_if(const node_info& info, std::vector<instruc
     std::vector<instruction_ref> r;
     for(std::size_t i = 0; i < t.size(); i++)
     {
+        // Branches of different sizes (one rank), or of data-dependent ones: the one taken, whole.
+        if(type_of(t[i]) == type_of(e[i]) and rank_of(t[i]) == rank_of(e[i]) and
+           (lens_of(t[i]) != lens_of(e[i]) or from_dynamic_output(t[i]) or from_dynamic_output(e[i])))
+        {
+            r.push_back(info.add("select_branch", {args[0], t[i], e[i]}));
+            continue;
+        }
         if(t[i]->get_shape().lens() != e[i]->get_shape().lens() or type_of(t[i]) != type_of(e[i]))
-            info.fail("a run-time condition with branch outputs of different shapes is not supported");
+            info.fail("a run-time condition with branch outputs of different types or ranks is not supported");
         auto cond = info.broadcast_to(reshape_to(info, args[0], {}), lens_of(t[i]));
         r.push_back(info.add("where", {cond, t[i], e[i]}));
     }

@@ -2,7 +2,6 @@
 // computed flat indices; the gathernd op for data-dependent indices), Compress, OneHot.
 
 #include "onnx/onnx_utils.hpp"
-#include <unordered_set>
 
 namespace migraphx {
 namespace onnx {
@@ -22,27 +21,6 @@ instruction_ref wrap_indices(const node_info& info, instruction_ref idx, instruc
 instruction_ref flatten_all(const node_info& info, instruction_ref x)
 {
     return reshape_to(info, x, {x->get_shape().elements()});
-}
-
-/// Whether x is computed from the result of an op whose output size depends on the data
-/// (attribute dynamic_output: nonzero, nonmaxsuppression, unique, compress, loop): its static
-/// shape is the largest, the actual one may be smaller (docs/internal/op-conventions.md).
-bool from_dynamic_output(instruction_ref x)
-{
-    std::vector<instruction_ref> todo{x};
-    std::unordered_set<const instruction*> seen;
-    while(not todo.empty())
-    {
-        auto i = todo.back();
-        todo.pop_back();
-        if(not seen.insert(&*i).second)
-            continue;
-        auto a = i->get_operator().attributes();
-        if(a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool())
-            return true;
-        todo.insert(todo.end(), i->inputs().begin(), i->inputs().end());
-    }
-    return false;
 }
 
 } // namespace

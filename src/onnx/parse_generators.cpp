@@ -1,5 +1,8 @@
 // Ops whose value is known at parse time with static shapes: Constant, ConstantOfShape, Shape,
-// Size, EyeLike, Range, the window functions; and Trilu (a mask literal).
+// Size, EyeLike, Range, the window functions; and Trilu (a mask literal). The Shape (and Size) of
+// a value computed from a data-dependent result is read at run time (dimensions_of), and a
+// ConstantOfShape or Range of sizes computed from it are sized at run time (broadcast_with_dims,
+// range).
 
 #include "onnx/onnx_utils.hpp"
 #include <cmath>
@@ -53,11 +56,13 @@ std::vector<instruction_ref> parse_constant_of_shape(const node_info& info, std:
         if(value.get_shape().elements() != 1)
             info.fail("value must have exactly 1 element");
     }
+    auto t = value.get_shape().type();
+    auto s = info.add_literal(make_literal(t, {}, value.to_vector<double>()));
+    if(auto declared = args.empty() ? std::nullopt : declared_sizes(info, args[0], "shape"))
+        return {info.add("broadcast_with_dims", {{"out_lens", *declared}}, {s, args[0]})};
     std::vector<std::size_t> lens;
     if(not args.empty())
         lens = shape_input(info, args[0], "shape");
-    auto t = value.get_shape().type();
-    auto s = info.add_literal(make_literal(t, {}, value.to_vector<double>()));
     if(lens.empty())
         return {s};
     return {info.broadcast_to(s, lens)};
@@ -73,6 +78,8 @@ std::vector<instruction_ref> parse_shape(const node_info& info, std::vector<inst
     auto clampi   = [&](std::int64_t x) { return std::clamp<std::int64_t>(x < 0 ? x + rank : x, 0, rank); };
     auto start    = clampi(info.get_int("start", 0));
     auto end      = clampi(info.get_int("end", rank));
+    if(end > start and from_dynamic_output(args[0]))
+        return {info.add("dimensions_of", {{"start", start}, {"end", end}}, {args[0]})};
     std::vector<std::int64_t> v;
     for(auto i = start; i < end; i++)
         v.push_back(static_cast<std::int64_t>(l[i]));
@@ -84,6 +91,12 @@ std::vector<instruction_ref> parse_size(const node_info& info, std::vector<instr
 {
     if(args.size() != 1)
         info.fail("expects 1 input");
+    if(rank_of(args[0]) > 0 and from_dynamic_output(args[0]))
+    {
+        auto dims = info.add("dimensions_of", {{"start", 0}, {"end", rank_of(args[0])}}, {args[0]});
+        auto n    = info.add("reduce_prod", {{"axes", std::vector<std::int64_t>{0}}}, {dims});
+        return {reshape_to(info, n, {})};
+    }
     return {info.add_literal(literal{static_cast<std::int64_t>(args[0]->get_shape().elements())})};
 }
 MIGRAPHX_ONNX_PARSER(parse_size, "Size")
@@ -111,6 +124,22 @@ std::vector<instruction_ref> parse_range(const node_info& info, std::vector<inst
 {
     if(args.size() != 3)
         info.fail("expects 3 inputs (start, limit, delta)");
+    // Inputs computed from the Shape of a data-dependent result: the range op, its length at run
+    // time, at most the length at the declared shapes.
+    if(std::any_of(args.begin(), args.end(), [&](auto a) { return declared_values(info, a).has_value(); }))
+    {
+        auto d = [&](instruction_ref a, const std::string& what) {
+            auto v = info.eval(a);
+            return v ? v->at<double>() : info.require_constant(a, what).at<double>(); // the declared value
+        };
+        double s = d(args[0], "start"), l = d(args[1], "limit"), step = d(args[2], "delta");
+        if(step == 0)
+            info.fail("delta must not be 0");
+        auto n = static_cast<std::size_t>(std::max(std::ceil((l - s) / step), 0.0));
+        if(n > (std::size_t{1} << 28))
+            info.fail("range is too long");
+        return {info.add("range", {{"max_length", n}}, args)};
+    }
     auto start = info.require_constant(args[0], "start");
     auto limit = info.require_constant(args[1], "limit").at<double>();
     auto delta = info.require_constant(args[2], "delta").at<double>();

@@ -1,4 +1,5 @@
-// Ops lowered to single special-purpose operators: TopK, NonZero, Unique, Det, CumSum, Scatter*,
+// Ops lowered to single special-purpose operators: TopK (K at run time where it is computed from the
+// Shape of a data-dependent result), NonZero, Unique, Det, CumSum, Scatter*,
 // RoiAlign, MaxRoiPool, NonMaxSuppression, the random generators; and ReverseSequence and
 // Bernoulli (composed).
 
@@ -28,10 +29,19 @@ std::vector<instruction_ref> parse_topk(const node_info& info, std::vector<instr
     require_op(info, "topk");
     if(args.empty())
         info.fail("expects an input");
+    // K computed from the Shape of a data-dependent result (torchvision's min(topk_candidates,
+    // len(scores))): read at run time, its declared value (for the largest shapes) as the largest.
+    auto run_time = info.opset < 10 ? std::nullopt : declared_values(info, args.at(1));
+    if(run_time and run_time->size() != 1)
+        info.fail("K must have one element");
     std::int64_t k = info.opset < 10 ? info.get_int("k", 1)
+                     : run_time      ? run_time->front()
                                      : info.require_constant(args.at(1), "K").at<std::int64_t>();
     auto axis = normalize_onnx_axis(info.get_int("axis", -1), rank_of(args[0]), info);
-    auto t    = info.add("topk", {{"k", k}, {"axis", axis}, {"largest", info.get_int("largest", 1) != 0}}, {args[0]});
+    std::vector<instruction_ref> ins{args[0]};
+    if(run_time)
+        ins.push_back(args[1]);
+    auto t = info.add("topk", {{"k", k}, {"axis", axis}, {"largest", info.get_int("largest", 1) != 0}}, ins);
     return {info.add("get_tuple_elem", {{"index", 0}}, {t}), info.add("get_tuple_elem", {{"index", 1}}, {t})};
 }
 MIGRAPHX_ONNX_PARSER(parse_topk, "TopK")

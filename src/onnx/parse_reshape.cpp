@@ -1,5 +1,6 @@
 // Layout ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, DepthToSpace,
-// SpaceToDepth.
+// SpaceToDepth. Reshape and Expand whose shape is computed from the Shape of a data-dependent
+// result take it at run time (reshape_with_dims, broadcast_with_dims).
 
 #include "onnx/onnx_utils.hpp"
 #include "ops/broadcast_lens.hpp"
@@ -15,13 +16,15 @@ std::vector<instruction_ref> parse_reshape(const node_info& info, std::vector<in
         info.fail("expects an input");
     auto x = args[0];
     std::vector<std::int64_t> dims;
+    std::optional<std::vector<std::int64_t>> run_time; // the declared values of a run-time shape
     if(info.opset < 5)
         dims = info.get_ints("shape");
     else
     {
         if(args.size() != 2)
             info.fail("expects 2 inputs (data, shape)");
-        dims = to_int64s(info.require_constant(args[1], "shape"));
+        run_time = declared_values(info, args[1]);
+        dims     = run_time ? *run_time : to_int64s(info.require_constant(args[1], "shape"));
     }
     bool allowzero = info.get_int("allowzero", 0) != 0;
     const auto& in = lens_of(x);
@@ -58,6 +61,8 @@ std::vector<instruction_ref> parse_reshape(const node_info& info, std::vector<in
     }
     if(product(lens) != n)
         info.fail("cannot reshape " + lens_string(in) + " to " + lens_string(lens));
+    if(run_time)
+        return {info.add("reshape_with_dims", {{"dims", lens}, {"allowzero", allowzero}}, {x, args[1]})};
     return {reshape_to(info, x, lens)};
 }
 MIGRAPHX_ONNX_PARSER(parse_reshape, "Reshape")
@@ -147,6 +152,11 @@ std::vector<instruction_ref> parse_expand(const node_info& info, std::vector<ins
 {
     if(args.size() != 2)
         info.fail("expects 2 inputs (input, shape)");
+    if(auto declared = declared_sizes(info, args[1], "shape"))
+    {
+        auto out = compute_broadcasted_lens(lens_of(args[0]), *declared);
+        return {info.add("broadcast_with_dims", {{"out_lens", out}}, {args[0], args[1]})};
+    }
     auto dims = to_int64s(info.require_constant(args[1], "shape"));
     std::vector<std::size_t> want;
     for(auto d : dims)

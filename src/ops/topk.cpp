@@ -2,8 +2,11 @@
 // {values (input type), indices (int64)}, both with lens[axis] = k. Results are sorted
 // (descending for largest, ascending otherwise) and stable: equal values keep the lower index
 // first. NaN compares greater than any number (as ONNX Runtime), so it comes first for largest.
+// An optional second input (a one-element integer tensor) gives k at run time (ONNX TopK whose K is
+// computed from the shape of a data-dependent result): then the attribute k is the declared,
+// largest k, and the results have the run-time k, which must not exceed it.
 #include <migraphx/register_op.hpp>
-#include "ops/check_shapes.hpp"
+#include "ops/run_time_sizes.hpp"
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -29,7 +32,11 @@ struct topk
     shape compute_shape(const std::vector<shape>& inputs) const
     {
         check_shapes cs{inputs, *this};
-        cs.has(1).not_tuple().static_only().min_ndims(1);
+        cs.has_between(1, 2).not_tuple().static_only();
+        if(inputs[0].ndim() < 1)
+            cs.fail("the input must have rank >= 1");
+        if(inputs.size() == 2)
+            check_sizes_input(cs, inputs[1], 1, "k");
         auto lens = inputs[0].lens();
         auto a    = static_cast<std::size_t>(normalize_axis(axis, lens.size(), name()));
         if(k < 0 or static_cast<std::size_t>(k) > lens[a])
@@ -42,8 +49,19 @@ struct topk
     {
         const auto& in_s = args[0].get_shape();
         auto a           = static_cast<std::size_t>(normalize_axis(axis, in_s.ndim(), name()));
-        const auto& vs   = out.sub_shapes()[0];
-        const auto& is   = out.sub_shapes()[1];
+        shape vs         = out.sub_shapes()[0];
+        shape is         = out.sub_shapes()[1];
+        if(args.size() == 2)
+        {
+            auto rk = args[1].at<std::int64_t>();
+            if(rk < 0 or rk > k)
+                MIGRAPHX_THROW(name() + ": the run-time k=" + std::to_string(rk) + " is not within [0, " +
+                               std::to_string(k) + "] (the declared k, computed from the largest shapes)");
+            auto lens = in_s.lens();
+            lens[a]   = static_cast<std::size_t>(rk);
+            vs        = shape{in_s.type(), lens};
+            is        = shape{shape::int64_type, lens};
+        }
         argument values{vs};
         argument indices{is};
         std::size_t n     = in_s.lens()[a];

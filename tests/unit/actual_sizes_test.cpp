@@ -64,3 +64,37 @@ TEST(actual_sizes, follow_actual_sizes_tries_fewest_replacements_first)
 }
 
 } // namespace
+
+namespace {
+
+// mul(x, multibroadcast(scalar)) after a data-dependent x: the scalar was broadcast to x's
+// declared 8 rows; x holds 3. The broadcast input is viewed with 3 rows (it holds no data along
+// them), so the mul computes {3, 2}.
+TEST(actual_sizes, a_broadcast_input_follows_the_actual_rows)
+{
+    auto op = make_op("mul");
+    shape full{shape::float_type, {8, 2}};
+    shape bcast{shape::float_type, {8, 2}, {0, 0}};
+    shape got{shape::float_type, {3, 2}};
+    auto r = migraphx::actual_output_shape(op, full, {full, full}, {got, bcast});
+    EXPECT_EQ(r.output.lens(), (std::vector<std::size_t>{3, 2}));
+    ASSERT_EQ(r.inputs.size(), 2u);
+    EXPECT_EQ(r.inputs[0], got);
+    EXPECT_EQ(r.inputs[1], (shape{shape::float_type, {3, 2}, {0, 0}}));
+    // A broadcast along the other dim only (stride 0 there, the rows real) is left as it is, and
+    // so is an input that holds the declared rows (its stride is not 0): no shape fits both.
+    shape cols{shape::float_type, {8, 2}, {1, 0}};
+    auto c = migraphx::actual_output_shape(op, full, {full, full}, {got, cols});
+    EXPECT_TRUE(c.inputs.empty());
+    EXPECT_EQ(c.output, full);
+    // Inputs of different declared shapes (not an elementwise op's): nothing is shrunk.
+    shape five{shape::float_type, {5, 2}, {0, 0}};
+    auto g = migraphx::actual_output_shape(make_op("concat", {{"axis", 0}}),
+                                           shape{shape::float_type, {13, 2}},
+                                           {full, shape{shape::float_type, {5, 2}}},
+                                           {got, five});
+    EXPECT_TRUE(g.inputs.empty());
+    EXPECT_EQ(g.output.lens(), (std::vector<std::size_t>{8, 2}));
+}
+
+} // namespace

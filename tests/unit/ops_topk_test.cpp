@@ -90,3 +90,41 @@ TEST(ops_topk, program_on_transposed_input)
     EXPECT_EQ(res[0].to_vector<int>(), (std::vector<int>{3, 6, 3, 5}));
     EXPECT_EQ(res[1].to_vector<std::int64_t>(), (i64{1, 2, 2, 0}));
 }
+
+// k as a second input (ONNX TopK whose K is min(candidates, len(scores)) of a data-dependent
+// scores): the attribute k is the declared (largest) one, the results have the run-time k.
+TEST(ops_topk, run_time_k_input)
+{
+    auto op = make_topk(4, 0, true);
+    shape k1{shape::int64_type, std::vector<std::size_t>{1}};
+    shape x6{shape::float_type, {6}};
+    EXPECT_EQ(op.compute_shape({x6, k1}).sub_shapes()[0].lens(), (std::vector<std::size_t>{4}));
+    EXPECT_THROW(op.compute_shape({x6, shape{shape::int64_type, std::vector<std::size_t>{2}}}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({x6, shape{shape::float_type, std::vector<std::size_t>{1}}}), migraphx::exception);
+    auto out = op.compute_shape({x6, k1});
+    std::vector<float> d{1, 5, 3};
+    migraphx::argument x{shape{shape::float_type, {3}}, d.data()}; // 3 of 6 declared
+    auto kk = [](std::int64_t v) {
+        migraphx::argument a{shape{shape::int64_type, std::vector<std::size_t>{1}}};
+        *reinterpret_cast<std::int64_t*>(a.data()) = v;
+        return a;
+    };
+    auto r = op.compute(out, {x, kk(2)}).get_sub_objects();
+    EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{5, 3}));
+    EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{1, 2}));
+    EXPECT_EQ(op.compute(out, {x, kk(0)}).get_sub_objects()[0].get_shape().lens(), (std::vector<std::size_t>{0}));
+    auto what = [&](std::int64_t v) {
+        try
+        {
+            op.compute(out, {x, kk(v)});
+        }
+        catch(const migraphx::exception& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    EXPECT_NE(what(5).find("run-time k=5 is not within [0, 4]"), std::string::npos) << what(5);
+    EXPECT_NE(what(-1).find("run-time k=-1"), std::string::npos) << what(-1);
+    EXPECT_NE(what(4).find("k=4 but the input holds only 3"), std::string::npos) << what(4);
+}
