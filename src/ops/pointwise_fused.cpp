@@ -9,6 +9,7 @@
 //
 // The reference compute runs m on the whole tensors (its parameters bound to the inputs), which
 // is correct but not fast; targets compile m into their own kernels.
+#include <algorithm>
 #include <migraphx/module.hpp>
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
@@ -63,8 +64,13 @@ struct pointwise
             params.emplace(names[i], args[i]);
         auto outs = run(mods.at(0), params);
         // The inputs' lens, which are the output's: smaller than declared after a data-dependent op
-        // (nonzero, ...), whose real size the sub-module's ops then follow.
-        const auto& lens = args.empty() ? output_shape.lens() : args.front().get_shape().lens();
+        // (nonzero, ...), whose real size the sub-module's ops then follow; a broadcast input (a
+        // scalar) keeps the declared size, so the smallest over the inputs.
+        auto lens = output_shape.lens();
+        for(const auto& a : args)
+            if(a.get_shape().lens().size() == lens.size())
+                for(std::size_t d = 0; d < lens.size(); d++)
+                    lens[d] = std::min(lens[d], a.get_shape().lens()[d]);
         if(outs.size() != 1 or outs.front().get_shape().lens() != lens or
            outs.front().get_shape().type() != output_shape.type())
             MIGRAPHX_THROW("pointwise: module " + m->name() + " did not return one value of the output shape");

@@ -318,6 +318,10 @@ struct ref_fallback
     /// elements than declared (a data-dependent result), what eval computes with for them
     /// (ir/actual_sizes.hpp).
     sized_op actual_output(const shape& out, const std::vector<argument>& host) const;
+    /// What compute runs between its copies, on host arguments (no device): the op (and its
+    /// sub-module, each instruction at the size of what it got, as eval runs one) at
+    /// actual_output's shape. Needs in_shapes (finalize).
+    argument compute_host(const shape& out, const std::vector<argument>& host) const;
     std::vector<shape> in_shapes; // declared inputs (finalize)
 };
 

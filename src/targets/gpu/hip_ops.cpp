@@ -231,7 +231,37 @@ MIGRAPHX_REGISTER_OP(hip_to_host)
 
 namespace {
 
-/// Runs a module of host-computable ops on host arguments.
+/// One instruction of a sub-module on host arguments, as eval computes it (src/ir/eval.cpp): at
+/// its declared shape, unless an argument holds fewer elements than its input declares (a
+/// data-dependent result's actual rows, bound to a pointwise body's parameter): then at the
+/// shape actual_output_shape gives for what it got, its broadcast inputs viewed at the actual
+/// length as eval views them (view_sized_inputs). Computed at the declared shape, a convert of
+/// a nonzero's 3 actual rows of 8 declared threw "argument lens differ from the output lens"
+/// (faster/mask R-CNN on gpu).
+argument compute_at_actual_size(instruction_ref ins, std::vector<argument> args)
+{
+    const auto& op = ins->get_operator();
+    bool resized   = false;
+    for(std::size_t i = 0; i < args.size() and not resized; i++)
+    {
+        const auto& want = ins->inputs()[i]->get_shape();
+        resized = not want.dynamic() and want.type() != shape::tuple_type and args[i].get_shape().lens() != want.lens();
+    }
+    if(not resized)
+        return op.compute(ins->get_shape(), args);
+    std::vector<shape> declared_in, actual_in;
+    for(std::size_t i = 0; i < args.size(); i++)
+    {
+        declared_in.push_back(ins->inputs()[i]->get_shape());
+        actual_in.push_back(args[i].get_shape());
+    }
+    auto sized = actual_output_shape(op, ins->get_shape(), declared_in, actual_in);
+    view_sized_inputs(sized, args);
+    return (sized.replaced ? *sized.replaced : op).compute(sized.output, args);
+}
+
+/// Runs a module of host-computable ops on host arguments (each instruction at the size of what
+/// it got, as eval does).
 std::vector<argument> run_on_host(module_ref m, const std::unordered_map<std::string, argument>& params)
 {
     std::unordered_map<const instruction*, argument> res;
@@ -251,7 +281,7 @@ std::vector<argument> run_on_host(module_ref m, const std::unordered_map<std::st
             if(n == "@return")
                 return args;
             if(it->module_inputs().empty())
-                res[&*it] = it->get_operator().compute(it->get_shape(), args);
+                res[&*it] = compute_at_actual_size(it, args);
             else
                 res[&*it] = it->get_operator().compute(it->get_shape(), args, it->module_inputs(), self);
         }
@@ -299,6 +329,17 @@ sized_op ref_fallback::actual_output(const shape& out, const std::vector<argumen
     return sized;
 }
 
+argument ref_fallback::compute_host(const shape& out, const std::vector<argument>& host) const
+{
+    auto sized       = actual_output(out, host);
+    const auto& real = sized.replaced ? *sized.replaced : op;
+    auto args        = host;
+    view_sized_inputs(sized, args); // a broadcast input at the actual rows, as eval views it
+    if(mod == nullptr)
+        return real.compute(sized.output, args);
+    return real.compute(sized.output, args, {mod}, run_on_host);
+}
+
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& g = get_gpu_context(ctx);
@@ -307,9 +348,7 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
         host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
-    auto sized       = actual_output(out, host);
-    const auto& real = sized.replaced ? *sized.replaced : op;
-    auto r = mod == nullptr ? real.compute(sized.output, host) : real.compute(sized.output, host, {mod}, run_on_host);
+    auto r = compute_host(out, host);
     if(r.get_shape().type() == shape::tuple_type or not has_output)
         return copy_to_device(ctx, r); // tuples get fresh device memory
     if(r.get_shape() != out)
