@@ -36,9 +36,27 @@ A row passes when every output (of every data set) passes by one of them: rule "
 pass the fixed bound, "torch fp16 x2" when some need the second rule. Where torch's fp16 outputs
 are missing (not computed, torch could not run the model in half, non-finite, another shape) the
 row can pass only by the fixed bound, and its rule column says "fixed only" and why.
+Data-dependent output shapes (a detector's kept boxes): half precision can move a score across a
+threshold, so an fp16 output may hold another number of rows than the fp32 reference. Where
+migx's shape differs from the reference's but equals torch fp16's, that output is compared with
+torch fp16's output instead (the same error measure, torch fp16 as the reference, within the
+fixed fp16 TOL; no x2 rule, as there is no fp32 yardstick for it) and the rule column says so
+("as torch fp16: boxes [100, 4], ref [99, 4]"). An output whose shape matches neither fails.
+
+Detections (outputs named boxes [K, 4], scores [K], labels [K] with integer labels: the *_boxes
+models and detection_boxes, K data dependent) are compared as a set, in any order (detection_set,
+match_detections): each reference detection, by decreasing score, is matched to the closest
+unmatched detection of migx with the same label whose box coordinates and score are within TOL
+by the error measure above (m of the boxes resp. the scores); the note gives matched / missing /
+extra. fp32: the row passes when every reference detection is matched and none is extra (its max
+rel err: the worst over the matched pairs). fp16: also when migx's missing + extra is at most 2x
+torch fp16's own missing + extra against the same reference (rule "detections x2 torch fp16");
+without torch fp16's outputs, differing detections fail. `--self-test` checks these rules on
+synthetic detections.
 
 Usage: tools/run_zoo.py --zoo DIR [--driver build-cpu/src/migraphx-driver] [--target cpu|ref|gpu]
                         [--fp16] [--models a,b,c|all|static|dynamic] [--out FILE.md] [--timeout S] [--no-diagnose]
+       tools/run_zoo.py --self-test
 Exit status: 0 when every listed model passes, 1 otherwise.
 """
 
@@ -137,7 +155,7 @@ def errors(want, got, m):
     return e, c
 
 
-def compare(wants, gots, fp16_refs=None):
+def compare(wants, gots, fp16_refs=None, tol=None):
     """(max rel err over all outputs, notes, per-output metrics) of torch's outputs `wants` and the
     engine's `gots`. fp16_refs: (torch's fp16 outputs or None, why they are missing) for --fp16;
     each output's metrics then also hold torch fp16's errors against the same reference (t_err,
@@ -146,18 +164,49 @@ def compare(wants, gots, fp16_refs=None):
     if len(gots) != len(wants):
         raise RuntimeError(f"{len(gots)} outputs, expected {len(wants)}")
     t16, t16_why = fp16_refs if fp16_refs is not None else (None, None)
+    if tol is None:
+        tol = 1e-2 if fp16_refs is not None else 1e-3
     if t16 is not None and len(t16) != len(wants):
         t16, t16_why = None, f"torch fp16 has {len(t16)} outputs, the reference {len(wants)}"
     worst, notes, outs = 0.0, [], []
+    det = detection_set(wants)
+    if det is not None:
+        # boxes/scores/labels: one entry, the detections compared as a set (any order)
+        o = compare_detections([wants[i][1] for i in det], [gots[i] for i in det],
+                               [t16[i][1] for i in det] if t16 is not None else None, t16_why, tol,
+                               fp16_refs is not None)
+        worst = max(worst, o["err"])
+        outs.append(o)
+        notes.append(detection_note(o))
     for k, ((name, want), got) in enumerate(zip(wants, gots)):
+        if det is not None and k in det:
+            continue
         want = want.astype(np.float64)
         got = got.astype(np.float64)
         t = t16[k][1].astype(np.float64) if t16 is not None else None
         if got.shape != want.shape:
+            if t is not None and t.shape == got.shape and np.all(np.isfinite(t)):
+                # a data-dependent shape as torch's own fp16 gives it: measured against that
+                shapes = f"{name} {list(got.shape)}, ref {list(want.shape)}"
+                mt = float(np.abs(t).mean()) if t.size else 0.0
+                if mt < 1e-4:
+                    notes.append(f"{name}: shape as torch fp16's ({shapes}), whose output is ~0 "
+                                 f"(mean |torch fp16| {mt:.3g}): nothing to compare with")
+                    worst = float("inf")
+                    outs.append({"name": name, "err": float("inf"), "cos": float("inf"), "as_t16": shapes})
+                    continue
+                e, c = errors(t, got, mt)
+                worst = max(worst, e)
+                outs.append({"name": name, "err": e, "cos": c, "as_t16": shapes})
+                notes.append(f"{name}: shape {list(got.shape)} as torch fp16's, the fp32 reference's "
+                             f"{list(want.shape)}: against torch fp16 (mean |torch fp16| {mt:.3g}): max abs diff "
+                             f"{float(np.nanmax(np.abs(got - t))) if t.size else 0.0:.3g}, max rel err {e:.3g}, "
+                             f"1-cos {c:.2e}")
+                continue
             extra = ""
             if t is not None:
-                extra = (f" (torch fp16: shape {list(t.shape)}, as migx's)" if t.shape == got.shape else
-                         f" (torch fp16: shape {list(t.shape)})")
+                extra = (f" (torch fp16: shape {list(t.shape)}, as migx's, not finite)" if t.shape == got.shape
+                         else f" (torch fp16: shape {list(t.shape)})")
             raise RuntimeError(f"output {name}: shape {list(got.shape)}, expected {list(want.shape)}{extra}")
         m = float(np.abs(want).mean()) if want.size else 0.0
         if m < 1e-4:
@@ -187,6 +236,198 @@ def compare(wants, gots, fp16_refs=None):
     return worst, notes, outs
 
 
+# --- detections of data-dependent count, compared as sets -------------------------------------------
+
+DETECTION_OUTPUTS = ("boxes", "scores", "labels")
+
+
+def detection_set(wants):
+    """(i_boxes, i_scores, i_labels), the reference outputs that form a detection set, or None.
+    The rule: outputs named exactly boxes, scores and labels (export_zoo.py's *_boxes and
+    detection_boxes models), of shapes [K, 4], [K] and [K] with integer labels, one K. Other
+    outputs with such names (a raw head's boxes [1, N, 4] and scores, no labels) do not qualify."""
+    import numpy as np
+    names = [n for n, _ in wants]
+    if any(names.count(n) != 1 for n in DETECTION_OUTPUTS):
+        return None
+    idx = tuple(names.index(n) for n in DETECTION_OUTPUTS)
+    b, s, l = (wants[i][1] for i in idx)
+    if b.ndim != 2 or b.shape[1] != 4 or s.shape != (b.shape[0],) or l.shape != (b.shape[0],) \
+            or not np.issubdtype(l.dtype, np.integer):
+        return None
+    return idx
+
+
+def match_detections(ref, got, tol):
+    """Matches got's detections to ref's one to one, in any order: ref's by decreasing score, each
+    to the closest unmatched detection of got with the same label whose 4 box coordinates and score
+    are within tol by the error measure (|got - ref| / (|ref| + m), m = mean |ref| of the reference's
+    boxes resp. scores). ref, got: (boxes [K, 4], scores [K], labels [K]). Returns matched (pairs of
+    indices), missing (ref's unmatched), extra (got's unmatched), and the worst error over the matched
+    pairs of boxes and scores."""
+    import numpy as np
+    rb, rs, rl = (np.asarray(x, np.float64) for x in ref)
+    gb, gs, gl = (np.asarray(x, np.float64) for x in got)
+    mb = float(np.abs(rb).mean()) if rb.size else 0.0
+    ms = float(np.abs(rs).mean()) if rs.size else 0.0
+    used = np.zeros(len(gs), bool)
+    matched, missing, err_b, err_s = [], [], 0.0, 0.0
+    for i in np.argsort(-rs, kind="stable"):
+        eb = (np.abs(gb - rb[i]) / (np.abs(rb[i]) + mb)).max(axis=1) if len(gs) else np.zeros(0)
+        es = np.abs(gs - rs[i]) / (abs(rs[i]) + ms)
+        e = np.maximum(eb, es)
+        ok = (gl == rl[i]) & ~used & (e <= tol)  # NaN is never within tol
+        if not ok.any():
+            missing.append(int(i))
+            continue
+        j = int(np.flatnonzero(ok)[np.argmin(e[ok])])
+        used[j] = True
+        matched.append((int(i), j))
+        err_b, err_s = max(err_b, float(eb[j])), max(err_s, float(es[j]))
+    return {"matched": matched, "missing": missing, "extra": [int(j) for j in np.flatnonzero(~used)],
+            "err_boxes": err_b, "err_scores": err_s}
+
+
+def compare_detections(want, got, t16, t16_why, tol, fp16):
+    """compare()'s entry for a detection set: want, got, t16 (torch fp16's or None): [boxes, scores,
+    labels]. 'err' is the worst error over the matched pairs; 'det' the counts; with fp16 and torch
+    fp16's detections, 't_missing' / 't_extra': torch fp16's own against the same reference, else
+    't_why'."""
+    import numpy as np
+    k = want[0].shape[0]
+    if got[0].ndim != 2 or got[0].shape[1:] != (4,) or got[1].shape != (got[0].shape[0],) \
+            or got[2].shape != (got[0].shape[0],):
+        raise RuntimeError(f"detections: boxes {list(got[0].shape)}, scores {list(got[1].shape)}, labels "
+                           f"{list(got[2].shape)}: not [K, 4], [K], [K]")
+    if k and (float(np.abs(want[0]).mean()) < 1e-4 or float(np.abs(want[1]).mean()) < 1e-4):
+        return {"name": "detections", "err": float("inf"), "det": {"k": k, "got": got[0].shape[0], "why":
+                "reference boxes or scores ~0 (mean |ref| < 1e-4): re-export"}}
+    m = match_detections(want, got, tol)
+    d = {"k": k, "got": int(got[0].shape[0]), "tol": tol, "matched": len(m["matched"]),
+         "missing": len(m["missing"]), "extra": len(m["extra"]),
+         "err_boxes": m["err_boxes"], "err_scores": m["err_scores"],
+         # the reference's scores of what was missed, and got's of what was extra (near the threshold?)
+         "missing_scores": sorted((float(want[1][i]) for i in m["missing"]), reverse=True)[:5],
+         "extra_scores": sorted((float(got[1][j]) for j in m["extra"]), reverse=True)[:5]}
+    o = {"name": "detections", "err": max(m["err_boxes"], m["err_scores"]), "det": d}
+    if fp16:
+        if t16 is None:
+            o["t_why"] = t16_why
+        elif detection_set([(n, a) for n, a in zip(DETECTION_OUTPUTS, t16)]) is None:
+            o["t_why"] = "torch fp16's boxes/scores/labels are not [K, 4], [K], [K]"
+        elif not all(np.all(np.isfinite(np.asarray(a, np.float64))) for a in t16[:2]):
+            o["t_why"] = "torch fp16's boxes or scores are not finite"
+        else:
+            t = match_detections(want, t16, tol)
+            d["t_got"], d["t_missing"], d["t_extra"] = int(t16[0].shape[0]), len(t["missing"]), len(t["extra"])
+    return o
+
+
+def detection_text(d):
+    """'108/108 matched, 0 missing, 0 extra (...)' for a detection entry's counts."""
+    if "why" in d:
+        return f"detections: {d['why']}"
+    text = (f"detections as a set (same label, box and score within {d['tol']:g}, any order): "
+            f"{d['matched']}/{d['k']} matched, {d['missing']} missing, {d['extra']} extra (migx has {d['got']})")
+    if d["matched"]:
+        text += f"; matched max rel err boxes {d['err_boxes']:.2e}, scores {d['err_scores']:.2e}"
+    if d["missing"]:
+        text += ", missing ref scores " + " ".join(f"{x:.4g}" for x in d["missing_scores"])
+    if d["extra"]:
+        text += ", extra scores " + " ".join(f"{x:.4g}" for x in d["extra_scores"])
+    if "t_missing" in d:
+        text += (f"; torch fp16: {d['t_missing']} missing, {d['t_extra']} extra (has {d['t_got']})")
+    return text
+
+
+def detection_note(o):
+    return detection_text(o["det"]) + (f"; no torch fp16 ({o['t_why']})" if "t_why" in o else "")
+
+
+def detections_rule(d, fp16):
+    """'fixed' (every reference detection matched, none extra), 'detections x2' (fp16: migx's
+    missing + extra at most FP16_FACTOR x torch fp16's own against the same reference) or None."""
+    if "why" in d:
+        return None
+    if d["missing"] == 0 and d["extra"] == 0:
+        return "fixed"
+    if fp16 and "t_missing" in d and d["missing"] + d["extra"] <= FP16_FACTOR * (d["t_missing"] + d["t_extra"]):
+        return "detections x2"
+    return None
+
+
+def self_test():
+    """Synthetic checks of the detection-set comparison and its fp32 / fp16 rules (compare + judge
+    on made-up detections, no model): `tools/run_zoo.py --self-test`. Returns the failures."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    k = 20
+    xy = rng.uniform(0, 200, (k, 2))
+    ref = [np.concatenate([xy, xy + rng.uniform(10, 80, (k, 2))], 1).astype(np.float32),
+           np.sort(rng.uniform(0.05, 0.9, k))[::-1].astype(np.float32), rng.integers(0, 5, k).astype(np.int64)]
+    names = list(DETECTION_OUTPUTS)
+
+    def sub(d, keep):
+        return [a[keep] for a in d]
+
+    def run(got, tol=1e-3, t16=None, fp16=False, want=None):
+        wants = list(zip(names, ref if want is None else want))
+        refs = ((list(zip(names, t16)), None) if t16 is not None else (None, "not computed")) if fp16 else None
+        _, notes, outs = compare(wants, got, refs, tol)
+        return judge(outs, tol, fp16) + (notes[0],)
+
+    fails = []
+
+    def check(what, result, passed, rule_has=""):
+        if result[0] != passed or rule_has not in result[1]:
+            fails.append(f"{what}: got {result[:2]}, expected passed={passed} rule with '{rule_has}' ({result[2]})")
+
+    perm = rng.permutation(k)
+    noisy = [ref[0] * (1 + 1e-6), ref[1] * (1 - 1e-6), ref[2]]
+    check("fp32, another order, 1e-6 noise", run(sub(noisy, perm)), True, "fixed")
+    # retinanet_boxes: two neighbours' scores 3e-8 apart (~0.0108), migx's order of them swapped
+    close = [a.copy() for a in ref]
+    close[1][9:] *= 0.012 / close[1][9]
+    close[1][10] = close[1][9] - 3e-8
+    swapped = sub(close, np.r_[0:9, 10, 9, 11:k])
+    swapped[1][9] += 7e-8
+    check("fp32, two neighbours swapped", run(swapped, want=close), True, "fixed")
+    check("fp32, one missing", run(sub(ref, np.r_[0:5, 6:k])), False)
+    check("fp32, one extra", run(sub(ref, np.r_[0:k, 3])), False)
+    relabel = [a.copy() for a in ref]
+    relabel[2][4] += 1
+    check("fp32, one label differs", run(relabel), False)
+    moved = [a.copy() for a in ref]
+    moved[0][7, 2] *= 1.01
+    check("fp32, one box 1e-2 off", run(moved), False)
+    none = [np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)]
+    check("fp32, nothing detected where the reference has none", run(none, want=none), True, "fixed")
+    check("fp32, nothing detected where the reference has 20", run(none), False)
+
+    # fp16 (tol 1e-2): torch fp16 misses 2 and adds 1 (3 differences); migx may have up to 6
+    half = [ref[0].astype(np.float16), ref[1].astype(np.float16), ref[2]]
+    extra_det = [np.array([[1, 2, 30, 40]], np.float16), np.array([0.06], np.float16), np.array([2])]
+    t16 = [np.concatenate([a[:k - 2], e]) for a, e in zip(half, extra_det)]
+    check("fp16, as the reference", run(sub(half, perm), 1e-2, t16, True), True, "fixed")
+    check("fp16, 5 missing + 1 extra <= 2 x 3",
+          run([np.concatenate([a[:k - 5], e]) for a, e in zip(half, extra_det)], 1e-2, t16, True),
+          True, "detections x2 torch fp16: migx 5 missing + 1 extra, torch fp16 2 + 1")
+    check("fp16, 7 missing > 2 x 3", run(sub(half, np.r_[0:k - 7]), 1e-2, t16, True), False)
+    check("fp16, no torch fp16, 1 missing", run(sub(half, np.r_[0:k - 1]), 1e-2, None, True), False, "fixed only")
+    check("fp16, no torch fp16, as the reference", run(half, 1e-2, None, True), True, "fixed only")
+    far = [a.copy() for a in half]
+    far[0][3, 0] = np.float16(float(far[0][3, 0]) + 0.02 * (abs(float(far[0][3, 0])) + float(np.abs(ref[0]).mean())))
+    check("fp16, a box 2e-2 off is one missing + one extra", run(far, 1e-2, t16, True), True, "migx 1 missing + 1 extra")
+
+    # outputs that do not form a detection set
+    raw = [("boxes", np.zeros((1, 8, 4), np.float32)), ("scores", np.zeros((1, 8, 3), np.float32))]
+    if detection_set(raw) is not None:
+        fails.append("raw heads' boxes/scores taken for a detection set")
+    if detection_set([(n, a.astype(np.float32) if n == "labels" else a) for n, a in zip(names, ref)]) is not None:
+        fails.append("float labels taken for a detection set")
+    return fails
+
+
 def torch_fp16_refs(model_dir, k):
     """(torch's fp16 outputs of data set k, None) or (None, why there are none): export_zoo.py's
     <model>/torch_fp16/."""
@@ -212,8 +453,13 @@ FP16_COS_FLOOR = 1e-6
 
 
 def output_rule(o, tol, fp16):
-    """'fixed', 'torch' or None (fails) for one output's metrics (compare's); the torch rule only
-    with --fp16 and torch fp16 numbers."""
+    """'fixed', 'torch', 'as torch fp16' or None (fails) for one output's metrics (compare's); the
+    torch rules only with --fp16 and torch fp16 numbers. An output of torch fp16's shape, not the
+    reference's ('as_t16'), passes only within tol of torch fp16's output."""
+    if "det" in o:
+        return detections_rule(o["det"], fp16)
+    if "as_t16" in o:
+        return "as torch fp16" if fp16 and o["err"] <= tol else None
     if o["err"] <= tol:
         return "fixed"
     if fp16 and "t_err" in o and o["err"] <= FP16_FACTOR * o["t_err"] + FP16_ERR_FLOOR \
@@ -224,11 +470,14 @@ def output_rule(o, tol, fp16):
 
 def judge(outs, tol, fp16):
     """(passed, rule) of one data set's outputs: rule 'fixed', 'torch fp16 x2', or for a failure
-    None; with --fp16 and torch fp16 numbers missing, 'fixed only (no torch fp16: why)'."""
+    '-'; with --fp16 and torch fp16 numbers missing, 'fixed only (no torch fp16: why)'; outputs of
+    torch fp16's shape rather than the reference's put 'as torch fp16: <name> <shape>, ref <shape>'
+    before the others' rule."""
     rules = [output_rule(o, tol, fp16) for o in outs]
     missing = "; ".join(sorted({o["t_why"] for o in outs if "t_why" in o})) if fp16 else ""
     passed = bool(outs) and all(rules)
-    if passed and all(r == "fixed" for r in rules):
+    others = [r for r, o in zip(rules, outs) if r != "as torch fp16" and "det" not in o]
+    if passed and all(r == "fixed" for r in others):
         rule = "fixed"
     elif passed:
         rule = "torch fp16 x2"
@@ -237,6 +486,14 @@ def judge(outs, tol, fp16):
     if missing:
         rule = (f"torch fp16 x2 (no torch fp16 for some outputs: {missing})" if rule == "torch fp16 x2"
                 else f"fixed only (no torch fp16: {missing})")
+    as_t16 = [o["as_t16"] for o in outs if "as_t16" in o]
+    if passed and as_t16:
+        rule = "as torch fp16: " + "; ".join(as_t16) + (f"; others {rule}" if others else "")
+    dets = [o["det"] for o, r in zip(outs, rules) if r == "detections x2"]
+    if passed and dets:
+        d = dets[0]
+        rule = (f"detections x2 torch fp16: migx {d['missing']} missing + {d['extra']} extra, torch fp16 "
+                f"{d['t_missing']} + {d['t_extra']}" + (f"; others {rule}" if others or as_t16 else ""))
     return passed, rule
 
 
@@ -244,7 +501,12 @@ def fp16_detail(outs):
     """Per output 'name migx E / torch E, 1-cos migx C / torch C' for the note column."""
     parts = []
     for o in outs:
-        if "t_err" in o:
+        if "det" in o:
+            parts.append(detection_note(o))
+        elif "as_t16" in o:
+            parts.append(f"{o['name']}: vs torch fp16 (shape as its, not the reference's) err {o['err']:.2e}, "
+                         f"1-cos {o['cos']:.1e}")
+        elif "t_err" in o:
             parts.append(f"{o['name']}: err {o['err']:.2e} / torch {o['t_err']:.2e}, "
                          f"1-cos {o['cos']:.1e} / {o['t_cos']:.1e}")
         else:
@@ -276,7 +538,7 @@ def size_label(inputs, ranges):
     return ", ".join(f"{n}[{i}]={v.shape[i]}" for n, v in inputs for i, (lo, hi) in enumerate(ranges[n]) if lo != hi)
 
 
-def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None):
+def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None, tol=None):
     """A model with several test data sets (a dynamic-shape variant): parse once with a range per
     input dim covering every set (map_dyn_input_dims), compile once, run each set (the first run at
     a shape other than the maximum specialises: parse + compile of that shape, cached), compare.
@@ -312,7 +574,7 @@ def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None):
             size["run_ms"] = 1000 * min(times)
             stage(f"compare set {k}")
             size["max_rel_err"], size["notes"], size["outputs"] = compare(
-                wants, gots, torch_fp16_refs(model_dir, k) if fp16 else None)
+                wants, gots, torch_fp16_refs(model_dir, k) if fp16 else None, tol)
         except Exception as e:  # noqa: BLE001  one size's failure is a note of the row, the next size runs
             size["error"] = first_line(f"{type(e).__name__}: {e}", 300)
         print("SIZE " + json.dumps(size), flush=True)
@@ -326,14 +588,14 @@ def child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set=None):
     print("RESULT " + json.dumps(result), flush=True)
 
 
-def child(model_dir, target, fp16, runs, only_set=None):
+def child(model_dir, target, fp16, runs, only_set=None, tol=None):
     """Prints `STAGE <name>` lines as it goes and one `RESULT <json>` line at the end."""
     import numpy as np
     import migraphx
 
     sets_dirs = data_sets(model_dir)
     if len(sets_dirs) > 1:
-        return child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set)
+        return child_dynamic(model_dir, target, fp16, runs, sets_dirs, only_set, tol)
     result = {}
 
     def stage(name):
@@ -353,7 +615,7 @@ def child(model_dir, target, fp16, runs, only_set=None):
     result["run_ms"] = 1000 * min(times)
 
     stage("compare")
-    worst, notes, outs = compare(wants, gots, torch_fp16_refs(model_dir, 0) if fp16 else None)
+    worst, notes, outs = compare(wants, gots, torch_fp16_refs(model_dir, 0) if fp16 else None, tol)
     result["max_rel_err"] = worst
     result["notes"] = notes
     result["outputs"] = outs
@@ -441,7 +703,7 @@ def run_model(args, name, model_dir, env):
     row["opset"], row["nodes"] = onnx_info(onnx_path)
 
     cmd = [sys.executable, os.path.abspath(__file__), "--child", model_dir, "--target", args.target,
-           "--runs", str(args.runs)] + (["--fp16"] if args.fp16 else [])
+           "--runs", str(args.runs), "--tol", repr(args.tol)] + (["--fp16"] if args.fp16 else [])
     stage, out, err = "start", "", ""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
@@ -479,7 +741,10 @@ def run_model(args, name, model_dir, env):
     row["notes"] = result["notes"]
     passed, row["rule"] = judge(result["outputs"], args.tol, args.fp16)
     fp16_columns(row, [result["outputs"]])
-    detail = fp16_detail(result["outputs"]) if args.fp16 and (not passed or row["rule"].startswith("torch")) else ""
+    detail = (fp16_detail(result["outputs"]) if args.fp16 and (not passed or row["rule"].startswith("torch")
+                                                              or "as torch fp16" in row["rule"]) else "")
+    if not detail:  # a detection set's counts go in every row that has one
+        detail = "; ".join(detection_note(o) for o in result["outputs"] if "det" in o)
     if passed:
         row["result"], row["fault"] = "PASS", detail
     else:
@@ -492,7 +757,8 @@ def run_model(args, name, model_dir, env):
 def fp16_columns(row, output_lists):
     """The fp16 table's extra numbers, worst over the outputs (and data sets): torch fp16's max rel
     err, migx's and torch fp16's 1 - cos; None where torch fp16 has none."""
-    outs = [o for outs in output_lists for o in outs]
+    # outputs measured against the fp32 reference only (not those of torch fp16's shape)
+    outs = [o for outs in output_lists for o in outs if "as_t16" not in o and "det" not in o]
     t_errs = [o["t_err"] for o in outs if "t_err" in o]
     row["t_err"] = max(t_errs) if t_errs else None
     row["cos"] = max((o["cos"] for o in outs), default=None)
@@ -535,7 +801,7 @@ def dynamic_row(args, row, model_dir, sets_dirs, cmd, env, stage, result, sizes,
         faults.append(child_failure(args, stage, rc, err))
     for s in sizes:
         if s["passed"]:
-            if args.fp16 and s["rule"].startswith("torch"):
+            if args.fp16 and (s["rule"].startswith(("torch", "detections")) or "as torch fp16" in s["rule"]):
                 faults.append(f"set {s['set']} ({s['label']}): " + fp16_detail(s["outputs"]))
             continue
         what = f"set {s['set']} ({s['label']})"
@@ -692,17 +958,23 @@ def main(argv=None):
     parser.add_argument("--tol", type=float, help="error bound (default 1e-3, 1e-2 with --fp16)")
     parser.add_argument("--no-diagnose", dest="diagnose", action="store_false",
                         help="do not run the driver's verify --per-instruction on a mismatch")
+    parser.add_argument("--self-test", action="store_true", help="check the detection-set comparison and its "
+                        "fp32/fp16 rules on synthetic detections, then exit (0: all checks pass)")
     parser.add_argument("--child", metavar="MODEL_DIR", help=argparse.SUPPRESS)
     parser.add_argument("--only-set", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    if args.child:
-        child(args.child, args.target, args.fp16, args.runs, args.only_set)
+    if args.self_test:
+        fails = self_test()
+        print("\n".join(fails) if fails else "self-test: all detection-set checks pass")
+        return 1 if fails else 0
+    if args.tol is None:
+        args.tol = 1e-2 if args.fp16 else 1e-3
+    if args.child:  # the tolerance matches a detection set's boxes and scores (compare_detections)
+        child(args.child, args.target, args.fp16, args.runs, args.only_set, args.tol)
         return 0
     if not args.zoo:
         parser.error("--zoo DIR is required")
-    if args.tol is None:
-        args.tol = 1e-2 if args.fp16 else 1e-3
     args.driver = os.path.abspath(args.driver)
     module_dir = os.path.abspath(args.python_module or os.path.join(os.path.dirname(args.driver), "..", "python"))
     if not glob.glob(os.path.join(module_dir, "migraphx*.so")):
@@ -729,7 +1001,16 @@ def main(argv=None):
                  "the same inputs, `<model>/torch_fp16/`; 1-cos: 1 - cosine similarity with the reference). "
                  "A row passes when every output passes by either rule; rule 'fixed' when all pass the fixed "
                  "bound; 'fixed only (no torch fp16: why)' where torch's fp16 outputs are missing. The torch "
-                 "fp16 and 1-cos columns are the worst over the outputs."] if args.fp16 else []),
+                 "fp16 and 1-cos columns are the worst over the outputs. A data-dependent output whose shape "
+                 "differs from the fp32 reference's but equals torch fp16's (a detector keeping another number "
+                 f"of boxes) is measured against torch fp16's output instead, within {args.tol:g} (rule 'as "
+                 "torch fp16: name shape, ref shape'; its error is in max rel err, not in the 1-cos columns); "
+                 "a shape matching neither fails."] if args.fp16 else []),
+              "Detections (outputs boxes [K, 4], scores [K], labels [K]) are compared as a set, in any order: "
+              f"each reference detection matched to one of migx's with the same label, box and score within "
+              f"{args.tol:g}; a row passes when all are matched and none is extra (max rel err: over the matched "
+              "pairs)" + (f", or when migx's missing + extra <= {FP16_FACTOR:g} x torch fp16's own against the same "
+                          "reference (rule 'detections x2 torch fp16')" if args.fp16 else "") + ".",
               "Dynamic-shape variants (`<model>_dyn`, several test data sets): parsed once with a range per "
               "input dim covering the sets, compiled once, run ms per set; the first run at a shape other "
               "than the maximum specialises (parse + compile of that shape; 'first run s'), so with --runs 1 "
@@ -752,7 +1033,11 @@ def main(argv=None):
                f"transformers lacks them), {todos} not written yet (of {len(rows)}).")
     if args.fp16:
         by_torch = sum(r["result"].startswith("PASS") and r.get("rule", "").startswith("torch") for r in rows)
-        summary += (f"\nfp16 rules: {passed - by_torch} passed by the fixed bound, {by_torch} needed 2x torch fp16. "
+        as_t16 = sum(r["result"].startswith("PASS") and "as torch fp16" in r.get("rule", "") for r in rows)
+        det_x2 = sum(r["result"].startswith("PASS") and r.get("rule", "").startswith("detections x2") for r in rows)
+        summary += (f"\nfp16 rules: {passed - by_torch - as_t16 - det_x2} passed by the fixed bound, {by_torch} "
+                    f"needed 2x torch fp16, {as_t16} kept torch fp16's data-dependent shape (measured against it), "
+                    f"{det_x2} had detections within 2x torch fp16's missing + extra. "
                     + fp16_provenance(args.zoo, [r["model"] for r in rows if r["result"] not in ("SKIP", "TODO")]))
     print(summary, flush=True)
     if args.out:
