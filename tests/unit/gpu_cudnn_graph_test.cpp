@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
 #include "serialize_test_util.hpp"
 #include "targets/gpu/cudnn_graph_spec.hpp"
 #include <migraphx/half.hpp>
@@ -190,12 +191,7 @@ TEST(gpu_cudnn_graph, half_close_compares_results)
 namespace {
 
 /// Sets an environment variable for a scope.
-struct scoped_env
-{
-    std::string name;
-    scoped_env(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
-    ~scoped_env() { unsetenv(name.c_str()); }
-};
+using migx_test::scoped_env;
 
 /// Uniform values in [-scale, scale] (weights scaled by their fan-in keep a chain of half
 /// convolutions well conditioned, so that ref and gpu agree within half's rounding).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
 #include "serialize_test_util.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include <migraphx/instruction.hpp>
@@ -23,46 +24,8 @@ using migraphx::gpu::tuning_cache;
 
 namespace {
 
-/// A fresh folder under the temporary directory, removed with the object.
-struct temp_dir
-{
-    fs::path path;
-    temp_dir()
-    {
-        std::string t = (fs::temp_directory_path() / "migx-tuning-XXXXXX").string();
-        if(mkdtemp(t.data()) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
-        path = t;
-    }
-    ~temp_dir()
-    {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-/// Sets (or unsets, v == nullptr) an environment variable for a scope, restoring it after.
-struct scoped_env
-{
-    std::string name;
-    std::optional<std::string> old;
-    scoped_env(const char* n, const char* v) : name(n)
-    {
-        if(const char* o = std::getenv(n))
-            old = o;
-        if(v == nullptr)
-            unsetenv(n);
-        else
-            setenv(n, v, 1);
-    }
-    ~scoped_env()
-    {
-        if(old)
-            setenv(name.c_str(), old->c_str(), 1);
-        else
-            unsetenv(name.c_str());
-    }
-};
+using migx_test::scoped_env;
+using migx_test::temp_dir;
 
 std::string slurp(const fs::path& p)
 {

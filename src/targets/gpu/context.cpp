@@ -8,10 +8,30 @@
 #include <iostream>
 #include <exception>
 #include <mutex>
+#include <sstream>
 #include <thread>
+#include <unordered_map>
 
 namespace migraphx {
 namespace gpu {
+
+const std::string& device_identity(int device)
+{
+    static std::mutex m;
+    static std::unordered_map<int, std::string> ids;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = ids.find(device);
+    if(it != ids.end())
+        return it->second;
+    cudaDeviceProp prop{};
+    MIGX_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    int rt = 0;
+    (void)cudaRuntimeGetVersion(&rt);
+    std::ostringstream ss;
+    ss << "[" << prop.name << " sm_" << prop.major << prop.minor << " " << prop.multiProcessorCount
+       << " SMs, cudnn " << cudnnGetVersion() << ", cudart " << rt << "]";
+    return ids.emplace(device, ss.str()).first->second;
+}
 
 gpu_state::gpu_state(int device_id) : device(device_id)
 {

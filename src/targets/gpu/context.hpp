@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace migraphx {
 namespace gpu {
@@ -73,6 +74,11 @@ struct gpu_context
 /// The gpu context inside ctx, or a process-wide one on device 0 where ctx holds none
 /// (an op run outside a compiled program, e.g. in a unit test).
 gpu_context& get_gpu_context(context& ctx);
+
+/// What a measured choice depends on beyond the problem, for the tuning cache's keys: the
+/// device's kind (name, compute capability, SM count: a MIG slice differs) and the libraries'
+/// versions.
+const std::string& device_identity(int device);
 
 /// Device memory of n bytes (uninitialised), freed with the last copy of the pointer.
 std::shared_ptr<char> device_alloc(std::size_t n);

@@ -11,6 +11,7 @@
 // cache (tuning_cache.hpp): a later process compiling the same problem on the same kind of device
 // and cuDNN takes it from there instead of measuring (the same choice, so the same bits).
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/gemm_search.hpp"
 #include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
@@ -202,26 +203,6 @@ struct choice_memory
 };
 
 bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
-
-/// What a choice depends on beyond the problem, for the tuning cache's keys: the device's kind
-/// (name, compute capability, SM count: a MIG slice differs) and the libraries' versions.
-const std::string& device_identity(int device)
-{
-    static std::mutex m;
-    static std::unordered_map<int, std::string> ids;
-    std::lock_guard<std::mutex> lock(m);
-    auto it = ids.find(device);
-    if(it != ids.end())
-        return it->second;
-    cudaDeviceProp prop{};
-    MIGX_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    int rt = 0;
-    (void)cudaRuntimeGetVersion(&rt);
-    std::ostringstream ss;
-    ss << "[" << prop.name << " sm_" << prop.major << prop.minor << " " << prop.multiProcessorCount
-       << " SMs, cudnn " << cudnnGetVersion() << ", cudart " << rt << "]";
-    return ids.emplace(device, ss.str()).first->second;
-}
 
 /// The problem's text: the op, the device (its index for this process's choices, its identity
 /// for the tuning cache), shapes with strides and types, group, TF32, padding, stride and
@@ -896,6 +877,7 @@ bool run_graph(const convolution::plan& p, gpu_context& g, const conv_io& io)
 
 void forget_tuning_choices()
 {
+    forget_gemm_choices();
     auto& mem = choice_memory::get();
     std::lock_guard<std::mutex> lock(mem.m);
     mem.algos.clear();

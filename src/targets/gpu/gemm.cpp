@@ -8,11 +8,13 @@
 // A strided batch takes a bias epilogue too when its bias is a row vector per batch
 // (gemm_per_batch_bias: merge_parallel_dots' stacked products), read one batch stride apart.
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/gemm_search.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/lowering.hpp"
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
 #include <cstring>
+#include <sstream>
 #include <optional>
 
 namespace migraphx {
@@ -295,25 +297,59 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     layout(p->lc, N, M, std::max<std::int64_t>(N, 1), M * N);
     (void)K;
 
-    auto choose = [&](std::uint32_t align, cublasLtMatmulAlgo_t& algo, std::size_t& ws) {
-        cublasLtMatmulPreference_t pref = nullptr;
-        MIGX_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-        std::size_t max_ws = 64u << 20;
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws));
-        for(auto a : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-            cublasLtMatmulPreferenceSetAttribute(pref, a, &align, sizeof(align));
+    // The bytes each operand spans (the search's scratch buffers).
+    auto span = [&](const operand& o, std::int64_t count) {
+        auto last = (count - 1) * o.batch_stride + o.ld * (o.cols - 1) + o.rows;
+        return static_cast<std::size_t>(std::max<std::int64_t>(last, 1)) * out.type_size();
+    };
+    gemm_call call;
+    call.lt      = g.get().lt;
+    call.desc    = p->desc;
+    call.a       = p->la;
+    call.b       = p->lb;
+    call.c       = p->lc;
+    call.a_bytes = span(*oa, batches);
+    call.b_bytes = span(*ob, batches);
+    call.c_bytes = static_cast<std::size_t>(batches * M * N) * out.type_size();
+    call.alpha   = alpha;
+    call.beta    = residual ? 1.0f : beta;
+    std::int64_t bias_stride = 0;
+    if(has_bias())
+    {
+        bias_stride     = batches > 1 ? batch_stride(inputs[2]).value_or(0) : 0;
+        call.bias_bytes = static_cast<std::size_t>((batches - 1) * bias_stride + N) * out.type_size();
+    }
+    constexpr std::size_t max_ws = 64u << 20;
+    auto first = [&](std::uint32_t align, cublasLtMatmulAlgo_t& a, std::size_t& ws) {
+        auto c = gemm_heuristics(call, align, 1, max_ws);
+        if(c.empty())
+            MIGRAPHX_THROW(name() + ": cuBLASLt has no algorithm for this product");
+        a  = c.front().algo;
+        ws = c.front().workspaceSize;
+    };
+    // The workspace cuBLASLt needs to run algorithm a on this problem, if it accepts it.
+    auto accepted = [&](const cublasLtMatmulAlgo_t& a) -> std::optional<std::size_t> {
         cublasLtMatmulHeuristicResult_t res{};
-        int found = 0;
-        auto st   = cublasLtMatmulAlgoGetHeuristic(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &found);
-        cublasLtMatmulPreferenceDestroy(pref);
-        if(st != CUBLAS_STATUS_SUCCESS or found == 0)
-            MIGRAPHX_THROW(name() + ": cuBLASLt has no algorithm for this product (status " +
-                           std::to_string(static_cast<int>(st)) + ")");
-        algo = res.algo;
-        ws   = res.workspaceSize;
+        auto st = cublasLtMatmulAlgoCheck(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, &a, &res);
+        if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > max_ws)
+            return std::nullopt;
+        return res.workspaceSize;
+    };
+    // The aligned algorithm (the one a compiled program runs) by measurement: this process's
+    // choice for the problem, else the tuning cache's, else the fastest of the heuristic's first 8.
+    auto searched = [&](cublasLtMatmulAlgo_t& a, std::size_t& ws) {
+        if(not gemm_search_enabled())
+            return first(16, a, ws);
+        std::ostringstream key;
+        key << "cublasLt algorithm " << device_identity(g.get().device) << " cublasLt " << cublasLtGetVersion()
+            << ": " << inputs[0].type_string() << " compute " << static_cast<int>(ct) << ", A op " << oa->op << " "
+            << oa->rows << "x" << oa->cols << " ld " << oa->ld << " bs " << oa->batch_stride << ", B op " << ob->op
+            << " " << ob->rows << "x" << ob->cols << " ld " << ob->ld << " bs " << ob->batch_stride << ", batches "
+            << batches << ", epilogue '" << epilogue << "' bias " << has_bias() << " stride " << bias_stride
+            << ", beta " << (call.beta != 0.0f);
+        auto c = searched_algorithm(call, key.str(), g.stream(), accepted, max_ws);
+        a      = c.algo;
+        ws     = c.workspace;
     };
     // The algorithms a loaded program was saved with, where cuBLASLt still accepts them for
     // this problem (same library and architecture, as a rule): no heuristic query, the same
@@ -323,17 +359,15 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         if(algo.size() != 16)
             return false;
         std::memcpy(&a, algo.data() + 8 * slot, sizeof(a));
-        cublasLtMatmulHeuristicResult_t res{};
-        auto st = cublasLtMatmulAlgoCheck(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, &a, &res);
-        if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > (64u << 20))
-            return false;
-        ws = res.workspaceSize;
-        return true;
+        auto w = accepted(a);
+        if(w)
+            ws = *w;
+        return w.has_value();
     };
     if(not(reuse(0, p->algo, p->ws) and reuse(1, p->algo_small, p->ws_small)))
     {
-        choose(16, p->algo, p->ws);
-        choose(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
+        searched(p->algo, p->ws);
+        first(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
     }
     algo.resize(16);
     std::memcpy(algo.data(), &p->algo, sizeof(p->algo));

@@ -12,7 +12,8 @@
 // A read is a miss unless the file parses, its checksum holds and its key is the one asked for:
 // a hash collision or a damaged file costs a measurement, never a wrong choice. Failures to
 // write (an unwritable folder) are silent: the cache only saves time.
-// No CUDA here (testable on any host); the keys and values are convolution.cpp's.
+// No CUDA here (testable on any host); the keys and values are convolution.cpp's and
+// gemm_search.cpp's (a cuBLASLt algorithm as 128 hex digits).
 
 #include <cstddef>
 #include <optional>
@@ -61,9 +62,9 @@ class tuning_cache
     std::string dir_;
 };
 
-/// Forgets the choices convolution.cpp made in this process (its in-process cache and its built
-/// backend plans), so that the next compile reads the tuning cache again, as a new process
-/// would. For tests.
+/// Forgets the choices convolution.cpp and gemm_search.cpp made in this process (their
+/// in-process caches and the built backend plans), so that the next compile reads the tuning
+/// cache again, as a new process would. For tests.
 void forget_tuning_choices();
 
 } // namespace gpu

@@ -1,0 +1,183 @@
+// gemm_search.hpp: the heuristic's candidates, measured as a compiled program runs them (a
+// CUDA graph of repeated calls, dnn::time_on_stream).
+#include "targets/gpu/gemm_search.hpp"
+#include "targets/gpu/context.hpp"
+#include "targets/gpu/cudnn_graph.hpp"
+#include "targets/gpu/tuning_cache.hpp"
+#include "ir/env.hpp"
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace migraphx {
+namespace gpu {
+
+bool gemm_search_enabled() { return not env_enabled("MIGRAPHX_DISABLE_GEMM_SEARCH"); }
+
+std::vector<cublasLtMatmulHeuristicResult_t>
+gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size_t max_workspace)
+{
+    cublasLtMatmulPreference_t pref = nullptr;
+    MIGX_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof(max_workspace));
+    for(auto a : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                  CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+        cublasLtMatmulPreferenceSetAttribute(pref, a, &align, sizeof(align));
+    std::vector<cublasLtMatmulHeuristicResult_t> res(static_cast<std::size_t>(std::max(count, 1)));
+    int found = 0;
+    auto st   = cublasLtMatmulAlgoGetHeuristic(
+        call.lt, call.desc, call.a, call.b, call.c, call.c, pref, count, res.data(), &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if(st != CUBLAS_STATUS_SUCCESS)
+        found = 0;
+    res.resize(static_cast<std::size_t>(std::max(found, 0)));
+    res.erase(std::remove_if(res.begin(), res.end(), [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; }),
+              res.end());
+    return res;
+}
+
+std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
+                                                        const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
+                                                        cudaStream_t s)
+{
+    std::size_t ws_bytes = 0;
+    for(const auto& c : cands)
+        ws_bytes = std::max(ws_bytes, c.workspaceSize);
+    auto zeroed = [&](std::size_t n) {
+        auto p = device_alloc(std::max<std::size_t>(n, 16));
+        MIGX_CUDA_CHECK(cudaMemsetAsync(p.get(), 0, std::max<std::size_t>(n, 16), s));
+        return p;
+    };
+    auto a = zeroed(call.a_bytes), b = zeroed(call.b_bytes), c = zeroed(call.c_bytes), d = zeroed(call.c_bytes);
+    auto ws              = zeroed(ws_bytes);
+    std::shared_ptr<char> bias;
+    if(call.bias_bytes > 0)
+    {
+        bias            = zeroed(call.bias_bytes);
+        const void* ptr = bias.get();
+        MIGX_CUDA_CHECK(
+            cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
+    }
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<std::optional<double>> times;
+    for(const auto& cand : cands)
+    {
+        auto run = [&] {
+            return cublasLtMatmul(call.lt, call.desc, &call.alpha, a.get(), call.a, b.get(), call.b, &call.beta,
+                                  c.get(), call.c, d.get(), call.c, &cand.algo, ws.get(), ws_bytes,
+                                  s) == CUBLAS_STATUS_SUCCESS;
+        };
+        times.push_back(dnn::time_on_stream(s, run, 10));
+    }
+    return times;
+}
+
+std::optional<std::size_t> fastest(const std::vector<std::optional<double>>& times)
+{
+    std::optional<std::size_t> best;
+    for(std::size_t i = 0; i < times.size(); i++)
+        if(times[i] and (not best or *times[i] < *times[*best]))
+            best = i;
+    return best;
+}
+
+namespace {
+struct remembered
+{
+    std::mutex m;
+    std::unordered_map<std::string, cublasLtMatmulAlgo_t> algos;
+    static remembered& get()
+    {
+        static remembered r;
+        return r;
+    }
+};
+} // namespace
+
+gemm_choice searched_algorithm(const gemm_call& call,
+                               const std::string& key,
+                               cudaStream_t s,
+                               const std::function<std::optional<std::size_t>(const cublasLtMatmulAlgo_t&)>& accepted,
+                               std::size_t max_workspace)
+{
+    auto& mem = remembered::get();
+    {
+        std::lock_guard<std::mutex> lock(mem.m);
+        auto it = mem.algos.find(key);
+        auto w  = it != mem.algos.end() ? accepted(it->second) : std::nullopt;
+        if(w)
+            return {it->second, *w};
+    }
+    gemm_choice c;
+    auto tc = tuning_cache::from_env();
+    std::optional<std::size_t> w;
+    if(auto v = tc.read(key))
+        if(auto saved = algo_from_text(*v); saved and (w = accepted(*saved)))
+            c.algo = *saved;
+    if(not w)
+    {
+        auto cands = gemm_heuristics(call, 16, 8, max_workspace);
+        if(cands.empty())
+            MIGRAPHX_THROW("gpu::gemm: cuBLASLt has no algorithm for this product");
+        auto best = fastest(time_gemm_candidates(call, cands, s)).value_or(0);
+        c.algo    = cands[best].algo;
+        w         = cands[best].workspaceSize;
+        tc.write(key, algo_text(c.algo));
+    }
+    c.workspace = *w;
+    std::lock_guard<std::mutex> lock(mem.m);
+    mem.algos[key] = c.algo;
+    return c;
+}
+
+void forget_gemm_choices()
+{
+    auto& mem = remembered::get();
+    std::lock_guard<std::mutex> lock(mem.m);
+    mem.algos.clear();
+}
+
+std::string algo_text(const cublasLtMatmulAlgo_t& a)
+{
+    static const char* digits = "0123456789abcdef";
+    unsigned char bytes[sizeof(a)];
+    std::memcpy(bytes, &a, sizeof(a));
+    std::string s;
+    for(auto b : bytes)
+    {
+        s += digits[b >> 4];
+        s += digits[b & 15];
+    }
+    return s;
+}
+
+std::optional<cublasLtMatmulAlgo_t> algo_from_text(const std::string& s)
+{
+    cublasLtMatmulAlgo_t a{};
+    if(s.size() != 2 * sizeof(a))
+        return std::nullopt;
+    unsigned char bytes[sizeof(a)];
+    auto digit = [](char c) -> int {
+        if(c >= '0' and c <= '9')
+            return c - '0';
+        if(c >= 'a' and c <= 'f')
+            return c - 'a' + 10;
+        return -1;
+    };
+    for(std::size_t i = 0; i < sizeof(a); i++)
+    {
+        int hi = digit(s[2 * i]), lo = digit(s[2 * i + 1]);
+        if(hi < 0 or lo < 0)
+            return std::nullopt;
+        bytes[i] = static_cast<unsigned char>(hi * 16 + lo);
+    }
+    std::memcpy(&a, bytes, sizeof(a));
+    return a;
+}
+
+} // namespace gpu
+} // namespace migraphx

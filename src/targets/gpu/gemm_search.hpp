@@ -1,0 +1,75 @@
+#ifndef MIGRAPHX_GPU_GEMM_SEARCH_HPP
+#define MIGRAPHX_GPU_GEMM_SEARCH_HPP
+
+// Choosing a product's cuBLASLt algorithm by measurement. cuBLASLt's heuristic ranks its
+// candidates by a model; for the few shapes a network multiplies thousands of times its first
+// pick is not always the fastest (how tiles fill the SMs' waves, split-K). finalize measures the
+// heuristic's first few candidates on scratch buffers of the real sizes, as the convolutions'
+// searches do, and keeps the fastest; gemm.cpp keeps the choice in the tuning cache and the .mxr.
+//   MIGRAPHX_DISABLE_GEMM_SEARCH=1: the heuristic's first candidate, unmeasured (as before).
+
+#include "targets/gpu/cuda_check.hpp"
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace gpu {
+
+/// One product as cublasLtMatmul receives it, with the bytes each operand spans.
+struct gemm_call
+{
+    cublasLtHandle_t lt         = nullptr;
+    cublasLtMatmulDesc_t desc   = nullptr;
+    cublasLtMatrixLayout_t a    = nullptr, b = nullptr, c = nullptr; // D is laid out as C
+    std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, bias_bytes = 0; // bias_bytes 0: no bias
+    float alpha = 1, beta = 0;
+};
+
+/// Whether finalize measures candidates (unless MIGRAPHX_DISABLE_GEMM_SEARCH=1).
+bool gemm_search_enabled();
+
+/// Up to `count` of the heuristic's candidates for pointers aligned to `align` bytes, using at
+/// most max_workspace bytes, best ranked first; empty when cuBLASLt has none.
+std::vector<cublasLtMatmulHeuristicResult_t>
+gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size_t max_workspace);
+
+/// Milliseconds per call of each candidate on zeroed scratch buffers, on stream s (nullopt where
+/// a candidate fails); the bias pointer in call.desc is set to scratch memory.
+std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
+                                                        const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
+                                                        cudaStream_t s);
+
+/// The index of the fastest measured time (nullopt when none was measured).
+std::optional<std::size_t> fastest(const std::vector<std::optional<double>>& times);
+
+/// An algorithm and the workspace bytes it needs.
+struct gemm_choice
+{
+    cublasLtMatmulAlgo_t algo{};
+    std::size_t workspace = 0;
+};
+
+/// The algorithm for `call` (16-byte aligned pointers) under `key` (the problem and the device):
+/// this process's choice, else the tuning cache's, either where accepted(algo) gives its
+/// workspace (cuBLASLt still takes it), else the fastest measured of the heuristic's first 8
+/// (written to the tuning cache). Throws when cuBLASLt has no candidate.
+gemm_choice searched_algorithm(const gemm_call& call,
+                               const std::string& key,
+                               cudaStream_t s,
+                               const std::function<std::optional<std::size_t>(const cublasLtMatmulAlgo_t&)>& accepted,
+                               std::size_t max_workspace);
+
+/// Forgets this process's choices (tuning_cache.hpp's forget_tuning_choices calls it).
+void forget_gemm_choices();
+
+/// An algorithm as text for the tuning cache (128 hex digits) and back (nullopt unless exactly that).
+std::string algo_text(const cublasLtMatmulAlgo_t& a);
+std::optional<cublasLtMatmulAlgo_t> algo_from_text(const std::string& s);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

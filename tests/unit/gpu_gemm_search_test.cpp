@@ -1,0 +1,168 @@
+// gemm_search.hpp: cuBLASLt algorithms chosen by measurement. Without a device: the algorithm's
+// text form, the choice of the fastest time, the switch. On a device: a product's choice is
+// measured once, written to the tuning cache, read back by the next compile (same bits), and
+// MIGRAPHX_DISABLE_GEMM_SEARCH=1 measures nothing; results match ref either way.
+#include <gtest/gtest.h>
+#ifdef MIGRAPHX_HAVE_GPU
+#include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
+#include "serialize_test_util.hpp"
+#include "targets/gpu/gemm_search.hpp"
+#include "targets/gpu/tuning_cache.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using migraphx::shape;
+using migx_test::scoped_env;
+using migx_test::temp_dir;
+
+TEST(gpu_gemm_search, algo_text_round_trip)
+{
+    cublasLtMatmulAlgo_t a{};
+    unsigned char bytes[sizeof(a)];
+    for(std::size_t i = 0; i < sizeof(a); i++)
+        bytes[i] = static_cast<unsigned char>(i * 37 + 5);
+    std::memcpy(&a, bytes, sizeof(a));
+    auto t = migraphx::gpu::algo_text(a);
+    EXPECT_EQ(t.size(), 128u);
+    EXPECT_EQ(t.substr(0, 4), "052a");
+    auto back = migraphx::gpu::algo_from_text(t);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(std::memcmp(&*back, &a, sizeof(a)), 0);
+}
+
+TEST(gpu_gemm_search, algo_text_refuses_other_text)
+{
+    cublasLtMatmulAlgo_t a{};
+    auto t = migraphx::gpu::algo_text(a);
+    EXPECT_FALSE(migraphx::gpu::algo_from_text(t.substr(1)).has_value()) << "short";
+    EXPECT_FALSE(migraphx::gpu::algo_from_text(t + "0").has_value()) << "long";
+    auto upper = t;
+    upper[3]   = 'G';
+    EXPECT_FALSE(migraphx::gpu::algo_from_text(upper).has_value()) << "not a hex digit";
+    EXPECT_FALSE(migraphx::gpu::algo_from_text("").has_value());
+}
+
+TEST(gpu_gemm_search, fastest_skips_failed_candidates)
+{
+    using migraphx::gpu::fastest;
+    EXPECT_EQ(fastest({0.5, 0.25, 0.75}), std::optional<std::size_t>{1});
+    EXPECT_EQ(fastest({std::nullopt, 0.9, std::nullopt, 0.3}), std::optional<std::size_t>{3});
+    EXPECT_EQ(fastest({0.2, 0.2}), std::optional<std::size_t>{0}) << "ties keep the heuristic's order";
+    EXPECT_FALSE(fastest({std::nullopt, std::nullopt}).has_value());
+    EXPECT_FALSE(fastest({}).has_value());
+}
+
+TEST(gpu_gemm_search, switch_follows_the_environment)
+{
+    {
+        scoped_env e("MIGRAPHX_DISABLE_GEMM_SEARCH", nullptr);
+        EXPECT_TRUE(migraphx::gpu::gemm_search_enabled());
+    }
+    {
+        scoped_env e("MIGRAPHX_DISABLE_GEMM_SEARCH", "1");
+        EXPECT_FALSE(migraphx::gpu::gemm_search_enabled());
+    }
+}
+
+namespace {
+
+/// x [96, 256] times constant weights [256, 320] plus a constant bias: one gpu::gemm with a bias
+/// epilogue.
+migraphx::program linear_program(shape::type_t t)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{t, {96, 256}});
+    std::vector<float> w(256 * 320), b(320);
+    for(std::size_t i = 0; i < w.size(); i++)
+        w[i] = static_cast<float>((i * 7919) % 97) / 97.0f - 0.5f;
+    for(std::size_t i = 0; i < b.size(); i++)
+        b[i] = static_cast<float>(i % 13) / 13.0f;
+    auto wl = m->add_literal(migraphx::literal{shape{t, {256, 320}}, w});
+    auto bl = m->add_literal(migraphx::literal{shape{t, {320}}, b});
+    auto d  = m->add_instruction(migraphx::make_op("dot"), x, wl);
+    auto bb = m->add_instruction(migraphx::make_op("multibroadcast", {{"out_lens", {96, 320}}}), bl);
+    m->add_return({m->add_instruction(migraphx::make_op("add"), d, bb)});
+    return p;
+}
+
+/// The tuning cache's entries for cuBLASLt algorithms in folder dir.
+std::size_t gemm_entries(const fs::path& dir)
+{
+    std::size_t n = 0;
+    std::error_code ec;
+    if(not fs::is_directory(dir, ec))
+        return 0;
+    for(const auto& e : fs::directory_iterator(dir))
+    {
+        std::ifstream f(e.path(), std::ios::binary);
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        auto entry = migraphx::gpu::parse_tuning_file(ss.str());
+        if(entry and entry->first.rfind("cublasLt algorithm", 0) == 0)
+        {
+            n++;
+            EXPECT_TRUE(migraphx::gpu::algo_from_text(entry->second).has_value()) << e.path();
+        }
+    }
+    return n;
+}
+
+} // namespace
+
+TEST(gpu_gemm_search, measured_once_then_read_from_the_tuning_cache)
+{
+    MIGX_REQUIRE_GPU();
+    temp_dir d;
+    scoped_env dir("MIGRAPHX_GPU_CACHE_DIR", d.path.string().c_str());
+    scoped_env on("MIGRAPHX_DISABLE_GEMM_SEARCH", nullptr);
+    auto tdir = d.path / "tuning";
+    for(auto t : {shape::half_type, shape::float_type})
+    {
+        migraphx::gpu::forget_tuning_choices();
+        auto before = gemm_entries(tdir);
+        auto p      = linear_program(t);
+        auto params = migx_test::fresh_params(p);
+        auto p1     = migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
+        EXPECT_EQ(migx_test::occurrences(migx_test::text(p1), "gpu::gemm"), 1u);
+        EXPECT_EQ(gemm_entries(tdir), before + 1) << "one product, one measured choice";
+        auto want = p1.eval(params);
+
+        // A new process's compile (choices forgotten): the algorithm from the disk, same bits.
+        migraphx::gpu::forget_tuning_choices();
+        auto s0 = migraphx::gpu::tuning_stats();
+        auto p2 = p;
+        migraphx::compile_options o;
+        o.offload_copy = true;
+        p2.compile(migraphx::get_target("gpu"), o);
+        auto s1 = migraphx::gpu::tuning_stats();
+        EXPECT_EQ(s1.writes, s0.writes) << "nothing measured again";
+        EXPECT_GE(s1.hits, s0.hits + 1);
+        migx_test::expect_bitwise_equal(p2.eval(params), want);
+    }
+    migraphx::gpu::forget_tuning_choices();
+}
+
+TEST(gpu_gemm_search, disabled_measures_nothing)
+{
+    MIGX_REQUIRE_GPU();
+    temp_dir d;
+    scoped_env dir("MIGRAPHX_GPU_CACHE_DIR", d.path.string().c_str());
+    scoped_env off("MIGRAPHX_DISABLE_GEMM_SEARCH", "1");
+    migraphx::gpu::forget_tuning_choices();
+    auto p      = linear_program(shape::half_type);
+    auto params = migx_test::fresh_params(p);
+    migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
+    EXPECT_EQ(gemm_entries(d.path / "tuning"), 0u);
+    migraphx::gpu::forget_tuning_choices();
+}
+
+#else
+TEST(gpu_gemm_search, skipped) { GTEST_SKIP() << "built without CUDA"; }
+#endif
