@@ -11,21 +11,7 @@ namespace migraphx {
 
 namespace {
 
-bool is_pointwise(instruction_ref ins)
-{
-    if(pass_utils::is_builtin(ins) or not ins->module_inputs().empty() or ins->inputs().empty())
-        return false;
-    auto attrs = ins->get_operator().attributes();
-    if(not attrs.is_object() or not attrs.contains("pointwise") or not attrs.at("pointwise").get_bool())
-        return false;
-    const auto& s = ins->get_shape();
-    if(s.dynamic() or s.type() == shape::tuple_type)
-        return false;
-    return std::all_of(ins->inputs().begin(), ins->inputs().end(), [&](instruction_ref in) {
-        const auto& is = in->get_shape();
-        return not is.dynamic() and is.type() != shape::tuple_type and is.lens() == s.lens();
-    });
-}
+bool is_pointwise(instruction_ref ins) { return pass_utils::is_elementwise(ins); }
 
 /// x is a one-element literal, or a broadcast of one: the literal, else end.
 instruction_ref scalar_constant(instruction_ref x, instruction_ref end)

@@ -1,6 +1,7 @@
 #ifndef MIGRAPHX_PASSES_PASS_UTILS_HPP
 #define MIGRAPHX_PASSES_PASS_UTILS_HPP
 
+#include <algorithm>
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
 #include <optional>
@@ -54,6 +55,24 @@ inline instruction_ref broadcast_literal(instruction_ref x, instruction_ref end)
     if(x->name() == "broadcast" or x->name() == "multibroadcast")
         x = x->inputs().front();
     return x->name() == "@literal" ? x : end;
+}
+
+/// An elementwise op (attribute "pointwise") over static, non-tuple inputs of its output's lens,
+/// with no sub-module.
+inline bool is_elementwise(instruction_ref ins)
+{
+    if(is_builtin(ins) or not ins->module_inputs().empty() or ins->inputs().empty())
+        return false;
+    auto attrs = ins->get_operator().attributes();
+    if(not attrs.is_object() or not attrs.contains("pointwise") or not attrs.at("pointwise").get_bool())
+        return false;
+    const auto& s = ins->get_shape();
+    if(s.dynamic() or s.type() == shape::tuple_type)
+        return false;
+    return std::all_of(ins->inputs().begin(), ins->inputs().end(), [&](instruction_ref in) {
+        const auto& is = in->get_shape();
+        return not is.dynamic() and is.type() != shape::tuple_type and is.lens() == s.lens();
+    });
 }
 
 /// Every element of the literal (or broadcast literal) x equals v.

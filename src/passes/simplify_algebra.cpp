@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "passes/simplify_algebra.hpp"
 #include "passes/pass_utils.hpp"
 #include <migraphx/make_op.hpp>
@@ -234,17 +235,26 @@ bool fold_mul_add(module& m, instruction_ref ins)
     });
 }
 
-// add(x, 0), sub(x, 0), mul(x, 1), div(x, 1) -> x.
+// add(x, 0), sub(x, 0), mul(x, 1), div(x, 1), logical_and(x, true), logical_or(x, false) -> x.
+// The logical ones also where x is a view of the same lens (a broadcast: an exporter's
+// "and every query row" with an all-true row mask), unless the result is returned.
 bool remove_identity_constant(module& m, instruction_ref ins)
 {
     const auto& n = ins->name();
-    double unit   = (n == "add" or n == "sub") ? 0.0 : 1.0;
-    bool commutes = n == "add" or n == "mul";
+    bool logical  = n == "logical_and" or n == "logical_or";
+    double unit   = (n == "add" or n == "sub" or n == "logical_or") ? 0.0 : 1.0;
+    bool commutes = n == "add" or n == "mul" or logical;
+    bool returned = std::any_of(ins->outputs().begin(), ins->outputs().end(), [](instruction_ref u) {
+        return u->name() == "@return";
+    });
     for(std::size_t i = 0; i < (commutes ? 2 : 1); i++)
     {
-        auto x = ins->inputs()[i];
-        auto c = ins->inputs()[1 - i];
-        if(x->get_shape() == ins->get_shape() and pass_utils::all_equal_to(c, m.end(), unit))
+        auto x    = ins->inputs()[i];
+        auto c    = ins->inputs()[1 - i];
+        bool same = x->get_shape() == ins->get_shape() or
+                    (logical and not returned and x->get_shape().lens() == ins->get_shape().lens() and
+                     x->get_shape().type() == ins->get_shape().type());
+        if(same and pass_utils::all_equal_to(c, m.end(), unit))
         {
             m.replace_instruction(ins, x);
             return true;
@@ -262,6 +272,8 @@ void simplify_algebra::apply(module& m) const
         const auto& n = ins->name();
         if(n == "batch_norm_inference")
             fold_batch_norm(m, ins);
+        else if((n == "logical_and" or n == "logical_or") and ins->inputs().size() == 2)
+            remove_identity_constant(m, ins);
         else if((n == "add" or n == "sub" or n == "mul" or n == "div") and ins->inputs().size() == 2)
         {
             if(remove_identity_constant(m, ins))

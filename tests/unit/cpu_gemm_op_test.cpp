@@ -258,7 +258,9 @@ TEST(cpu_gemm_op, attention_reads_its_heads_in_place)
     if(not kernel_in_use())
         GTEST_SKIP() << "no AVX2/FMA: oneDNN's matmul runs instead";
     EXPECT_EQ(count(cpu, "cpu::gemm"), 4u);
-    EXPECT_EQ(count(cpu, "cpu::strided_view"), 3u); // q, k, v
+    // q, k, v read in place: slices of a reshape of the product (simplify_reshapes moves the
+    // slice after the reshape), or the cpu lowering's strided views where that pass did not.
+    EXPECT_EQ(count(cpu, "cpu::strided_view") + count(cpu, "slice"), 3u);
     EXPECT_EQ(count(cpu, "dnnl::reorder"), 0u);
     EXPECT_EQ(count(cpu, "contiguous"), 0u);
     // the second batched product writes {seq, head, column} order

@@ -605,6 +605,42 @@ TEST(gpu_lowering, ops_after_a_data_dependent_result_take_its_actual_size)
     EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{0, 10, 1, 11, 0, 0, 1, 1, 0, 100, 1, 101}));
 }
 
+TEST(gpu_lowering, pointwise_after_a_data_dependent_result_runs_at_its_actual_size)
+{
+    // As faster/mask R-CNN pick each level's boxes: nonzero keeps 3 of 8 declared rows, a gather
+    // takes those boxes and a convert their level column, in a pointwise host fallback whose body
+    // ran at the declared 8 ("convert: argument lens differ from the output lens").
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    shape ks{shape::float_type, {8}};
+    shape bs{shape::float_type, {8, 5}};
+    auto keep = m->add_parameter("keep", ks);
+    auto boxes = m->add_parameter("boxes", bs);
+    auto nz   = m->add_instruction(make_op("nonzero"), keep);
+    auto tr   = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), nz);
+    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", {1}}}), tr);
+    auto kept = m->add_instruction(make_op("gather", {{"axis", 0}}), boxes, idx);
+    auto col  = m->add_literal(migraphx::literal{shape{shape::int64_type, {1}}, std::vector<std::int64_t>{0}});
+    auto lv   = m->add_instruction(make_op("squeeze", {{"axes", {1}}}),
+                                 m->add_instruction(make_op("gather", {{"axis", 1}}), kept, col));
+    auto cv   = m->add_instruction(make_op("convert", {{"target_type", shape::int64_type}}), lv);
+    m->add_return({cv, m->add_instruction(make_op("neg"), kept)});
+    migraphx::parameter_map params;
+    params["keep"]  = host_arg(ks, {0, 1, 0, 0, 1, 0, 1, 0});
+    std::vector<double> b(40);
+    for(std::size_t i = 0; i < b.size(); i++)
+        b[i] = i % 5 == 0 ? double(i / 5 + 1) : 0.5 * double(i);
+    params["boxes"] = host_arg(bs, b);
+    auto g = migx_test::expect_gpu_matches_ref(p, params, 0, 0);
+    auto r = g.eval(params);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{3}));
+    EXPECT_EQ(r[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 5, 7}));
+    EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{3, 5}));
+    EXPECT_NE(text(g).find("gpu::ref::pointwise"), std::string::npos) << g;
+}
+
 TEST(gpu_lowering, pointwise_of_many_views_reads_a_pointer_table)
 {
     // A max over 4200 strided views (what the ONNX parser makes of a dilated max pool): 33.6 KB
@@ -931,11 +967,15 @@ TEST(gpu_lowering_no_device, attention_masks_run_as_generated_kernels)
     {
         auto txt = lowered(attention_masks(t), true);
         EXPECT_EQ(txt.find("gpu::ref::"), std::string::npos) << txt;
-        // the mask's convert (before the unsqueeze view), one kernel for the rest of the mask
-        // chain, the softmax, and not(greater) with its bool output
-        EXPECT_EQ(occurrences(txt, "gpu::code_object["), 4u) << txt;
+        // the mask's convert (before the unsqueeze view), its chain once on [batch, 1, 1, keys]
+        // (hoist_broadcasts: it is the same for every head and query row), the last where with
+        // the scores' add, the softmax, and not(greater) with its bool output
+        EXPECT_EQ(occurrences(txt, "gpu::code_object["), 5u) << txt;
         EXPECT_NE(txt.find("symbol_name=copy_kernel"), std::string::npos) << txt;
-        EXPECT_NE(txt.find("symbol_name=sub_where_where_add_kernel"), std::string::npos) << txt;
+        EXPECT_NE(txt.find("symbol_name=sub_where_kernel,global=" + std::string(t == shape::half_type ? "4" : "8")),
+                  std::string::npos)
+            << txt;
+        EXPECT_NE(txt.find("symbol_name=where_add_kernel"), std::string::npos) << txt;
         EXPECT_NE(txt.find("symbol_name=greater_not_kernel"), std::string::npos) << txt;
         EXPECT_NE(txt.find("symbol_name=softmax_kernel"), std::string::npos) << txt;
     }

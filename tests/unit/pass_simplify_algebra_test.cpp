@@ -373,3 +373,38 @@ TEST(pass_simplify_algebra, mul_of_add_with_a_parameter_moves_the_constant_out)
     EXPECT_EQ(m1, m2) << m1;
     expect_close_results(build, run_algebra_and_fold, s23);
 }
+
+TEST(pass_simplify_algebra, neutral_logical_constants_are_removed)
+{
+    // An exporter's attention mask: and(every query row allowed (all true), the padding row of
+    // keys broadcast over the rows) -> the padding row's broadcast (a view of [1, 4]); or with
+    // all false likewise. A returned and keeps its packed result.
+    auto row_of = [](migraphx::module& m, migraphx::instruction_ref x) {
+        return m.add_instruction(make_op("multibroadcast", {{"out_lens", {4, 4}}}), x);
+    };
+    migraphx::module m1;
+    {
+        auto keys = m1.add_parameter("keys", shape{shape::bool_type, {1, 4}});
+        auto rows = m1.add_literal(literal{shape{shape::bool_type, {4, 1}}, {1, 1, 1, 1}});
+        auto none = m1.add_literal(literal{shape{shape::bool_type, {4, 1}}, {0, 0, 0, 0}});
+        auto a    = m1.add_instruction(make_op("logical_and"), row_of(m1, rows), row_of(m1, keys));
+        auto o    = m1.add_instruction(make_op("logical_or"), a, row_of(m1, none));
+        auto kept = m1.add_instruction(make_op("logical_and"), row_of(m1, keys), row_of(m1, rows));
+        auto n    = m1.add_instruction(make_op("not"), o);
+        m1.add_return({n, kept});
+    }
+    run_algebra(m1);
+    std::size_t ands = 0, ors = 0;
+    for(const auto& ins : m1)
+    {
+        ands += ins.name() == "logical_and" ? 1 : 0;
+        ors += ins.name() == "logical_or" ? 1 : 0;
+        if(ins.name() == "not")
+        {
+            EXPECT_EQ(ins.inputs().front()->name(), "multibroadcast") << m1;
+            EXPECT_EQ(ins.inputs().front()->get_shape().strides()[0], 0u) << "the keys' row, broadcast";
+        }
+    }
+    EXPECT_EQ(ands, 1u) << "the returned one stays" << m1;
+    EXPECT_EQ(ors, 0u) << m1;
+}

@@ -18,6 +18,7 @@ TEST(pass_simplify_pipeline, standard_order_run_twice)
         names.push_back(p.name());
     std::vector<std::string> round = {"simplify_reshapes",
                                       "simplify_algebra",
+                                      "hoist_broadcasts",
                                       "propagate_constant",
                                       "eliminate_common_subexpression",
                                       "dead_code_elimination"};

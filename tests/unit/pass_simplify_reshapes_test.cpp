@@ -252,3 +252,79 @@ TEST(pass_simplify_reshapes, multibroadcast_to_the_same_shape_is_removed)
     }
     EXPECT_EQ(m1, m2) << m1;
 }
+
+namespace {
+migraphx::operation slice(std::vector<std::int64_t> axes, std::vector<std::int64_t> starts, std::vector<std::int64_t> ends)
+{
+    return make_op("slice", {{"axes", axes}, {"starts", starts}, {"ends", ends}});
+}
+const shape s2_3_12{shape::float_type, {2, 3, 12}};
+} // namespace
+
+TEST(pass_simplify_reshapes, reshape_of_a_slice_splitting_dims_becomes_views)
+{
+    // A fused Q/K/V projection [B, S, 3D] split into heads: the middle third, as [B, S, H, D/H].
+    for(bool with_contiguous : {false, true})
+    {
+        auto build = [&](migraphx::module& m) {
+            auto x  = m.add_parameter("x", s2_3_12);
+            auto sl = m.add_instruction(slice({2}, {4}, {8}), x);
+            auto in = with_contiguous ? m.add_instruction(make_op("contiguous"), sl) : sl;
+            m.add_return({m.add_instruction(reshape({2, 3, 2, 2}), in)});
+        };
+        migraphx::module m1;
+        build(m1);
+        run_simplify(m1);
+        migraphx::module m2;
+        {
+            auto x = m2.add_parameter("x", s2_3_12);
+            auto r = m2.add_instruction(reshape({2, 3, 6, 2}), x);
+            m2.add_return({m2.add_instruction(slice({2}, {2}, {4}), r)});
+        }
+        EXPECT_EQ(m1, m2) << m1;
+        auto out = std::prev(m1.end())->inputs().front()->get_shape();
+        EXPECT_EQ(out.lens(), (std::vector<std::size_t>{2, 3, 2, 2}));
+        EXPECT_FALSE(out.standard()) << "a view of x, no copy";
+        expect_same_results(build, s2_3_12);
+    }
+}
+
+TEST(pass_simplify_reshapes, reshape_of_a_slice_on_other_axes_and_negative_bounds)
+{
+    // Slices on two axes (one with negative bounds), a split of an unsliced axis, a trailing 1.
+    shape s{shape::float_type, {4, 6, 8}};
+    auto build = [&](migraphx::module& m) {
+        auto x  = m.add_parameter("x", s);
+        auto sl = m.add_instruction(slice({0, -1}, {1, -4}, {3, 8}), x); // [2, 6, 4]
+        m.add_return({m.add_instruction(reshape({2, 2, 3, 2, 2, 1}), sl)});
+    };
+    migraphx::module m1;
+    build(m1);
+    run_simplify(m1);
+    EXPECT_EQ(m1.begin()->name(), "@param");
+    EXPECT_EQ(std::next(m1.begin())->name(), "reshape");
+    EXPECT_EQ(std::next(m1.begin(), 2)->name(), "slice");
+    expect_same_results(build, s);
+}
+
+TEST(pass_simplify_reshapes, reshape_of_a_slice_is_kept_where_views_cannot_express_it)
+{
+    auto kept = [](const shape& s, const migraphx::operation& sl, std::vector<std::int64_t> dims) {
+        auto build = [&](migraphx::module& m) {
+            auto x = m.add_parameter("x", s);
+            m.add_return({m.add_instruction(reshape(dims), m.add_instruction(sl, x))});
+        };
+        migraphx::module m1, before;
+        build(m1);
+        build(before);
+        run_simplify(m1);
+        EXPECT_EQ(m1, before) << m1;
+        expect_same_results(build, s);
+    };
+    kept(s2_3_12, slice({2}, {3}, {7}), {2, 3, 2, 2}); // start 3 is not a multiple of the inner factor 2
+    kept(s2_3_12, slice({2}, {4}, {8}), {2, 12});      // merges dims
+    kept(shape{shape::float_type, {2, 3, 9}}, slice({2}, {2}, {6}), {2, 3, 2, 2}); // 9 does not split by 2
+    // A transposed (non-standard) source: its reshape would not be a view.
+    shape t{shape::float_type, {2, 12, 3}, {36, 1, 12}};
+    kept(t, slice({1}, {4}, {8}), {2, 2, 2, 3});
+}
