@@ -108,8 +108,16 @@ TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
         << k->source;
     EXPECT_EQ(k->elements, 8192u * 32);
     EXPECT_EQ(k->local, 256u);
-    EXPECT_NE(k->source.find("u.w = reinterpret_cast<const uint4*>(x0 + base)[c];"), std::string::npos) << k->source;
+    // half rows held packed (16-byte vectors), 32 registers a thread: 8 blocks an SM
+    EXPECT_NE(k->source.find("w[j] = reinterpret_cast<const uint4*>(x0 + base)[c];"), std::string::npos) << k->source;
     EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + obase)[c] = u.w;"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("__launch_bounds__(256, 8) layernorm_kernel"), std::string::npos) << k->source;
+    // float rows in float registers, no register cap
+    shape f768{shape::float_type, {64, 768}};
+    auto kf = gpu::generate_layernorm(1e-12f, f768, f768);
+    ASSERT_TRUE(kf.has_value());
+    EXPECT_NE(kf->source.find("u.w = reinterpret_cast<const uint4*>(x0 + base)[c];"), std::string::npos);
+    EXPECT_EQ(kf->source.find("__launch_bounds__"), std::string::npos);
     EXPECT_NE(k->source.find("for(idx_t e = lane; e < 768u; e += G)"), std::string::npos) << k->source; // generic
     expect_compiles(*k);
     struct row

@@ -33,6 +33,7 @@ struct attention_case
     bool inf_mask     = false; // the same with -inf, and batch 1's last rows masked whole (NaN rows)
     bool nan_guard    = false; // where(isnan(p), 0, p) after the softmax (torch's SDPA export)
     bool int_scores   = false; // the scores truncated through int32 (not a convert to skip)
+    bool row_mask     = false; // the mask [batch, 1, 1, n], broadcast over the query rows (BERT's)
 };
 
 /// A transformer's attention as the ONNX importer and fuse_pointwise leave it: Q, V as
@@ -68,7 +69,7 @@ migraphx::program attention(const attention_case& c)
                                m->add_instruction(make_op("convert", {{"target_type", shape::int32_type}}), s));
     if(c.mask)
     {
-        shape ms{s->get_shape().type(), {c.batch, 1, c.m, c.n}};
+        shape ms{s->get_shape().type(), {c.batch, 1, c.row_mask ? 1 : c.m, c.n}};
         auto mk = m->add_parameter("mask", ms);
         if(c.padding_mask or c.inf_mask)
         {
@@ -244,7 +245,19 @@ TEST(gpu_lower_attention, matches_ref_on_device)
     nan_rows.nan_guard = true;
     attention_case nan_kept = nan_rows;  // without the guard the NaN rows stay NaN, as on ref
     nan_kept.nan_guard = false;
-    for(const auto& c : {bert, cross, wide, narrow, padded, nan_rows, nan_kept})
+    // More items (batch x heads x row blocks) than blocks fit on the device at once, BERT's
+    // padding mask as one row.
+    attention_case many;                 // BERT-base's heads at batch 48: 576 items of 128 rows
+    many.batch    = 48;
+    many.heads    = 12;
+    many.m        = 128;
+    many.n        = 128;
+    many.row_mask = true;
+    attention_case many_short = many;    // 64 x 12 items of 16 rows over 40 keys (one key step)
+    many_short.batch = 64;
+    many_short.m     = 16;
+    many_short.n     = 40;
+    for(const auto& c : {bert, cross, wide, narrow, padded, nan_rows, nan_kept, many, many_short})
     {
         auto p = attention(c);
         auto g = migx_test::expect_gpu_matches_ref(p, 5e-3, 5e-3);

@@ -5,13 +5,14 @@
 // mask tiles of a step are copied to shared memory asynchronously (cp.async), two steps in
 // flight where shared memory allows, so the next step's loads overlap this step's products. Each
 // warp multiplies its Q rows by the tiles on the tensor cores (mma.sync m16n8k16, half in, float
-// accumulate; V read back transposed by ldmatrix), applies the score steps and an online softmax
+// accumulate; K and V, transposed, read by ldmatrix), applies the score steps and an online softmax
 // in base 2 (running row max and sum, the output rescaled as the max grows) and adds P V into
 // its output registers. Inputs are read at any strides (the heads of a [batch, seq, heads, dim]
 // tensor in place); the output is written at any strides (the transpose back to
 // [batch, seq, heads, dim] happens in the store). A mask broadcast over the query rows (a
 // padding mask) is staged as one row a step.
 #include "targets/gpu/codegen.hpp"
+#include <algorithm>
 #include <sstream>
 
 namespace migraphx {
@@ -101,10 +102,21 @@ __device__ __forceinline__ unsigned smem_addr(const void* p)
     asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
     return a;
 }
-// B fragments of V (k = keys, n = d) from its row-major tile: lanes 0-15 name the 16 key rows.
-__device__ __forceinline__ void ldsm_x2_trans(unsigned& b0, unsigned& b1, const migx_half* p)
+// Four 8x8 tiles of 16-bit values from shared memory, lanes 8j..8j+7 naming tile j's rows: B
+// fragments of K (rows = keys, d contiguous) as they are, of V (rows = keys) transposed.
+__device__ __forceinline__ void ldsm_x4(unsigned* b, const migx_half* p)
 {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(b0), "=r"(b1) : "r"(smem_addr(p)));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+        : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3]) : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void ldsm_x2(unsigned* b, const migx_half* p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(b[0]), "=r"(b[1]) : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void ldsm_x4_trans(unsigned* b, const migx_half* p)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+        : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3]) : "r"(smem_addr(p)));
 }
 // 16 bytes global -> shared without a register round trip; zeros when !ok.
 __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok)
@@ -115,7 +127,23 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
 __device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
-__device__ __forceinline__ unsigned packf(float lo, float hi) { return pack2(f2h(lo), f2h(hi)); }
+// Two floats rounded to half in one instruction (lo in the low 16 bits).
+__device__ __forceinline__ unsigned packf(float lo, float hi)
+{
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+// The mask's values for keys 2t, 2t + 1 in one shared-memory load.
+__device__ __forceinline__ float2 pair_of(const migx_half* p)
+{
+    const unsigned u = *reinterpret_cast<const unsigned*>(p);
+    float2 r;
+    r.x = h2f((migx_half)(u & 0xffffu));
+    r.y = h2f((migx_half)(u >> 16));
+    return r;
+}
+__device__ __forceinline__ float2 pair_of(const float* p) { return *reinterpret_cast<const float2*>(p); }
 )";
 
 } // namespace
@@ -275,30 +303,59 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "            const migx_half* kt_s = ks[buf];\n            const migx_half* vt_s = vs[buf];\n";
     if(a.mask)
         ss << "            const " << mtype << "* mt_s = ms[buf];\n";
-    // S = Q K^T for this warp's 16 rows and the 64 keys: 8 tiles of 16 x 8.
+    // S = Q K^T for this warp's 16 rows and the 64 keys: 8 tiles of 16 x 8. K's B fragments
+    // by ldmatrix, two 16-wide slices of d a call: lane 8j + r names key r of the tile, d
+    // offset (j / 2) * 16 + (j % 2) * 8.
     ss << "            float s[8][4];\n";
     ss << "            for(int nt = 0; nt < 8; nt++)\n            {\n"
           "                s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;\n"
-          "                for(int kk = 0; kk < "
-       << D / 16 << "; kk++)\n                {\n"
-       << "                    const migx_half* kp = kt_s + (nt * 8 + g) * " << KP << " + kk * 16 + t * 2;\n"
-       << "                    mma16816(s[nt], qa[kk], *reinterpret_cast<const unsigned*>(kp), "
-          "*reinterpret_cast<const unsigned*>(kp + 8));\n"
-       << "                }\n            }\n";
+          "                const migx_half* kp = kt_s + (nt * 8 + (lane & 7)) * "
+       << KP << " + (lane >> 4) * 16 + ((lane >> 3) & 1) * 8;\n";
+    if(D / 16 >= 2)
+        ss << "                for(int kk = 0; kk + 1 < " << D / 16 << "; kk += 2)\n                {\n"
+           << "                    unsigned b[4];\n"
+           << "                    ldsm_x4(b, kp + kk * 16);\n"
+           << "                    mma16816(s[nt], qa[kk], b[0], b[1]);\n"
+           << "                    mma16816(s[nt], qa[kk + 1], b[2], b[3]);\n"
+           << "                }\n";
+    if(D / 16 % 2 == 1)
+        ss << "                {\n                    unsigned b[2];\n"
+           << "                    ldsm_x2(b, kt_s + (nt * 8 + (lane & 7)) * " << KP << " + " << (D / 16 - 1) * 16
+           << " + ((lane >> 3) & 1) * 8);\n"
+           << "                    mma16816(s[nt], qa[" << D / 16 - 1 << "], b[0], b[1]);\n                }\n";
+    ss << "            }\n";
+    // The scores times log2 e go through the steps at once where they commute with it: every
+    // step but "constant / score" (sums scale their operand by it, products do not change).
+    const double log2e = 1.4426950408889634;
+    bool fold = std::none_of(a.steps.begin(), a.steps.end(), [](const attention_step& st) {
+        return st.op == "div" and st.operand_first;
+    });
     // Score steps, then the keys past N masked out; scores kept in base 2 (times log2 e) so the
     // softmax's exponentials are exp2f.
     ss << "            for(int nt = 0; nt < 8; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
        << "                    const int key = n0 + nt * 8 + t * 2 + (i & 1);\n"
-       << "                    float v = s[nt][i] * " << detail::float_literal(a.scale) << ";\n";
+       << "                    float v = s[nt][i] * "
+       << detail::float_literal(static_cast<float>(fold ? a.scale * log2e : a.scale)) << ";\n";
     if(a.mask)
     {
         std::string mrow_expr = mask_row ? "0" : "(warp * 16 + g + (i >> 1) * 8)";
-        ss << "                    const float mv = " << (mtype == "migx_half" ? "h2f(" : "(") << "mt_s[" << mrow_expr
-           << " * " << MP << " + nt * 8 + t * 2 + (i & 1)]);\n";
+        ss << "                    const float2 mp = pair_of(mt_s + " << mrow_expr << " * " << MP
+           << " + nt * 8 + t * 2);\n"
+           << "                    const float mv = (i & 1) ? mp.y : mp.x;\n";
     }
     for(const auto& st : a.steps)
-        ss << "                    " << step_code(st, st.mask ? "mv" : detail::float_literal(st.value)) << "\n";
-    ss << "                    v *= 1.4426950408889634f;\n";
+    {
+        // Folded: an added operand is scaled by log2 e (one FMA with the mask), products as they are.
+        bool additive       = st.op == "add" or st.op == "sub";
+        std::string operand = st.mask ? "mv"
+                                      : detail::float_literal(
+                                            static_cast<float>(fold and additive ? st.value * log2e : st.value));
+        if(fold and additive and st.mask)
+            operand = "(mv * " + detail::float_literal(static_cast<float>(log2e)) + ")";
+        ss << "                    " << step_code(st, operand) << "\n";
+    }
+    if(not fold)
+        ss << "                    v *= " << detail::float_literal(static_cast<float>(log2e)) << ";\n";
     if(N % keys_per_step == 0)
         ss << "                    (void)key;\n                    s[nt][i] = v;\n                }\n";
     else
@@ -329,16 +386,20 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << DV / 8 << "; dt++)\n"
        << "                {\n                    o[dt][2 * h] *= alpha;\n                    o[dt][2 * h + 1] *= alpha;\n"
           "                }\n            }\n";
-    // O += P V: P's C fragments are A fragments of the next product (16 keys per step).
+    // O += P V: P's C fragments are A fragments of the next product (16 keys per step). V's B
+    // fragments for two 8-wide slices of d a call (ldmatrix.trans: lane l names key l % 16 of
+    // the slice, d offset (l / 16) * 8).
     ss << "            for(int kc = 0; kc < 4; kc++)\n            {\n"
           "                const unsigned pa[4] = {packf(s[2 * kc][0], s[2 * kc][1]), packf(s[2 * kc][2], s[2 * kc][3]),\n"
           "                                        packf(s[2 * kc + 1][0], s[2 * kc + 1][1]), packf(s[2 * kc + 1][2], "
           "s[2 * kc + 1][3])};\n"
-          "                for(int dt = 0; dt < "
-       << DV / 8 << "; dt++)\n                {\n"
-       << "                    unsigned b0, b1;\n"
-       << "                    ldsm_x2_trans(b0, b1, vt_s + (kc * 16 + (lane & 15)) * " << VP << " + dt * 8);\n"
-       << "                    mma16816(o[dt], pa, b0, b1);\n"
+          "                const migx_half* vp = vt_s + (kc * 16 + (lane & 15)) * "
+       << VP << " + (lane >> 4) * 8;\n"
+       << "                for(int dt = 0; dt < " << DV / 8 << "; dt += 2)\n                {\n"
+       << "                    unsigned b[4];\n"
+       << "                    ldsm_x4_trans(b, vp + dt * 8);\n"
+       << "                    mma16816(o[dt], pa, b[0], b[1]);\n"
+       << "                    mma16816(o[dt + 1], pa, b[2], b[3]);\n"
        << "                }\n            }\n";
     // Every warp is done with this buffer before it is loaded again.
     ss << "            __syncthreads();\n";

@@ -451,21 +451,34 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     std::string fast;
     if(reg)
     {
-        // the row in registers: its mean, then the variance around it (two passes, as below)
-        auto len = std::to_string(in.lens()[axis]);
-        auto vs  = std::to_string(reg->v);
+        // the row in registers: its mean, then the variance around it (two passes, as below).
+        // Half rows stay packed (4 registers a vector, converted in each pass), so that a
+        // block of 256 threads fits in 32 registers a thread: 8 blocks an SM, a BERT-base
+        // batch's rows in one wave.
+        auto len    = std::to_string(in.lens()[axis]);
+        auto vs     = std::to_string(reg->v);
+        bool packed = in.type() == shape::half_type;
+        std::string val = packed ? "h2f(p.e[k])" : "v[j][k]";
+        std::string unpack = packed ? "                    union { uint4 w; migx_half e[8]; } p;\n"
+                                      "                    p.w = w[j];\n"
+                                    : "";
         std::ostringstream b;
-        b << "            float v[PL][" << vs << "];\n";
+        if(packed)
+            b << "            uint4 w[PL];\n";
+        else
+            b << "            float v[PL][" << vs << "];\n";
         b << "            float s = 0.f;\n";
-        b << lane_vectors(load_vector(in, reg->v) + "#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
-                          "; k++)\n                        s += v[j][k];\n");
+        b << lane_vectors((packed ? "                    w[j] = reinterpret_cast<const uint4*>(x0 + base)[c];\n" + unpack
+                                  : load_vector(in, reg->v)) +
+                          "#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
+                          "; k++)\n                        s += " + val + ";\n");
         b << "            const float m = row_reduce<RG>(s, op_sum{}) / " << len << ".f;\n";
         b << "            float q = 0.f;\n";
-        b << lane_vectors("#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
-                          "; k++)\n                    {\n                        const float d = v[j][k] - m;\n"
-                          "                        q += d * d;\n                    }\n");
+        b << lane_vectors(unpack + "#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
+                          "; k++)\n                    {\n                        const float d = " + val +
+                          " - m;\n                        q += d * d;\n                    }\n");
         b << "            const float r = rsqrtf(row_reduce<RG>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
-        b << lane_vectors(store_vector(out, reg->v, "(v[j][k] - m) * r"));
+        b << lane_vectors(unpack + store_vector(out, reg->v, "(" + val + " - m) * r"));
         fast = register_frame(*reg, axis, in, out, b.str());
     }
     std::ostringstream ss;
@@ -485,7 +498,15 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
     ss << "            y[obase + e * " << r.oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
     ss << "    }\n}\n";
-    return finish_rows(name, ss.str(), r);
+    auto src = ss.str();
+    if(reg and in.type() == shape::half_type and reg->g <= 32 and reg->per_lane <= 4)
+    {
+        // 8 blocks of 256 an SM (32 registers a thread) for the packed rows.
+        auto at = src.find("__global__ void " + name);
+        if(at != std::string::npos)
+            src.insert(at + std::string("__global__ void ").size(), "__launch_bounds__(256, 8) ");
+    }
+    return finish_rows(name, src, r);
 }
 
 std::optional<kernel_source> generate_pooling(const pooling_window& w, const shape& in, const shape& out)
