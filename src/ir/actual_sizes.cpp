@@ -190,4 +190,26 @@ void view_sized_inputs(const sized_op& sized, std::vector<argument>& args)
             args[i] = args[i].reshape(sized.inputs[i]);
 }
 
+std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& args)
+{
+    auto resized = [&](std::size_t i) {
+        const auto& want = ins->inputs()[i]->get_shape();
+        return not want.dynamic() and want.type() != shape::tuple_type and args[i].get_shape().lens() != want.lens();
+    };
+    bool any_resized = false;
+    for(std::size_t i = 0; i < args.size() and i < ins->inputs().size() and not any_resized; i++)
+        any_resized = resized(i);
+    if(not any_resized)
+        return std::nullopt;
+    std::vector<shape> declared_in, actual_in;
+    for(std::size_t i = 0; i < args.size(); i++)
+    {
+        declared_in.push_back(ins->inputs()[i]->get_shape());
+        actual_in.push_back(args[i].get_shape());
+    }
+    auto sized = actual_output_shape(ins->get_operator(), ins->get_shape(), declared_in, actual_in);
+    view_sized_inputs(sized, args);
+    return sized;
+}
+
 } // namespace migraphx

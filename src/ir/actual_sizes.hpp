@@ -56,6 +56,12 @@ sized_op actual_output_shape(const operation& op,
 /// gpu target's host fallbacks do between actual_output_shape and the op's compute.
 void view_sized_inputs(const sized_op& sized, std::vector<argument>& args);
 
+/// How to compute instruction ins on args, as eval does: nullopt when every argument has its
+/// input's declared lens (compute ins as declared; no allocation); else actual_output_shape's
+/// op and shape for what it got, with args already viewed by view_sized_inputs. Shared by eval
+/// and the gpu target's host fallbacks.
+std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& args);
+
 } // namespace migraphx
 
 #endif

@@ -218,26 +218,11 @@ struct evaluator
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
                 // The common path: every input as declared (no allocation per op per run).
-                auto resized = [&](std::size_t i) {
-                    const auto& want = ins->inputs()[i]->get_shape();
-                    return not want.dynamic() and want.type() != shape::tuple_type and
-                           args[i].get_shape().lens() != want.lens();
-                };
-                bool any_resized = false;
-                for(std::size_t i = 0; i < args.size() and not any_resized; i++)
-                    any_resized = resized(i);
-                if(not any_resized)
+                auto sized = sized_for(ins, args);
+                if(not sized)
                     return ins->get_operator().compute(ctx, ins->get_shape(), args);
-                std::vector<shape> declared_in, actual_in;
-                for(std::size_t i = 0; i < args.size(); i++)
-                {
-                    declared_in.push_back(ins->inputs()[i]->get_shape());
-                    actual_in.push_back(args[i].get_shape());
-                }
-                auto sized = actual_output_shape(ins->get_operator(), ins->get_shape(), declared_in, actual_in);
-                view_sized_inputs(sized, args);
-                const auto& op = sized.replaced ? *sized.replaced : ins->get_operator();
-                return op.compute(ctx, sized.output, args);
+                const auto& op = sized->replaced ? *sized->replaced : ins->get_operator();
+                return op.compute(ctx, sized->output, args);
             }
             catch(const exception&)
             {

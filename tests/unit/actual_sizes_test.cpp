@@ -98,3 +98,18 @@ TEST(actual_sizes, a_broadcast_input_follows_the_actual_rows)
 }
 
 } // namespace
+
+TEST(actual_sizes, sized_for_follows_what_an_instruction_got)
+{
+    // neg of x (declared {8, 2}): as declared -> nullopt (compute as declared); 3 actual rows
+    // -> the output shape {3, 2}.
+    migraphx::module m;
+    auto x = m.add_parameter("x", migraphx::shape{migraphx::shape::float_type, {8, 2}});
+    auto n = m.add_instruction(migraphx::make_op("neg"), x);
+    std::vector<migraphx::argument> declared{migraphx::argument{x->get_shape()}};
+    EXPECT_FALSE(migraphx::sized_for(n, declared).has_value());
+    std::vector<migraphx::argument> three{migraphx::argument{migraphx::shape{migraphx::shape::float_type, {3, 2}}}};
+    auto s = migraphx::sized_for(n, three);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->output.lens(), (std::vector<std::size_t>{3, 2}));
+}

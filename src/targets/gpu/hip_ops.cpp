@@ -240,24 +240,10 @@ namespace {
 /// (faster/mask R-CNN on gpu).
 argument compute_at_actual_size(instruction_ref ins, std::vector<argument> args)
 {
-    const auto& op = ins->get_operator();
-    bool resized   = false;
-    for(std::size_t i = 0; i < args.size() and not resized; i++)
-    {
-        const auto& want = ins->inputs()[i]->get_shape();
-        resized = not want.dynamic() and want.type() != shape::tuple_type and args[i].get_shape().lens() != want.lens();
-    }
-    if(not resized)
-        return op.compute(ins->get_shape(), args);
-    std::vector<shape> declared_in, actual_in;
-    for(std::size_t i = 0; i < args.size(); i++)
-    {
-        declared_in.push_back(ins->inputs()[i]->get_shape());
-        actual_in.push_back(args[i].get_shape());
-    }
-    auto sized = actual_output_shape(op, ins->get_shape(), declared_in, actual_in);
-    view_sized_inputs(sized, args);
-    return (sized.replaced ? *sized.replaced : op).compute(sized.output, args);
+    auto sized = sized_for(ins, args);
+    if(not sized)
+        return ins->get_operator().compute(ins->get_shape(), args);
+    return (sized->replaced ? *sized->replaced : ins->get_operator()).compute(sized->output, args);
 }
 
 /// Runs a module of host-computable ops on host arguments (each instruction at the size of what
