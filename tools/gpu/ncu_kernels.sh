@@ -1,6 +1,8 @@
 # Nsight Compute on the GPU machine: the generated kernels matching $KERNELS in one bench model's
 # fp16 run (migx_gpu_bench, the first launches), with the sections that say what bounds a kernel.
 # Report in $OUT/ncu_<model>_b<batch>.txt. Needs the carried install (tools/gpu/make_install.sh).
+# ncu locks the clocks at base (1.33 GHz on the H200, "SM Frequency" in the report): durations are
+# ~1.5x a normal run's; compare kernels with each other, not with the benchmark's times.
 #   OUT=$OUT MODEL=bert:64 KERNELS='attention|erf' [COUNT=2] [SKIP=0] bash tools/gpu/ncu_kernels.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
