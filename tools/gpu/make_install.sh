@@ -3,6 +3,9 @@
 # the libraries that machine lacks (protobuf, onnx_proto) beside it, the test and benchmark
 # programs, all stripped to stay under the 64 MiB the tool carries.
 #   bash tools/gpu/make_install.sh [BUILD_DIR=build-gpu] [PREFIX=install-gpu]
+# A cpu build works too (its oneDNN, libgomp and the libOpenCL Debian's oneDNN links are copied);
+# NO_SERVER=1 leaves migraphx-server and its gRPC/TLS libraries out, so that a cpu install (oneDNN
+# alone is 38 MB) fits the 64 MiB: `NO_SERVER=1 bash tools/gpu/make_install.sh build-cpu install-cpu`.
 set -euo pipefail
 build=${1:-build-gpu}; prefix=${2:-install-gpu}
 # What the install rules name (all of them must be built) and the test programs, where configured.
@@ -24,6 +27,15 @@ done
 if [ -f "$prefix/bin/migraphx-server" ]; then
   ldd "$prefix/bin/migraphx-server" | awk '$3 ~ /^\/lib\/x86_64-linux-gnu\// {print $3}' |
     grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so' | xargs -r -I{} cp -L {} "$prefix/lib/"
+fi
+if [ "${NO_SERVER:-0}" = 1 ]; then
+  rm -f "$prefix/bin/migraphx-server" "$prefix/bin/migx_server_grpc_client"
+  find "$prefix/lib" -maxdepth 1 -name '*.so*' ! -name 'libmigraphx*' ! -name 'libonnx_proto*' ! -name 'libprotobuf*' \
+    ! -name 'libdnnl*' ! -name 'libgomp*' -delete
+fi
+# The cpu target's oneDNN (Debian's links libOpenCL for its GPU runtime) and OpenMP runtime.
+if ldd "$prefix"/lib/libmigraphx.so.0 2>/dev/null | grep libdnnl >/dev/null; then
+  for lib in libdnnl.so.2 libgomp.so.1 libOpenCL.so.1; do cp -L /lib/x86_64-linux-gnu/$lib "$prefix/lib/" 2>/dev/null || true; done
 fi
 rm -rf "$prefix/share" "$prefix/lib/python"* 2>/dev/null || true
 strip --strip-unneeded "$prefix"/bin/* "$prefix"/lib/*.so* 2>/dev/null || true
