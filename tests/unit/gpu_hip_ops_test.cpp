@@ -33,6 +33,18 @@ migraphx::gpu::ref_fallback pointwise_fallback(migraphx::module* pm, const std::
 
 const shape f8{shape::float_type, {8}};
 const shape i8{shape::int64_type, {8}};
+const shape f82{shape::float_type, {8, 2}};
+const shape bcast82{shape::float_type, {8, 2}, {0, 0}}; // a scalar broadcast to x's declared rows
+
+/// A fallback of the body `op(x0, x1)` over {8, 2} parameters, inputs declared as given.
+migraphx::gpu::ref_fallback binary_body(migraphx::program& p, const std::string& op, const std::vector<shape>& declared_in)
+{
+    auto* pm = p.create_module("main:pointwise0");
+    auto x0  = pm->add_parameter("x0", f82);
+    auto x1  = pm->add_parameter("x1", f82);
+    pm->add_return({pm->add_instruction(make_op(op), x0, x1)});
+    return pointwise_fallback(pm, declared_in);
+}
 
 } // namespace
 
@@ -86,14 +98,8 @@ TEST(gpu_hip_ops_no_device, broadcast_scalar_input_follows_the_actual_rows)
     // rows, as eval views it (actual_output_shape's sized_op::inputs); at its declared 8 rows the
     // body's mul got {3, 2} and {8, 2}.
     migraphx::program p;
-    shape f82{shape::float_type, {8, 2}};
-    shape bcast{shape::float_type, {8, 2}, {0, 0}};
-    auto* pm = p.create_module("main:pointwise0");
-    auto x0  = pm->add_parameter("x0", f82);
-    auto x1  = pm->add_parameter("x1", f82);
-    pm->add_return({pm->add_instruction(make_op("mul"), x0, x1)});
-    auto f     = pointwise_fallback(pm, {f82, bcast});
-    auto scale = host_arg(shape{shape::float_type, {1}}, {0.5}).reshape(bcast);
+    auto f     = binary_body(p, "mul", {f82, bcast82});
+    auto scale = host_arg(shape{shape::float_type, {1}}, {0.5}).reshape(bcast82);
     auto r     = f.compute_host(f82, {host_arg(shape{shape::float_type, {3, 2}}, {2, 4, 6, 8, 10, 12}), scale});
     EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{3, 2}));
     EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
@@ -114,14 +120,8 @@ TEST(gpu_hip_ops_no_device, broadcast_scalar_first_in_a_body_follows_the_actual_
     // The same body with the scalar as its first input: the body's result has the rows x holds
     // (pointwise takes the smallest lens over its inputs, not the first input's).
     migraphx::program p;
-    shape f82{shape::float_type, {8, 2}};
-    shape bcast{shape::float_type, {8, 2}, {0, 0}};
-    auto* pm = p.create_module("main:pointwise0");
-    auto x0  = pm->add_parameter("x0", f82);
-    auto x1  = pm->add_parameter("x1", f82);
-    pm->add_return({pm->add_instruction(make_op("sub"), x0, x1)});
-    auto f     = pointwise_fallback(pm, {bcast, f82});
-    auto scale = host_arg(shape{shape::float_type, {1}}, {10}).reshape(bcast);
+    auto f     = binary_body(p, "sub", {bcast82, f82});
+    auto scale = host_arg(shape{shape::float_type, {1}}, {10}).reshape(bcast82);
     auto r     = f.compute_host(f82, {scale, host_arg(shape{shape::float_type, {2, 2}}, {1, 2, 3, 4})});
     EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{2, 2}));
     EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{9, 8, 7, 6}));
@@ -130,12 +130,10 @@ TEST(gpu_hip_ops_no_device, broadcast_scalar_first_in_a_body_follows_the_actual_
 TEST(gpu_hip_ops_no_device, unfused_op_views_its_broadcast_input_at_the_actual_rows)
 {
     // The same mul as its own gpu::ref::mul (no body): compute_host views the scalar with 3 rows.
-    shape f82{shape::float_type, {8, 2}};
-    shape bcast{shape::float_type, {8, 2}, {0, 0}};
     migraphx::gpu::ref_fallback f;
     f.op        = make_op("mul");
-    f.in_shapes = {bcast, f82};
-    auto scale  = host_arg(shape{shape::float_type, {1}}, {-2}).reshape(bcast);
+    f.in_shapes = {bcast82, f82};
+    auto scale  = host_arg(shape{shape::float_type, {1}}, {-2}).reshape(bcast82);
     auto r      = f.compute_host(f82, {scale, host_arg(shape{shape::float_type, {1, 2}}, {3, -4})});
     EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{1, 2}));
     EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{-6, 8}));

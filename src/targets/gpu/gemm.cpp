@@ -240,7 +240,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     auto p          = std::make_shared<plan>();
     const auto& al  = inputs[0].lens();
     auto n          = al.size();
-    auto M = static_cast<std::int64_t>(al[n - 2]), K = static_cast<std::int64_t>(al[n - 1]);
+    auto M          = static_cast<std::int64_t>(al[n - 2]);
     auto N          = static_cast<std::int64_t>(inputs[1].lens()[n - 1]);
     auto batches    = static_cast<std::int64_t>(out.elements() / std::max<std::size_t>(M * N, 1));
     auto oa         = describe(inputs[1]); // cuBLASLt's A: our B
@@ -295,7 +295,6 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     layout(p->la, oa->rows, oa->cols, oa->ld, oa->batch_stride);
     layout(p->lb, ob->rows, ob->cols, ob->ld, ob->batch_stride);
     layout(p->lc, N, M, std::max<std::int64_t>(N, 1), M * N);
-    (void)K;
 
     // The bytes each operand spans (the search's scratch buffers).
     auto span = [&](const operand& o, std::int64_t count) {
@@ -327,14 +326,6 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         a  = c.front().algo;
         ws = c.front().workspaceSize;
     };
-    // The workspace cuBLASLt needs to run algorithm a on this problem, if it accepts it.
-    auto accepted = [&](const cublasLtMatmulAlgo_t& a) -> std::optional<std::size_t> {
-        cublasLtMatmulHeuristicResult_t res{};
-        auto st = cublasLtMatmulAlgoCheck(g.get().lt, p->desc, p->la, p->lb, p->lc, p->lc, &a, &res);
-        if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > max_ws)
-            return std::nullopt;
-        return res.workspaceSize;
-    };
     // The aligned algorithm (the one a compiled program runs) by measurement: this process's
     // choice for the problem, else the tuning cache's, else the fastest of the heuristic's first 8.
     auto searched = [&](cublasLtMatmulAlgo_t& a, std::size_t& ws) {
@@ -347,7 +338,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
             << " " << ob->rows << "x" << ob->cols << " ld " << ob->ld << " bs " << ob->batch_stride << ", batches "
             << batches << ", epilogue '" << epilogue << "' bias " << has_bias() << " stride " << bias_stride
             << ", beta " << (call.beta != 0.0f);
-        auto c = searched_algorithm(call, key.str(), g.stream(), accepted, max_ws);
+        auto c = searched_algorithm(call, key.str(), g.stream(), max_ws);
         a      = c.algo;
         ws     = c.workspace;
     };
@@ -359,7 +350,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         if(algo.size() != 16)
             return false;
         std::memcpy(&a, algo.data() + 8 * slot, sizeof(a));
-        auto w = accepted(a);
+        auto w = accepted_workspace(call, a, max_ws);
         if(w)
             ws = *w;
         return w.has_value();

@@ -98,12 +98,19 @@ struct remembered
 };
 } // namespace
 
-gemm_choice searched_algorithm(const gemm_call& call,
-                               const std::string& key,
-                               cudaStream_t s,
-                               const std::function<std::optional<std::size_t>(const cublasLtMatmulAlgo_t&)>& accepted,
-                               std::size_t max_workspace)
+std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cublasLtMatmulAlgo_t& a,
+                                              std::size_t max_workspace)
 {
+    cublasLtMatmulHeuristicResult_t res{};
+    auto st = cublasLtMatmulAlgoCheck(call.lt, call.desc, call.a, call.b, call.c, call.c, &a, &res);
+    if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > max_workspace)
+        return std::nullopt;
+    return res.workspaceSize;
+}
+
+gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace)
+{
+    auto accepted = [&](const cublasLtMatmulAlgo_t& a) { return accepted_workspace(call, a, max_workspace); };
     auto& mem = remembered::get();
     {
         std::lock_guard<std::mutex> lock(mem.m);

@@ -10,7 +10,6 @@
 
 #include "targets/gpu/cuda_check.hpp"
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,15 +51,16 @@ struct gemm_choice
     std::size_t workspace = 0;
 };
 
+/// The workspace algorithm a needs for `call`, where cuBLASLt accepts it (a saved or cached
+/// choice: same library and architecture, as a rule) within max_workspace bytes.
+std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cublasLtMatmulAlgo_t& a,
+                                              std::size_t max_workspace);
+
 /// The algorithm for `call` (16-byte aligned pointers) under `key` (the problem and the device):
-/// this process's choice, else the tuning cache's, either where accepted(algo) gives its
-/// workspace (cuBLASLt still takes it), else the fastest measured of the heuristic's first 8
-/// (written to the tuning cache). Throws when cuBLASLt has no candidate.
-gemm_choice searched_algorithm(const gemm_call& call,
-                               const std::string& key,
-                               cudaStream_t s,
-                               const std::function<std::optional<std::size_t>(const cublasLtMatmulAlgo_t&)>& accepted,
-                               std::size_t max_workspace);
+/// this process's choice, else the tuning cache's, either where cuBLASLt still accepts it, else
+/// the fastest measured of the heuristic's first 8 (written to the tuning cache). Throws when
+/// cuBLASLt has no candidate.
+gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace);
 
 /// Forgets this process's choices (tuning_cache.hpp's forget_tuning_choices calls it).
 void forget_gemm_choices();
