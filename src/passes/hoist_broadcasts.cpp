@@ -64,10 +64,7 @@ void hoist_broadcasts::apply(module& m) const
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         // A returned value keeps its packed layout (a caller reads it as it was).
-        bool returned = std::any_of(ins->outputs().begin(), ins->outputs().end(), [](instruction_ref u) {
-            return u->name() == "@return";
-        });
-        if(not pass_utils::is_elementwise(ins) or returned)
+        if(not pass_utils::is_elementwise(ins) or pass_utils::is_returned(ins))
             continue;
         auto dims = shared_broadcast_dims(ins);
         if(dims.empty())

@@ -57,6 +57,13 @@ inline instruction_ref broadcast_literal(instruction_ref x, instruction_ref end)
     return x->name() == "@literal" ? x : end;
 }
 
+/// ins is an output of its module (an operand of @return): callers read it as it is laid out.
+inline bool is_returned(instruction_ref ins)
+{
+    return std::any_of(
+        ins->outputs().begin(), ins->outputs().end(), [](instruction_ref u) { return u->name() == "@return"; });
+}
+
 /// An elementwise op (attribute "pointwise") over static, non-tuple inputs of its output's lens,
 /// with no sub-module.
 inline bool is_elementwise(instruction_ref ins)

@@ -244,9 +244,7 @@ bool remove_identity_constant(module& m, instruction_ref ins)
     bool logical  = n == "logical_and" or n == "logical_or";
     double unit   = (n == "add" or n == "sub" or n == "logical_or") ? 0.0 : 1.0;
     bool commutes = n == "add" or n == "mul" or logical;
-    bool returned = std::any_of(ins->outputs().begin(), ins->outputs().end(), [](instruction_ref u) {
-        return u->name() == "@return";
-    });
+    bool returned = pass_utils::is_returned(ins);
     for(std::size_t i = 0; i < (commutes ? 2 : 1); i++)
     {
         auto x    = ins->inputs()[i];
