@@ -214,6 +214,37 @@ TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)
     EXPECT_FALSE(migraphx::gpu::generate_attention(wide).has_value());
 }
 
+// Q in and the output out through shared memory (16-byte pieces) where the stages leave room and
+// the rows vectorize; per-lane pairs otherwise (the device test below runs both).
+TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit)
+{
+    // BERT-base's heads read in place from [batch, seq, 3 * 768] and written to [batch, seq, 768]
+    migraphx::gpu::attention_spec bert;
+    bert.q   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
+    bert.kt  = shape{shape::half_type, {2, 12, 64, 128}, {128 * 2304, 64, 1, 2304}};
+    bert.v   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
+    bert.out = shape{shape::half_type, {2, 12, 128, 64}, {128 * 768, 64, 768, 1}};
+    auto k   = migraphx::gpu::generate_attention(bert);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos) << k->source;
+    // one key step (64 keys): one stage, so Q has no stage 1 to pass through; the output still does
+    auto short_keys = bert;
+    short_keys.kt   = shape{shape::half_type, {2, 12, 64, 64}};
+    short_keys.v    = shape{shape::half_type, {2, 12, 64, 64}};
+    k               = migraphx::gpu::generate_attention(short_keys);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
+    EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
+    // an output whose rows are not contiguous along d: per-lane stores
+    auto strided = bert;
+    strided.out  = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
+    k            = migraphx::gpu::generate_attention(strided);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->source.find("uint4"), std::string::npos);
+    EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
+}
+
 // On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores
 // in float and rounds P to half once (ref rounds the scores, the softmax and each product), so
 // the bound is a few half ulps of the outputs (|o| <= 1).
