@@ -320,6 +320,69 @@ def two_stage_raw(ctor_name, size=320, rois=8):
     return make
 
 
+def two_stage_boxes(ctor_name, size=320, proposals=(100, 250), candidates=(30, 90)):
+    """torchvision's Faster/Mask R-CNN whole (DetectionBoxes) at SIZE x SIZE, random weights,
+    the backbone's batch norm re-estimated on normalised inputs. Two data-dependent stages, each
+    made to decide nothing within rounding, as detection_boxes_tv does for one: the RPN's
+    score_thresh keeps proposals[0]..proposals[1] of the anchors' objectness in the widest gap
+    of their sorted scores (so the per-level pre-NMS top-k, 1000 a level, only drops anchors the
+    threshold drops anyway, and the post-NMS top-k, 1000, cuts nothing); the RoI heads'
+    score_thresh keeps candidates[0]..candidates[1] (proposal, class) scores, fewer than
+    detections_per_img (100). Mask R-CNN also returns its masks (MaskBoxes)."""
+
+    def make(gen):
+        ctor = getattr(tvm.detection, ctor_name, None)
+        if ctor is None:
+            raise NotInstalled(f"torchvision {torchvision.__version__} has no models.detection.{ctor_name}")
+        det = ctor(weights=None, weights_backbone=None, min_size=size, max_size=size)
+        t = det.transform
+        mean = torch.tensor(t.image_mean).view(1, 3, 1, 1)
+        std = torch.tensor(t.image_std).view(1, 3, 1, 1)
+        em.reestimate_batch_norm(det.backbone, lambda: (torch.rand(2, 3, size, size, generator=gen) - mean) / std, 2)
+        det.eval()
+        x = torch.rand(1, 3, size, size, generator=gen)
+        rpn, heads = det.rpn, det.roi_heads
+        with torch.no_grad():
+            images, _ = t([x[0]])
+            features = det.backbone(images.tensors)
+            objectness, _ = rpn.head(list(features.values()))
+            scores = torch.sigmoid(torch.cat([o.flatten() for o in objectness]))
+            rpn.score_thresh, n_rpn, gap_rpn = gap_threshold(scores, *proposals)
+            props, _ = rpn(images, features)
+            box = heads.box_head(heads.box_roi_pool(features, props, images.image_sizes))
+            logits, _ = heads.box_predictor(box)
+            cls = torch.softmax(logits, -1)[:, 1:]
+            heads.score_thresh, n_cls, gap_cls = gap_threshold(cls, *candidates)
+        assert candidates[1] < heads.detections_per_img
+        model = DetectionBoxes(det).eval()
+        with torch.no_grad():
+            kept = len(model(x)[0])
+        print(f"  {ctor_name}: RPN score_thresh {rpn.score_thresh:.6g} keeps {n_rpn} anchors (gap {gap_rpn:.2e}), "
+              f"{len(props[0])} proposals after its NMS; box score_thresh {heads.score_thresh:.6g} keeps {n_cls} "
+              f"(gap {gap_cls:.2e}), NMS keeps {kept}", flush=True)
+        names = ["boxes", "scores", "labels"]
+        if heads.mask_roi_pool is not None:
+            model = MaskBoxes(det).eval()
+            names.append("masks")
+        return model, {"input": x}, names
+    return make
+
+
+class MaskBoxes(DetectionBoxes):
+    """Mask R-CNN's final boxes, scores and labels, and each detection's mask probabilities as its
+    mask head gives them ([K, 1, 28, 28]): the model up to its transform's postprocess, which at
+    this size leaves the boxes as they are and pastes each mask into the image (a Resize to the
+    box's own size in a Loop over the detections: sizes from box values, which migx's static
+    shapes cannot hold; not exported)."""
+
+    def forward(self, x):
+        images, _ = self.det.transform([x[0]])
+        features = self.det.backbone(images.tensors)
+        proposals, _ = self.det.rpn(images, features)
+        d = self.det.roi_heads(features, proposals, images.image_sizes)[0][0]
+        return d["boxes"], d["scores"], d["labels"], d["masks"]
+
+
 class Crnn(torch.nn.Module):
     """CRNN (Shi et al.): a VGG-style conv stack with batch norm over a 1x32xW grey text line,
     collapsed to a sequence of W/4 feature columns, a 2-layer bidirectional LSTM and a per-step
@@ -707,6 +770,12 @@ ZOO = {
                         "Faster R-CNN-ResNet50-FPN, 320: RPN raw heads + RoI heads on 8 given RoIs"),
     "mask_rcnn_raw": (two_stage_raw("maskrcnn_resnet50_fpn"),
                       "Mask R-CNN-ResNet50-FPN, 320: RPN raw heads + box and mask heads on 8 given RoIs"),
+    "faster_rcnn_boxes": (two_stage_boxes("fasterrcnn_resnet50_fpn"),
+                          "Faster R-CNN-ResNet50-FPN whole, 320: RPN decode, score threshold, per-level NMS, "
+                          "RoIAlign on its proposals, box head, class-aware NMS; both score_thresh set in gaps"),
+    "mask_rcnn_boxes": (two_stage_boxes("maskrcnn_resnet50_fpn"),
+                        "Mask R-CNN-ResNet50-FPN whole, 320: as faster_rcnn_boxes, plus each detection's 28x28 "
+                        "mask probabilities (not pasted into the image)"),
     "ssd_vgg16_boxes": (detection_boxes_tv("ssd300_vgg16", 300),
                         "SSD300-VGG16 whole, 300: its decode, score threshold, per-class top-k, class-aware NMS "
                         "(IoU 0.45), boxes/scores/labels; score_thresh set to keep 60-150 candidates"),

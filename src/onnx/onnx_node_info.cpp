@@ -274,6 +274,140 @@ std::optional<argument> onnx_parser::eval(instruction_ref x, bool declared) cons
     return cache.at(&*x);
 }
 
+std::vector<bool> dynamic_dims(instruction_ref x)
+{
+    const auto& declared = x->get_shape().lens();
+    std::vector<bool> all(declared.size(), true);
+    // x's ancestors, inputs before users
+    std::vector<instruction_ref> order;
+    std::unordered_set<const instruction*> seen;
+    std::vector<std::pair<instruction_ref, bool>> stack{{x, false}};
+    while(not stack.empty())
+    {
+        auto [i, expanded] = stack.back();
+        stack.pop_back();
+        if(expanded)
+        {
+            order.push_back(i);
+            continue;
+        }
+        if(not seen.insert(&*i).second)
+            continue;
+        stack.emplace_back(i, true);
+        for(auto in : i->inputs())
+            if(seen.count(&*in) == 0)
+                stack.emplace_back(in, false);
+    }
+    std::vector<bool> dynamic(declared.size(), false);
+    for(std::size_t probe : {1, 2})
+    {
+        std::unordered_map<const instruction*, shape> probed;
+        // tuples computed from probed values or data-dependent sizes: the dims of their elements
+        // that vary (every dim when empty)
+        std::unordered_map<const instruction*, std::vector<std::size_t>> tuples;
+        // i's output with its dims `axes` (every dim when empty) at the probe length
+        auto probe_source = [&](instruction_ref i, std::vector<std::size_t> axes) {
+            auto lens = i->get_shape().lens();
+            if(axes.empty())
+                for(std::size_t d = 0; d < lens.size(); d++)
+                    axes.push_back(d);
+            for(auto d : axes)
+                lens.at(d) = probe;
+            probed[&*i] = shape{i->get_shape().type(), lens};
+        };
+        auto is_probed = [&](instruction_ref in) { return probed.count(&*in) > 0; };
+        for(auto i : order)
+        {
+            auto a = i->get_operator().attributes();
+            // a data-dependent result, or topk with its k read at run time (its sizes input)
+            bool run_time_k = i->name() == "topk" and i->inputs().size() == 2;
+            bool source     = (a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool()) or
+                          run_time_k;
+            bool touched = std::any_of(i->inputs().begin(), i->inputs().end(), [&](auto in) {
+                return is_probed(in) or tuples.count(&*in) > 0;
+            });
+            if(i->get_shape().type() == shape::tuple_type)
+            {
+                // not probed itself; topk with a run-time k varies along its axis only
+                if(run_time_k and not is_probed(i->inputs().front()))
+                    tuples[&*i] = {static_cast<std::size_t>(i->get_operator().to_value().at("axis").to<std::int64_t>())};
+                else if(source or touched)
+                    tuples[&*i] = {};
+                continue;
+            }
+            if(i->inputs().size() == 1 and tuples.count(&*i->inputs().front()) > 0)
+            {
+                probe_source(i, tuples.at(&*i->inputs().front()));
+                continue;
+            }
+            if(source and i->name() == "reshape_with_dims" and i->inputs().back()->name() == "@literal")
+            {
+                // sizes given as constants (a -1 or a copied 0 over a data-dependent input): only
+                // those vary
+                std::vector<std::size_t> axes;
+                auto sizes = i->inputs().back()->get_literal().to_vector<std::int64_t>();
+                bool allowzero = i->get_operator().to_value().at("allowzero").to<bool>();
+                for(std::size_t d = 0; d < sizes.size(); d++)
+                    if(sizes[d] == -1 or (sizes[d] == 0 and not allowzero))
+                        axes.push_back(d);
+                probe_source(i, axes);
+                continue;
+            }
+            if(source)
+            {
+                probe_source(i, a.contains("dynamic_axes") ? a.at("dynamic_axes").to_vector<std::size_t>()
+                                                           : std::vector<std::size_t>{});
+                continue;
+            }
+            if(not touched)
+                continue;
+            std::vector<shape> inputs;
+            for(auto in : i->inputs())
+                inputs.push_back(probed.count(&*in) > 0 ? probed.at(&*in) : in->get_shape());
+            try
+            {
+                if(not i->module_inputs().empty())
+                    throw std::runtime_error("sub-modules");
+                probed[&*i] = i->get_operator().compute_shape(inputs);
+            }
+            catch(const std::exception&)
+            {
+                // An op that refuses the probe: an elementwise op or a broadcast whose other input
+                // was broadcast to the declared length at parse time varies where an input does
+                // (inputs aligned to the output's last dims); any other op (one with sub-modules)
+                // in every dim.
+                const auto& out = i->get_shape().lens();
+                bool aligned = i->name() == "multibroadcast" or i->name() == "broadcast" or
+                               std::all_of(i->inputs().begin(), i->inputs().end(),
+                                           [&](auto in) { return in->get_shape().lens() == out; });
+                std::vector<std::size_t> axes;
+                for(std::size_t k = 0; aligned and k < inputs.size(); k++)
+                {
+                    const auto& was = i->inputs()[k]->get_shape().lens();
+                    const auto& now = inputs[k].lens();
+                    if(was.size() != now.size() or was.size() > out.size())
+                        aligned = false;
+                    for(std::size_t d = 0; aligned and d < was.size(); d++)
+                        if(was[d] != now[d])
+                            axes.push_back(out.size() - was.size() + d);
+                }
+                if(aligned and axes.empty())
+                    probed[&*i] = i->get_shape(); // refused for another reason: unchanged
+                else
+                    probe_source(i, aligned ? axes : std::vector<std::size_t>{});
+            }
+        }
+        if(probed.count(&*x) == 0)
+            continue;
+        const auto& lens = probed.at(&*x).lens();
+        if(lens.size() != declared.size())
+            return all;
+        for(std::size_t d = 0; d < lens.size(); d++)
+            dynamic[d] = dynamic[d] or lens[d] != declared[d];
+    }
+    return dynamic;
+}
+
 bool from_dynamic_output(instruction_ref x)
 {
     std::vector<instruction_ref> todo{x};

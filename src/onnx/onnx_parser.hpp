@@ -152,6 +152,14 @@ struct onnx_parser
 /// shape is the largest, the actual one may be smaller (docs/internal/op-conventions.md).
 bool from_dynamic_output(instruction_ref x);
 
+/// For each dim of x (computed from data-dependent results): whether its run-time length may
+/// differ from the declared one. The shapes from those results to x are computed again with the
+/// results' data-dependent dims (their attribute dynamic_axes, else every dim) at 1 and at 2; a dim
+/// of x that keeps its declared length both times does not depend on them (a NonZero's index
+/// columns transposed to [K, rank] keep rank, so torch's `.squeeze(1)` guard on it is known).
+/// Every dim is reported dynamic where an op refuses a probe size or holds sub-modules.
+std::vector<bool> dynamic_dims(instruction_ref x);
+
 /// ONNX TensorProto data type -> shape type; throws for unsupported ones (strings, complex, bfloat16).
 shape::type_t get_onnx_type(int onnx_type);
 /// "float", "int64", ... for messages.

@@ -54,6 +54,28 @@ instruction_ref add_gather_elements(const node_info& info, instruction_ref data,
 
 namespace {
 
+/// Gather(dimensions_of(x), idx) as a literal when idx is constant and picks only dims of x whose
+/// length does not depend on the data.
+std::optional<instruction_ref> known_dimensions(const node_info& info, instruction_ref dims, instruction_ref idx)
+{
+    auto picked = info.eval(idx);
+    if(not picked)
+        return std::nullopt;
+    auto x       = dims->inputs().front();
+    auto start   = dims->get_operator().to_value().at("start").to<std::int64_t>();
+    auto n       = static_cast<std::int64_t>(lens_of(dims).front());
+    auto dynamic = dynamic_dims(x);
+    std::vector<std::int64_t> lens;
+    for(auto i : picked->to_vector<std::int64_t>())
+    {
+        auto j = i < 0 ? i + n : i;
+        if(j < 0 or j >= n or dynamic.at(start + j))
+            return std::nullopt;
+        lens.push_back(static_cast<std::int64_t>(lens_of(x)[start + j]));
+    }
+    return info.add_literal(literal{shape{shape::int64_type, lens_of(idx)}, lens});
+}
+
 std::vector<instruction_ref> parse_gather(const node_info& info, std::vector<instruction_ref> args)
 {
     if(args.size() != 2)
@@ -62,6 +84,11 @@ std::vector<instruction_ref> parse_gather(const node_info& info, std::vector<ins
     auto idx  = args[1];
     if(type_of(idx) != shape::int32_type and type_of(idx) != shape::int64_type)
         idx = info.convert(idx, shape::int64_type);
+    // x.size(d) of a data-dependent x (Gather of its Shape at constant indices): the declared
+    // length where dim d does not depend on the data, so conditions on it are known at parse time
+    if(args[0]->name() == "dimensions_of" and axis == 0)
+        if(auto known = known_dimensions(info, args[0], idx))
+            return {*known};
     return {info.add("gather", {{"axis", axis}}, {args[0], idx})};
 }
 MIGRAPHX_ONNX_PARSER(parse_gather, "Gather")

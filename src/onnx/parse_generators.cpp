@@ -79,7 +79,11 @@ std::vector<instruction_ref> parse_shape(const node_info& info, std::vector<inst
     auto start    = clampi(info.get_int("start", 0));
     auto end      = clampi(info.get_int("end", rank));
     if(end > start and from_dynamic_output(args[0]))
-        return {info.add("dimensions_of", {{"start", start}, {"end", end}}, {args[0]})};
+    {
+        auto dynamic = dynamic_dims(args[0]);
+        if(std::any_of(dynamic.begin() + start, dynamic.begin() + end, [](bool b) { return b; }))
+            return {info.add("dimensions_of", {{"start", start}, {"end", end}}, {args[0]})};
+    }
     std::vector<std::int64_t> v;
     for(auto i = start; i < end; i++)
         v.push_back(static_cast<std::int64_t>(l[i]));

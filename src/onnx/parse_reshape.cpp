@@ -1,6 +1,7 @@
 // Layout ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, DepthToSpace,
 // SpaceToDepth. Reshape and Expand whose shape is computed from the Shape of a data-dependent
-// result take it at run time (reshape_with_dims, broadcast_with_dims).
+// result take it at run time (reshape_with_dims, broadcast_with_dims), as do a Reshape of a
+// data-dependent value with a -1 (or a copied 0) in its shape and a Flatten of one.
 
 #include "onnx/onnx_utils.hpp"
 #include "ops/broadcast_lens.hpp"
@@ -61,7 +62,9 @@ std::vector<instruction_ref> parse_reshape(const node_info& info, std::vector<in
     }
     if(product(lens) != n)
         info.fail("cannot reshape " + lens_string(in) + " to " + lens_string(lens));
-    if(run_time)
+    // A -1 (or copied 0) over a data-dependent x is a size known only at run time too.
+    bool inferred = std::any_of(dims.begin(), dims.end(), [&](auto d) { return d == -1 or (d == 0 and not allowzero); });
+    if(run_time or (args.size() == 2 and inferred and from_dynamic_output(x)))
         return {info.add("reshape_with_dims", {{"dims", lens}, {"allowzero", allowzero}}, {x, args[1]})};
     return {reshape_to(info, x, lens)};
 }
@@ -80,7 +83,18 @@ std::vector<instruction_ref> parse_flatten(const node_info& info, std::vector<in
         info.fail("axis " + std::to_string(info.get_int("axis", 1)) + " is out of range for rank " +
                   std::to_string(rank));
     const auto& l = lens_of(x);
-    return {reshape_to(info, x, {product(l, 0, axis), product(l, axis)})};
+    std::vector<std::size_t> lens{product(l, 0, axis), product(l, axis)};
+    if(from_dynamic_output(x))
+    {
+        // [the product of x's leading dims as they are at run time, -1]
+        instruction_ref outer = info.add_literal(int64_literal({1}));
+        if(axis > 0)
+            outer = info.add("reduce_prod", {{"axes", std::vector<std::int64_t>{0}}},
+                             {info.add("dimensions_of", {{"start", 0}, {"end", axis}}, {x})});
+        auto sizes = info.add("concat", {{"axis", 0}}, {outer, info.add_literal(int64_literal({-1}))});
+        return {info.add("reshape_with_dims", {{"dims", lens}, {"allowzero", false}}, {x, sizes})};
+    }
+    return {reshape_to(info, x, lens)};
 }
 MIGRAPHX_ONNX_PARSER(parse_flatten, "Flatten")
 

@@ -26,7 +26,7 @@ struct nonmaxsuppression
         f(self.center_point_box, "center_point_box");
     }
     std::string name() const { return "nonmaxsuppression"; }
-    value attributes() const { return {{"dynamic_output", true}}; }
+    value attributes() const { return {{"dynamic_output", true}, {"dynamic_axes", std::vector<std::int64_t>{0}}}; }
 
     shape compute_shape(const std::vector<shape>& inputs) const
     {

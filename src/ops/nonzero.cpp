@@ -12,7 +12,7 @@ namespace op {
 struct nonzero
 {
     std::string name() const { return "nonzero"; }
-    value attributes() const { return {{"dynamic_output", true}}; }
+    value attributes() const { return {{"dynamic_output", true}, {"dynamic_axes", std::vector<std::int64_t>{1}}}; }
 
     shape compute_shape(const std::vector<shape>& inputs) const
     {

@@ -61,7 +61,9 @@ struct reshape_with_dims
                 lens[i] = static_cast<std::size_t>(want[i]);
             known *= lens[i];
         }
-        if(infer >= 0)
+        if(infer >= 0 and known == 0 and n == 0)
+            lens[infer] = dims.at(infer); // any length holds no elements: the declared one
+        else if(infer >= 0)
         {
             if(known == 0 or n % known != 0)
                 MIGRAPHX_THROW(name() + ": cannot infer the -1 size: " + std::to_string(n) + " elements into " +

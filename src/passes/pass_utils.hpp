@@ -6,6 +6,7 @@
 #include <migraphx/module.hpp>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace migraphx {
@@ -93,6 +94,31 @@ inline bool all_equal_to(instruction_ref x, instruction_ref end, double v)
         if(e != v)
             return false;
     return true;
+}
+
+/// Whether the op's output size depends on the data (attribute dynamic_output,
+/// docs/internal/op-conventions.md): its static shape is only the largest one.
+inline bool has_dynamic_output(instruction_ref ins)
+{
+    auto a = ins->get_operator().attributes();
+    return a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool();
+}
+
+/// The data-dependent results of m and everything computed from them (@return aside). Their
+/// actual sizes may be smaller than their static ones, so a target's kernels and library calls,
+/// built for static shapes, leave them to the reference ops, which run at the actual sizes.
+inline std::unordered_set<const instruction*> data_dependent(const module& m)
+{
+    std::unordered_set<const instruction*> dd;
+    for(auto it = m.begin(); it != m.end(); ++it)
+    {
+        bool d = has_dynamic_output(it);
+        for(auto x : it->inputs())
+            d = d or dd.count(&*x) > 0;
+        if(d and it->name() != "@return")
+            dd.insert(&*it);
+    }
+    return dd;
 }
 
 } // namespace pass_utils

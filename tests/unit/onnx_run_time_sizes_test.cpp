@@ -57,6 +57,20 @@ onnx_model topk_then_labels()
     return m;
 }
 
+/// If node n's then_branch and else_branch.
+void set_branches(onnx::NodeProto& n, onnx::GraphProto then_g, onnx::GraphProto else_g)
+{
+    then_g.set_name("then");
+    else_g.set_name("else");
+    for(auto [name, g] : {std::pair<const char*, onnx::GraphProto*>{"then_branch", &then_g}, {"else_branch", &else_g}})
+    {
+        auto* a = n.add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::GRAPH);
+        *a->mutable_g() = *g;
+    }
+}
+
 std::vector<migraphx::argument> run_ref(migraphx::program p, std::vector<float> x)
 {
     p.compile(migraphx::ref::target{});
@@ -167,25 +181,17 @@ TEST(onnx_run_time_sizes, if_on_a_run_time_size_takes_its_branch_whole)
     m.node("Equal", {"numel", "zero"}, {"empty"});
     auto& n = m.node("If", {"empty"}, {"kept"});
     onnx::GraphProto then_g, else_g;
-    then_g.set_name("then");
     auto* c = then_g.add_node();
     c->set_op_type("Constant");
     c->add_output("nothing");
     onnx_model::attr(*c, "value", onnx_model::tensor("nothing_t", {0}, {}));
     then_g.add_output()->set_name("nothing");
-    else_g.set_name("else");
     auto* neg = else_g.add_node();
     neg->set_op_type("Neg");
     neg->add_input("s");
     neg->add_output("minus");
     else_g.add_output()->set_name("minus");
-    for(auto [name, g] : {std::pair<const char*, onnx::GraphProto*>{"then_branch", &then_g}, {"else_branch", &else_g}})
-    {
-        auto* a = n.add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::GRAPH);
-        *a->mutable_g() = *g;
-    }
+    set_branches(n, then_g, else_g);
     m.output("kept");
     auto p = m.parse();
     EXPECT_EQ(count_ops(p, "select_branch"), 1u);
@@ -227,6 +233,70 @@ TEST(onnx_run_time_sizes, a_parse_time_consumer_gets_the_declared_value)
     auto p = m.parse();
     EXPECT_EQ(p.get_outputs().at("head").lens(), (std::vector<std::size_t>{6}));
     EXPECT_EQ(count_ops(p, "dimensions_of"), 1u); // dead: the slice's ends are literals
+}
+
+/// torchvision's MultiScaleRoIAlign: idx = nonzero(levels == l) as [K, 1] indices, then
+/// `idx.squeeze(1)` exported as If(Shape(idx)[1] == 1, Squeeze, Identity): branches of other ranks.
+onnx_model squeeze_guard_on_nonzero()
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {6});
+    m.initializer(onnx_model::tensor("half", {}, {0.5f}));
+    m.node("Greater", {"x", "half"}, {"mask"});
+    m.node("NonZero", {"mask"}, {"nz"});
+    onnx_model::attr(m.node("Transpose", {"nz"}, {"idx"}), "perm", std::vector<std::int64_t>{1, 0});
+    m.node("Shape", {"idx"}, {"shp"});
+    m.initializer(onnx_model::int_tensor("one", {}, {1}));
+    onnx_model::attr(m.node("Gather", {"shp", "one"}, {"d1"}), "axis", std::int64_t{0});
+    m.node("Equal", {"d1", "one"}, {"is_one"});
+    m.initializer(onnx_model::int_tensor("axes1", {1}, {1}));
+    onnx::GraphProto then_g, else_g;
+    auto* sq = then_g.add_node();
+    sq->set_op_type("Squeeze");
+    sq->add_input("idx");
+    sq->add_input("axes1");
+    sq->add_output("squeezed");
+    then_g.add_output()->set_name("squeezed");
+    auto* id = else_g.add_node();
+    id->set_op_type("Identity");
+    id->add_input("idx");
+    id->add_output("same");
+    else_g.add_output()->set_name("same");
+    set_branches(m.node("If", {"is_one"}, {"picked"}), then_g, else_g);
+    m.node("Gather", {"x", "picked"}, {"y"});
+    m.output("y");
+    return m;
+}
+
+TEST(onnx_run_time_sizes, a_static_dim_of_a_data_dependent_value_is_known_at_parse_time)
+{
+    // Shape(idx)[1] is NonZero's rank (1): a constant, so the If takes its squeeze branch at parse
+    // time. Before dynamic_dims the parser refused the If (branches of ranks 1 and 2 on a
+    // run-time condition).
+    auto p = squeeze_guard_on_nonzero().parse();
+    EXPECT_EQ(count_ops(p, "select_branch"), 0u);
+    EXPECT_EQ(p.get_outputs().at("y").lens(), (std::vector<std::size_t>{6}));
+    auto r = run_ref(p, {0.9f, 0.1f, 0.7f, 0.2f, 0.3f, 0.6f});
+    EXPECT_EQ(r.at(0).to_vector<float>(), (std::vector<float>{0.9f, 0.7f, 0.6f}));
+}
+
+TEST(onnx_run_time_sizes, reshape_and_flatten_of_a_data_dependent_value_infer_at_run_time)
+{
+    // s = x[x > 0.5] (declared 6 long) -> Reshape to [-1, 1] -> Flatten(axis 0): a static reshape
+    // of the declared 6 would not fit the actual count
+    onnx_model m;
+    scores_above_half(m);
+    m.initializer(onnx_model::int_tensor("col", {2}, {-1, 1}));
+    m.node("Reshape", {"s", "col"}, {"c"});
+    onnx_model::attr(m.node("Flatten", {"c"}, {"f"}), "axis", std::int64_t{1});
+    m.output("c");
+    m.output("f");
+    auto p = m.parse();
+    EXPECT_EQ(count_ops(p, "reshape_with_dims"), 2u);
+    auto r = run_ref(p, {0.9f, 0.1f, 0.7f, 0.2f, 0.3f, 0.6f});
+    EXPECT_EQ(r.at(0).get_shape().lens(), (std::vector<std::size_t>{3, 1}));
+    EXPECT_EQ(r.at(1).get_shape().lens(), (std::vector<std::size_t>{3, 1}));
+    EXPECT_EQ(r.at(1).to_vector<float>(), (std::vector<float>{0.9f, 0.7f, 0.6f}));
 }
 
 TEST(onnx_run_time_sizes, bad_run_time_sizes_throw_naming_the_op)

@@ -53,6 +53,9 @@ TEST(ops_reshape_with_dims, reads_sizes_as_onnx_does)
     auto none = iota(shape{shape::float_type, {0, 4}});
     EXPECT_EQ(op.compute(out, {none, sizes({0, 2, 2})}).get_shape().lens(), (std::vector<std::size_t>{0, 2, 2}));
     EXPECT_EQ(rwd({8, 2, 2}, true).compute(out, {none, sizes({0, 2, 2})}).get_shape().elements(), 0u);
+    // no elements, a copied 0 and a -1 (a detector's reshape(n, -1, 4) with nothing detected): any
+    // length fits the -1, so the declared one (before, "cannot infer the -1 size")
+    EXPECT_EQ(op.compute(out, {none, sizes({0, -1, 2})}).get_shape().lens(), (std::vector<std::size_t>{0, 2, 2}));
 }
 
 TEST(ops_reshape_with_dims, bad_run_time_sizes_throw)

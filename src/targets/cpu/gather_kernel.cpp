@@ -1,4 +1,5 @@
 #include "targets/cpu/gather_kernel.hpp"
+#include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
 #include <migraphx/make_op.hpp>
@@ -56,8 +57,11 @@ MIGRAPHX_REGISTER_OP(gather_kernel)
 
 void lower_gather::apply(module& m) const
 {
+    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
+        if(dd.count(&*ins) > 0)
+            continue;
         if(ins->name() != "gather")
             continue;
         auto data = ins->inputs()[0];

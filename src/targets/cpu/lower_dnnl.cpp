@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_dnnl.hpp"
+#include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
 #include "targets/cpu/gemm_kernel.hpp"
 #include <migraphx/make_op.hpp>
@@ -307,8 +308,11 @@ bool dnnl_copyable(const shape& s)
 
 void lower_dnnl::apply(module& m) const
 {
+    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
+        if(dd.count(&*ins) > 0)
+            continue;
         if(ins->name() == "convolution")
             lower_convolution(m, ins);
         else if(ins->name() == "dot")

@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_dnnl_int8.hpp"
+#include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_quant_ops.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
 #include "passes/dead_code_elimination.hpp"
@@ -503,8 +504,11 @@ void standard_for_others(module& m, instruction_ref conv)
 
 void lower_dnnl_int8::apply(module& m) const
 {
+    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
     for(auto ins = m.begin(); ins != m.end(); ++ins)
-        if(ins->name() == "quant_convolution")
+        if(dd.count(&*ins) > 0)
+            continue;
+        else if(ins->name() == "quant_convolution")
             lower_conv(m, ins);
         else if(ins->name() == "quant_dot")
         {

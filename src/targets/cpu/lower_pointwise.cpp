@@ -166,8 +166,11 @@ void lower_pointwise::apply(module& m) const
     // them; lowering their ops one by one first would stop that.
     if(m.name().find(":pointwise") != std::string::npos)
         return;
+    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
+        if(dd.count(&*ins) > 0)
+            continue;
         std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> k;
         if(ins->name() == "pointwise" and ins->module_inputs().size() == 1)
             k = from_module(ins);

@@ -1,4 +1,5 @@
 #include "targets/cpu/row_kernels.hpp"
+#include "passes/pass_utils.hpp"
 #include "targets/cpu/fast_math.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
@@ -123,8 +124,11 @@ bool last_axis(instruction_ref ins, const std::string& key)
 
 void lower_row_ops::apply(module& m) const
 {
+    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
+        if(dd.count(&*ins) > 0)
+            continue;
         if(ins->inputs().size() != 1)
             continue;
         auto x = ins->inputs().front();

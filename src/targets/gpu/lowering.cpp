@@ -76,20 +76,12 @@ bool runs_on_host(const module& m)
     return false;
 }
 
-/// Whether the op's output size depends on the data (docs/internal/op-conventions.md): its
-/// static shape is only the largest one.
-bool dynamic_output(instruction_ref ins)
-{
-    auto a = ins->get_operator().attributes();
-    return a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool();
-}
-
 struct lowerer
 {
     module& m;
     /// Data-dependent results and everything computed from them: generated kernels and library
     /// calls are built for static shapes, so these run as on ref (host fallback; views stay).
-    std::set<const instruction*> data_dependent{};
+    std::unordered_set<const instruction*> data_dependent{};
     /// NHWC copies made for convolutions, by the instruction copied.
     std::unordered_map<const instruction*, instruction_ref> nhwc_copies{};
     /// compile_options::fast_math: erf GELU after a half product may become cuBLASLt's tanh GELU.
@@ -935,14 +927,7 @@ void lowering::apply(module& m) const
 
     lowerer l{m};
     l.fast_math = fast_math;
-    for(auto it = m.begin(); it != m.end(); ++it)
-    {
-        bool dd = dynamic_output(it);
-        for(auto x : it->inputs())
-            dd = dd or l.data_dependent.count(&*x) > 0;
-        if(dd and it->name() != "@return")
-            l.data_dependent.insert(&*it);
-    }
+    l.data_dependent = pass_utils::data_dependent(m);
     lower_attention(m, [&](instruction_ref x) { return l.data_dependent.count(&*x) > 0; });
     std::vector<instruction_ref> todo;
     std::size_t lit = 0;
