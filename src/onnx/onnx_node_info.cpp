@@ -1,6 +1,7 @@
 // node_info: attribute access, instruction-building helpers and parse-time constant folding.
 
 #include "onnx/onnx_parser.hpp"
+#include "passes/pass_utils.hpp"
 #include "ops/broadcast_lens.hpp"
 #include <algorithm>
 #include <unordered_set>
@@ -321,8 +322,7 @@ std::vector<bool> dynamic_dims(instruction_ref x)
             auto a = i->get_operator().attributes();
             // a data-dependent result, or topk with its k read at run time (its sizes input)
             bool run_time_k = i->name() == "topk" and i->inputs().size() == 2;
-            bool source     = (a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool()) or
-                          run_time_k;
+            bool source     = pass_utils::has_dynamic_output(i) or run_time_k;
             bool touched = std::any_of(i->inputs().begin(), i->inputs().end(), [&](auto in) {
                 return is_probed(in) or tuples.count(&*in) > 0;
             });
@@ -418,8 +418,7 @@ bool from_dynamic_output(instruction_ref x)
         todo.pop_back();
         if(not seen.insert(&*i).second)
             continue;
-        auto a = i->get_operator().attributes();
-        if(a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool())
+        if(pass_utils::has_dynamic_output(i))
             return true;
         todo.insert(todo.end(), i->inputs().begin(), i->inputs().end());
     }
