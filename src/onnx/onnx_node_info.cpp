@@ -309,9 +309,12 @@ std::vector<bool> dynamic_dims(instruction_ref x)
         // i's output with its dims `axes` (every dim when empty) at the probe length
         auto probe_source = [&](instruction_ref i, std::vector<std::size_t> axes) {
             auto lens = i->get_shape().lens();
-            if(axes.empty())
+            if(axes.empty() or std::any_of(axes.begin(), axes.end(), [&](auto d) { return d >= lens.size(); }))
+            {
+                axes.clear();
                 for(std::size_t d = 0; d < lens.size(); d++)
                     axes.push_back(d);
+            }
             for(auto d : axes)
                 lens.at(d) = probe;
             probed[&*i] = shape{i->get_shape().type(), lens};
@@ -330,7 +333,11 @@ std::vector<bool> dynamic_dims(instruction_ref x)
             {
                 // not probed itself; topk with a run-time k varies along its axis only
                 if(run_time_k and not is_probed(i->inputs().front()))
-                    tuples[&*i] = {static_cast<std::size_t>(i->get_operator().to_value().at("axis").to<std::int64_t>())};
+                {
+                    auto axis = i->get_operator().to_value().at("axis").to<std::int64_t>();
+                    auto rank = static_cast<std::int64_t>(i->inputs().front()->get_shape().lens().size());
+                    tuples[&*i] = {static_cast<std::size_t>(axis < 0 ? axis + rank : axis)};
+                }
                 else if(source or touched)
                     tuples[&*i] = {};
                 continue;
