@@ -275,11 +275,11 @@ std::optional<argument> onnx_parser::eval(instruction_ref x, bool declared) cons
     return cache.at(&*x);
 }
 
-std::vector<bool> dynamic_dims(instruction_ref x)
+namespace {
+
+/// x and its ancestors, inputs before users.
+std::vector<instruction_ref> ancestors_in_order(instruction_ref x)
 {
-    const auto& declared = x->get_shape().lens();
-    std::vector<bool> all(declared.size(), true);
-    // x's ancestors, inputs before users
     std::vector<instruction_ref> order;
     std::unordered_set<const instruction*> seen;
     std::vector<std::pair<instruction_ref, bool>> stack{{x, false}};
@@ -299,6 +299,39 @@ std::vector<bool> dynamic_dims(instruction_ref x)
             if(seen.count(&*in) == 0)
                 stack.emplace_back(in, false);
     }
+    return order;
+}
+
+/// For an elementwise op or a broadcast that refused its probed input shapes (its other input was
+/// broadcast to the declared length at parse time): the output dims that vary, where an input's
+/// dim does (inputs aligned to the output's last dims). nullopt for any other op.
+std::optional<std::vector<std::size_t>> varying_where_inputs_do(instruction_ref i, const std::vector<shape>& inputs)
+{
+    const auto& out = i->get_shape().lens();
+    if(i->name() != "multibroadcast" and i->name() != "broadcast" and
+       not std::all_of(i->inputs().begin(), i->inputs().end(), [&](auto in) { return in->get_shape().lens() == out; }))
+        return std::nullopt;
+    std::vector<std::size_t> axes;
+    for(std::size_t k = 0; k < inputs.size(); k++)
+    {
+        const auto& was = i->inputs()[k]->get_shape().lens();
+        const auto& now = inputs[k].lens();
+        if(was.size() != now.size() or was.size() > out.size())
+            return std::nullopt;
+        for(std::size_t d = 0; d < was.size(); d++)
+            if(was[d] != now[d])
+                axes.push_back(out.size() - was.size() + d);
+    }
+    return axes;
+}
+
+} // namespace
+
+std::vector<bool> dynamic_dims(instruction_ref x)
+{
+    const auto& declared = x->get_shape().lens();
+    std::vector<bool> all(declared.size(), true);
+    auto order = ancestors_in_order(x);
     std::vector<bool> dynamic(declared.size(), false);
     for(std::size_t probe : {1, 2})
     {
@@ -373,36 +406,25 @@ std::vector<bool> dynamic_dims(instruction_ref x)
                 inputs.push_back(probed.count(&*in) > 0 ? probed.at(&*in) : in->get_shape());
             try
             {
-                if(not i->module_inputs().empty())
-                    throw std::runtime_error("sub-modules");
-                probed[&*i] = i->get_operator().compute_shape(inputs);
+                if(i->module_inputs().empty())
+                {
+                    probed[&*i] = i->get_operator().compute_shape(inputs);
+                    continue;
+                }
             }
             catch(const std::exception&)
             {
-                // An op that refuses the probe: an elementwise op or a broadcast whose other input
-                // was broadcast to the declared length at parse time varies where an input does
-                // (inputs aligned to the output's last dims); any other op (one with sub-modules)
-                // in every dim.
-                const auto& out = i->get_shape().lens();
-                bool aligned = i->name() == "multibroadcast" or i->name() == "broadcast" or
-                               std::all_of(i->inputs().begin(), i->inputs().end(),
-                                           [&](auto in) { return in->get_shape().lens() == out; });
-                std::vector<std::size_t> axes;
-                for(std::size_t k = 0; aligned and k < inputs.size(); k++)
+                // refused: varies where its inputs do (elementwise, broadcast), else in every dim
+                if(auto axes = varying_where_inputs_do(i, inputs))
                 {
-                    const auto& was = i->inputs()[k]->get_shape().lens();
-                    const auto& now = inputs[k].lens();
-                    if(was.size() != now.size() or was.size() > out.size())
-                        aligned = false;
-                    for(std::size_t d = 0; aligned and d < was.size(); d++)
-                        if(was[d] != now[d])
-                            axes.push_back(out.size() - was.size() + d);
+                    if(axes->empty())
+                        probed[&*i] = i->get_shape(); // refused for another reason: unchanged
+                    else
+                        probe_source(i, *axes);
+                    continue;
                 }
-                if(aligned and axes.empty())
-                    probed[&*i] = i->get_shape(); // refused for another reason: unchanged
-                else
-                    probe_source(i, aligned ? axes : std::vector<std::size_t>{});
             }
+            probe_source(i, {}); // an op with sub-modules, or one refusing for other reasons
         }
         if(probed.count(&*x) == 0)
             continue;
