@@ -51,8 +51,10 @@ by the error measure above (m of the boxes resp. the scores); the note gives mat
 extra. fp32: the row passes when every reference detection is matched and none is extra (its max
 rel err: the worst over the matched pairs). fp16: also when migx's missing + extra is at most 2x
 torch fp16's own missing + extra against the same reference (rule "detections x2 torch fp16");
-without torch fp16's outputs, differing detections fail. `--self-test` checks these rules on
-synthetic detections.
+without torch fp16's outputs, differing detections fail. Outputs with one row per detection
+(Mask R-CNN's masks [K, 1, 28, 28]; per_detection_outputs) are compared on the matched pairs
+only, reference row i against migx's row j, by the usual rules (fp16: torch fp16's rows of its
+own matched pairs give the x2 yardstick). `--self-test` checks these rules on synthetic detections.
 
 Usage: tools/run_zoo.py --zoo DIR [--driver build-cpu/src/migraphx-driver] [--target cpu|ref|gpu]
                         [--fp16] [--models a,b,c|all|static|dynamic] [--out FILE.md] [--timeout S] [--no-diagnose]
@@ -170,6 +172,7 @@ def compare(wants, gots, fp16_refs=None, tol=None):
         t16, t16_why = None, f"torch fp16 has {len(t16)} outputs, the reference {len(wants)}"
     worst, notes, outs = 0.0, [], []
     det = detection_set(wants)
+    per_det = []
     if det is not None:
         # boxes/scores/labels: one entry, the detections compared as a set (any order)
         o = compare_detections([wants[i][1] for i in det], [gots[i] for i in det],
@@ -178,8 +181,15 @@ def compare(wants, gots, fp16_refs=None, tol=None):
         worst = max(worst, o["err"])
         outs.append(o)
         notes.append(detection_note(o))
+        per_det = per_detection_outputs(wants, gots, det)
+        for k in per_det:
+            p = compare_per_detection(wants[k], gots[k], o, t16[k][1] if t16 is not None else None, t16_why,
+                                      fp16_refs is not None)
+            worst = max(worst, p["err"])
+            outs.append(p)
+            notes.append(p.pop("note"))
     for k, ((name, want), got) in enumerate(zip(wants, gots)):
-        if det is not None and k in det:
+        if det is not None and (k in det or k in per_det):
             continue
         want = want.astype(np.float64)
         got = got.astype(np.float64)
@@ -288,6 +298,51 @@ def match_detections(ref, got, tol):
             "err_boxes": err_b, "err_scores": err_s}
 
 
+def per_detection_outputs(wants, gots, det):
+    """Indices of the outputs other than boxes/scores/labels that hold one row per detection (Mask
+    R-CNN's masks [K, 1, 28, 28]): leading dim K in the reference and migx's own K in migx's."""
+    k_ref, k_got = wants[det[0]][1].shape[0], gots[det[0]].shape[0]
+    return [k for k, ((_, w), g) in enumerate(zip(wants, gots)) if k not in det and w.ndim >= 1
+            and g.ndim == w.ndim and w.shape[0] == k_ref and g.shape[0] == k_got and g.shape[1:] == w.shape[1:]]
+
+
+def compare_per_detection(want, got, det_entry, t16, t16_why, fp16):
+    """compare()'s entry for a per-detection output (name, reference) against migx's `got`: the rows
+    of the matched detections only, reference row i against migx's row j for each matched pair (i, j)
+    of det_entry (compare_detections'); with fp16 and torch fp16's output, torch fp16's rows of its
+    own matched pairs against the same reference rows give t_err / t_cos."""
+    import numpy as np
+    name, want = want
+    pairs = det_entry.get("pairs", [])
+    if not pairs:
+        return {"name": name, "err": 0.0, "cos": 0.0, "note": f"{name}: no matched detections to compare",
+                **({"t_why": "no matched detections"} if fp16 else {})}
+    w = np.stack([want[i] for i, _ in pairs]).astype(np.float64)
+    g = np.stack([got[j] for _, j in pairs]).astype(np.float64)
+    m = float(np.abs(w).mean())
+    e, c = errors(w, g, m)
+    o = {"name": name, "err": e, "cos": c}
+    note = (f"{name}: the {len(pairs)} matched detections' rows, mean |ref| {m:.3g}, max abs diff "
+            f"{float(np.nanmax(np.abs(g - w))):.3g}, max rel err {e:.3g}, 1-cos {c:.2e}")
+    if fp16:
+        t_pairs = det_entry.get("t_pairs")
+        if t16 is None or t_pairs is None:
+            o["t_why"] = t16_why or det_entry.get("t_why", "no torch fp16 detections")
+        elif not t_pairs:
+            o["t_why"] = "torch fp16 matched no detections"
+        elif t16.shape[1:] != want.shape[1:] or t16.shape[0] != det_entry["det"].get("t_got"):
+            o["t_why"] = f"torch fp16 {name}: shape {list(t16.shape)}"
+        else:
+            wt = np.stack([want[i] for i, _ in t_pairs]).astype(np.float64)
+            gt = np.stack([t16[j] for _, j in t_pairs]).astype(np.float64)
+            o["t_err"], o["t_cos"] = errors(wt, gt, float(np.abs(wt).mean()))
+            note += f"; torch fp16 (its {len(t_pairs)} matched): max rel err {o['t_err']:.3g}, 1-cos {o['t_cos']:.2e}"
+        if "t_why" in o:
+            note += f"; no torch fp16 ({o['t_why']})"
+    o["note"] = note
+    return o
+
+
 def compare_detections(want, got, t16, t16_why, tol, fp16):
     """compare()'s entry for a detection set: want, got, t16 (torch fp16's or None): [boxes, scores,
     labels]. 'err' is the worst error over the matched pairs; 'det' the counts; with fp16 and torch
@@ -309,7 +364,7 @@ def compare_detections(want, got, t16, t16_why, tol, fp16):
          # the reference's scores of what was missed, and got's of what was extra (near the threshold?)
          "missing_scores": sorted((float(want[1][i]) for i in m["missing"]), reverse=True)[:5],
          "extra_scores": sorted((float(got[1][j]) for j in m["extra"]), reverse=True)[:5]}
-    o = {"name": "detections", "err": max(m["err_boxes"], m["err_scores"]), "det": d}
+    o = {"name": "detections", "err": max(m["err_boxes"], m["err_scores"]), "det": d, "pairs": m["matched"]}
     if fp16:
         if t16 is None:
             o["t_why"] = t16_why
@@ -320,6 +375,7 @@ def compare_detections(want, got, t16, t16_why, tol, fp16):
         else:
             t = match_detections(want, t16, tol)
             d["t_got"], d["t_missing"], d["t_extra"] = int(t16[0].shape[0]), len(t["missing"]), len(t["extra"])
+            o["t_pairs"] = t["matched"]
     return o
 
 
@@ -418,6 +474,29 @@ def self_test():
     far = [a.copy() for a in half]
     far[0][3, 0] = np.float16(float(far[0][3, 0]) + 0.02 * (abs(float(far[0][3, 0])) + float(np.abs(ref[0]).mean())))
     check("fp16, a box 2e-2 off is one missing + one extra", run(far, 1e-2, t16, True), True, "migx 1 missing + 1 extra")
+
+    # a per-detection output (masks [K, 2, 3]) compared on the matched pairs, in migx's order
+    masks = rng.uniform(0.2, 0.8, (k, 2, 3)).astype(np.float32)
+
+    def run_masks(got, got_masks, tol=1e-3, t16=None, t16_masks=None, fp16=False):
+        wants = list(zip(names + ["masks"], ref + [masks]))
+        refs = ((list(zip(names + ["masks"], t16 + [t16_masks])), None) if t16 is not None
+                else (None, "not computed")) if fp16 else None
+        _, notes, outs = compare(wants, got + [got_masks], refs, tol)
+        return judge(outs, tol, fp16) + ("; ".join(notes),)
+
+    check("fp32, masks in another order", run_masks(sub(noisy, perm), masks[perm] * (1 + 1e-6)), True, "fixed")
+    bad = masks[perm].copy()
+    bad[5, 1, 2] *= 1.01
+    check("fp32, one mask value 1e-2 off", run_masks(sub(noisy, perm), bad), False)
+    keep = np.r_[0:k - 5]
+    t16_masks = np.concatenate([masks[:k - 2] * (1 + 3e-2), masks[:1]])
+    check("fp16, masks of 15 matched, 1.5e-2 off, torch fp16 3e-2 off",
+          run_masks([np.concatenate([a[keep], e]) for a, e in zip(half, extra_det)],
+                    np.concatenate([masks[keep] * (1 + 1.5e-2), masks[:1]]), 1e-2, t16, t16_masks, True),
+          True, "detections x2 torch fp16")
+    check("fp16, masks 1e-1 off, torch fp16 3e-2 off",
+          run_masks(half, masks * (1 + 1e-1), 1e-2, t16, t16_masks, True), False)
 
     # outputs that do not form a detection set
     raw = [("boxes", np.zeros((1, 8, 4), np.float32)), ("scores", np.zeros((1, 8, 3), np.float32))]
@@ -1010,7 +1089,8 @@ def main(argv=None):
               f"each reference detection matched to one of migx's with the same label, box and score within "
               f"{args.tol:g}; a row passes when all are matched and none is extra (max rel err: over the matched "
               "pairs)" + (f", or when migx's missing + extra <= {FP16_FACTOR:g} x torch fp16's own against the same "
-                          "reference (rule 'detections x2 torch fp16')" if args.fp16 else "") + ".",
+                          "reference (rule 'detections x2 torch fp16')" if args.fp16 else "") + "; outputs with a "
+              "row per detection (masks) are compared on the matched pairs' rows.",
               "Dynamic-shape variants (`<model>_dyn`, several test data sets): parsed once with a range per "
               "input dim covering the sets, compiled once, run ms per set; the first run at a shape other "
               "than the maximum specialises (parse + compile of that shape; 'first run s'), so with --runs 1 "
