@@ -16,7 +16,8 @@ using step_hook = std::function<argument(instruction_ref, const std::function<ar
 
 /// Evaluates a compiled program's main module one instruction at a time, with program::eval's
 /// semantics (@literal, @param from params, @return, ops on the program's context, sub-modules
-/// through op.compute(out, args, mods, run)), handing each main-module instruction to hook.
+/// through op.compute(out, args, mods, run), ops on data-dependent sizes computed for the sizes
+/// they got: sized_for), handing each main-module instruction to hook.
 /// params must already fit the program (as made by make_params). Keep one evaluator for
 /// repeated runs: it works out each module's parameter names once.
 class step_evaluator

@@ -43,11 +43,25 @@ def conv_relu(path):
     save(helper.make_graph(nodes, "conv_relu", [x], [y], initializer=[w, b]), path)
 
 
+def nonzero_reshape(path):
+    """y = float(reshape(transpose(nonzero(x * {1, 0, 2, 0, 3, 0})), [-1]))^2, x {6}: a result of
+    data-dependent size (3 rows where x is all ones, 6 declared) viewed by a reshape."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["K"])
+    w = numpy_helper.from_array(np.array([1, 0, 2, 0, 3, 0], dtype=np.float32), "w")
+    s = numpy_helper.from_array(np.array([-1], dtype=np.int64), "s")
+    nodes = [helper.make_node("Mul", ["x", "w"], ["m"]), helper.make_node("NonZero", ["m"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["t"], perm=[1, 0]), helper.make_node("Reshape", ["t", "s"], ["r"]),
+             helper.make_node("Cast", ["r"], ["c"], to=TensorProto.FLOAT), helper.make_node("Mul", ["c", "c"], ["y"])]
+    save(helper.make_graph(nodes, "nonzero_reshape", [x], [y], initializer=[w, s]), path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     add_relu(os.path.join(out, "add_relu.onnx"))
     conv_relu(os.path.join(out, "conv_relu.onnx"))
+    nonzero_reshape(os.path.join(out, "nonzero_reshape.onnx"))
     with open(os.path.join(out, "garbage.onnx"), "wb") as f:
         f.write(b"\x08\xff\xff this is not a protobuf \x00\x01")
     with open(os.path.join(out, "model.bin"), "wb") as f:
