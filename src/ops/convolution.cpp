@@ -1,5 +1,6 @@
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
+#include "ir/parallel_for.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -133,39 +134,44 @@ struct convolution
         std::size_t cg = xl[1] / g;
         std::size_t kg = wl[0] / g;
         std::vector<double> out(output_shape.elements(), 0.0);
-        std::vector<std::size_t> oidx(kd);
-        std::vector<std::ptrdiff_t> start(kd);
-        for(std::size_t i = 0; i < out.size(); i++)
-        {
-            std::size_t rem = i;
-            for(std::size_t d = kd; d-- > 0;)
+        // Output elements on all cores (each its own sum, in the same order: the result does not
+        // depend on the threads); a thread takes at least ~1M multiply-adds.
+        std::size_t per_output = std::max<std::size_t>(1, kelems * cg);
+        parallel_for(out.size(), (std::size_t{1} << 20) / per_output + 1, [&](std::size_t first, std::size_t last) {
+            std::vector<std::size_t> oidx(kd);
+            std::vector<std::ptrdiff_t> start(kd);
+            for(std::size_t i = first; i < last; i++)
             {
-                oidx[d] = rem % ol[d + 2];
-                rem /= ol[d + 2];
-                start[d] = static_cast<std::ptrdiff_t>(oidx[d] * stride[d]) - static_cast<std::ptrdiff_t>(p[d]);
-            }
-            std::size_t k = rem % ol[1];
-            std::size_t n = rem / ol[1];
-            std::size_t gi = k / kg;
-            double acc     = 0;
-            for(std::size_t e = 0; e < kelems; e++)
-            {
-                std::size_t xoff = n * xs[0] + gi * cg * xs[1];
-                bool inside      = true;
-                for(std::size_t d = 0; d < kd and inside; d++)
+                std::size_t rem = i;
+                for(std::size_t d = kd; d-- > 0;)
                 {
-                    auto pos = start[d] + static_cast<std::ptrdiff_t>(kidx[e * kd + d] * dilation[d]);
-                    inside   = pos >= 0 and pos < static_cast<std::ptrdiff_t>(xl[d + 2]);
-                    xoff += static_cast<std::size_t>(pos) * xs[d + 2];
+                    oidx[d] = rem % ol[d + 2];
+                    rem /= ol[d + 2];
+                    start[d] = static_cast<std::ptrdiff_t>(oidx[d] * stride[d]) - static_cast<std::ptrdiff_t>(p[d]);
                 }
-                if(not inside)
-                    continue;
-                std::size_t wbase = k * ws[0] + woff[e];
-                for(std::size_t c = 0; c < cg; c++)
-                    acc += xv[xoff + c * xs[1]] * wv[wbase + c * ws[1]];
+                std::size_t k = rem % ol[1];
+                std::size_t n = rem / ol[1];
+                std::size_t gi = k / kg;
+                double acc     = 0;
+                for(std::size_t e = 0; e < kelems; e++)
+                {
+                    std::size_t xoff = n * xs[0] + gi * cg * xs[1];
+                    bool inside      = true;
+                    for(std::size_t d = 0; d < kd and inside; d++)
+                    {
+                        auto pos = start[d] + static_cast<std::ptrdiff_t>(kidx[e * kd + d] * dilation[d]);
+                        inside   = pos >= 0 and pos < static_cast<std::ptrdiff_t>(xl[d + 2]);
+                        xoff += static_cast<std::size_t>(pos) * xs[d + 2];
+                    }
+                    if(not inside)
+                        continue;
+                    std::size_t wbase = k * ws[0] + woff[e];
+                    for(std::size_t c = 0; c < cg; c++)
+                        acc += xv[xoff + c * xs[1]] * wv[wbase + c * ws[1]];
+                }
+                out[i] = acc;
             }
-            out[i] = acc;
-        }
+        });
         argument result{output_shape};
         result.visit([&](auto v) {
             using T = typename decltype(v)::value_type;

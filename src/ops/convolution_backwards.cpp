@@ -1,5 +1,6 @@
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
+#include "ir/parallel_for.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -100,45 +101,48 @@ struct convolution_backwards
         std::size_t cg = xl[1] / g;
         std::size_t kg = wl[1];
         std::vector<double> out(output_shape.elements(), 0.0);
-        std::vector<std::size_t> iidx(kd);
-        std::vector<std::size_t> kidx(kd);
-        // Scatter: every input element times every kernel tap adds into one output element.
-        for(std::size_t n = 0; n < xl[0]; n++)
-            for(std::size_t c = 0; c < xl[1]; c++)
-            {
-                std::size_t gi = c / cg;
-                for(std::size_t s = 0; s < in_spatial; s++)
+        // Scatter: every input element times every kernel tap adds into one output element. The
+        // batch entries on all cores (each writes only its own outputs, in the same order).
+        parallel_for(xl[0], 1, [&](std::size_t n_first, std::size_t n_last) {
+            std::vector<std::size_t> iidx(kd);
+            std::vector<std::size_t> kidx(kd);
+            for(std::size_t n = n_first; n < n_last; n++)
+                for(std::size_t c = 0; c < xl[1]; c++)
                 {
-                    double xval = xv[(n * xl[1] + c) * in_spatial + s];
-                    std::size_t rem = s;
-                    for(std::size_t d = kd; d-- > 0;)
+                    std::size_t gi = c / cg;
+                    for(std::size_t s = 0; s < in_spatial; s++)
                     {
-                        iidx[d] = rem % xl[d + 2];
-                        rem /= xl[d + 2];
-                    }
-                    for(std::size_t e = 0; e < kelems; e++)
-                    {
-                        std::size_t krem = e;
-                        std::size_t ooff = n * os[0];
-                        bool inside      = true;
+                        double xval = xv[(n * xl[1] + c) * in_spatial + s];
+                        std::size_t rem = s;
                         for(std::size_t d = kd; d-- > 0;)
                         {
-                            kidx[d] = krem % wl[d + 2];
-                            krem /= wl[d + 2];
-                            auto pos = static_cast<std::ptrdiff_t>(iidx[d] * stride[d] + kidx[d] * dilation[d]) -
-                                       static_cast<std::ptrdiff_t>(p[d]);
-                            if(pos < 0 or pos >= static_cast<std::ptrdiff_t>(ol[d + 2]))
-                                inside = false;
-                            else
-                                ooff += static_cast<std::size_t>(pos) * os[d + 2];
+                            iidx[d] = rem % xl[d + 2];
+                            rem /= xl[d + 2];
                         }
-                        if(not inside)
-                            continue;
-                        for(std::size_t k = 0; k < kg; k++)
-                            out[ooff + (gi * kg + k) * os[1]] += xval * wv[c * ws[0] + k * ws[1] + e];
+                        for(std::size_t e = 0; e < kelems; e++)
+                        {
+                            std::size_t krem = e;
+                            std::size_t ooff = n * os[0];
+                            bool inside      = true;
+                            for(std::size_t d = kd; d-- > 0;)
+                            {
+                                kidx[d] = krem % wl[d + 2];
+                                krem /= wl[d + 2];
+                                auto pos = static_cast<std::ptrdiff_t>(iidx[d] * stride[d] + kidx[d] * dilation[d]) -
+                                           static_cast<std::ptrdiff_t>(p[d]);
+                                if(pos < 0 or pos >= static_cast<std::ptrdiff_t>(ol[d + 2]))
+                                    inside = false;
+                                else
+                                    ooff += static_cast<std::size_t>(pos) * os[d + 2];
+                            }
+                            if(not inside)
+                                continue;
+                            for(std::size_t k = 0; k < kg; k++)
+                                out[ooff + (gi * kg + k) * os[1]] += xval * wv[c * ws[0] + k * ws[1] + e];
+                        }
                     }
                 }
-            }
+        });
         argument result{output_shape};
         result.visit([&](auto v) {
             using T = typename decltype(v)::value_type;

@@ -1,5 +1,6 @@
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
+#include "ir/parallel_for.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -42,20 +43,24 @@ std::vector<double> dot_reference(const argument& a, const argument& b)
     auto av             = a.to_vector<double>();
     auto bv             = b.to_vector<double>();
     std::vector<double> out(batches * m * n, 0.0);
-    for(std::size_t bi = 0; bi < batches; bi++)
-    {
-        const double* pa = av.data() + bi * m * k;
-        const double* pb = bv.data() + bi * k * n;
-        double* po       = out.data() + bi * m * n;
-        // i-l-j order: rows of b are read contiguously; each sum still runs over l in order.
-        for(std::size_t i = 0; i < m; i++)
-            for(std::size_t l = 0; l < k; l++)
-            {
-                double x = pa[i * k + l];
-                for(std::size_t j = 0; j < n; j++)
-                    po[i * n + j] += x * pb[l * n + j];
-            }
-    }
+    // Rows (of all batches) on all cores; a thread takes at least ~1M multiply-adds.
+    parallel_for(batches * m, (std::size_t{1} << 20) / std::max<std::size_t>(1, k * n) + 1,
+                 [&](std::size_t first, std::size_t last) {
+                     for(std::size_t row = first; row < last; row++)
+                     {
+                         std::size_t bi = row / m, i = row % m;
+                         const double* pa = av.data() + bi * m * k;
+                         const double* pb = bv.data() + bi * k * n;
+                         double* po       = out.data() + bi * m * n;
+                         // i-l-j order: rows of b are read contiguously; each sum still runs over l in order.
+                         for(std::size_t l = 0; l < k; l++)
+                         {
+                             double x = pa[i * k + l];
+                             for(std::size_t j = 0; j < n; j++)
+                                 po[i * n + j] += x * pb[l * n + j];
+                         }
+                     }
+                 });
     return out;
 }
 

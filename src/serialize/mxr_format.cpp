@@ -3,10 +3,9 @@
 #include <bit>
 #include <cstring>
 #include <system_error>
-#include <thread>
 #include <vector>
 #include <algorithm>
-#include <atomic>
+#include "ir/parallel_for.hpp"
 #include "serialize/json_value.hpp"
 #include "serialize/msgpack_value.hpp"
 
@@ -106,13 +105,6 @@ namespace {
 /// extra is linked or shipped), about 15 GB/s a core with SSE2.
 std::uint64_t chunk_checksum(const char* data, std::size_t size) { return XXH3_64bits(data, size); }
 
-/// Threads for a checksum of n chunks: one per 8 chunks (8 MiB), at most the machine's cores.
-std::size_t checksum_threads(std::size_t chunks)
-{
-    std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min(cores, chunks / 8));
-}
-
 } // namespace
 
 std::uint64_t mxr_checksum(const char* data, std::size_t size)
@@ -121,24 +113,12 @@ std::uint64_t mxr_checksum(const char* data, std::size_t size)
     // order: a 100 MB file is checked on all cores (the chunks are independent).
     std::size_t chunks = (size + mxr_checksum_chunk - 1) / mxr_checksum_chunk;
     std::vector<std::uint64_t> sums(chunks);
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for(std::size_t c = next++; c < chunks; c = next++)
+    // one thread per 8 chunks (8 MiB) at most
+    parallel_for(chunks, 8, [&](std::size_t b, std::size_t e) {
+        for(std::size_t c = b; c < e; c++)
             sums[c] = chunk_checksum(data + c * mxr_checksum_chunk,
                                      std::min(mxr_checksum_chunk, size - c * mxr_checksum_chunk));
-    };
-    std::vector<std::thread> pool;
-    try
-    {
-        for(std::size_t t = 1; t < checksum_threads(chunks); t++)
-            pool.emplace_back(work);
-    }
-    catch(const std::system_error&) // no more threads to be had: fewer do the work
-    {
-    }
-    work();
-    for(auto& t : pool)
-        t.join();
+    });
     std::uint64_t r = size * k2;
     for(auto x : sums)
         r = lane_step(r, x);

@@ -1,0 +1,66 @@
+#include "ir/parallel_for.hpp"
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace migraphx {
+
+std::size_t parallel_threads(std::size_t n, std::size_t grain)
+{
+    std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::max<std::size_t>(1, std::min(cores, n / std::max<std::size_t>(grain, 1)));
+}
+
+void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f)
+{
+    if(n == 0)
+        return;
+    std::size_t threads = parallel_threads(n, grain);
+    if(threads == 1)
+    {
+        f(0, n);
+        return;
+    }
+    // Ranges of a quarter of a thread's share: a thread slowed by the machine takes fewer.
+    std::size_t step = std::max<std::size_t>(1, n / (threads * 4));
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto work = [&] {
+        for(std::size_t b = next.fetch_add(step); b < n and not failed; b = next.fetch_add(step))
+        {
+            try
+            {
+                f(b, std::min(n, b + step));
+            }
+            catch(...)
+            {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if(not error)
+                    error = std::current_exception();
+                failed = true;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    try
+    {
+        for(std::size_t t = 1; t < threads; t++)
+            pool.emplace_back(work);
+    }
+    catch(const std::system_error&) // no more threads to be had: fewer do the work
+    {
+    }
+    work();
+    for(auto& t : pool)
+        t.join();
+    if(error)
+        std::rethrow_exception(error);
+}
+
+} // namespace migraphx

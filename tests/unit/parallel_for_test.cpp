@@ -1,0 +1,67 @@
+#include "ir/parallel_for.hpp"
+#include <gtest/gtest.h>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace {
+
+TEST(parallel_for, covers_every_index_once)
+{
+    for(std::size_t n : {0u, 1u, 7u, 1000u, 100003u})
+    {
+        std::vector<std::atomic<int>> hits(n);
+        migraphx::parallel_for(n, 1, [&](std::size_t b, std::size_t e) {
+            ASSERT_LE(b, e);
+            ASSERT_LE(e, n);
+            for(std::size_t i = b; i < e; i++)
+                hits[i]++;
+        });
+        for(std::size_t i = 0; i < n; i++)
+            ASSERT_EQ(hits[i].load(), 1) << "index " << i << " of " << n;
+    }
+}
+
+TEST(parallel_for, work_below_the_grain_runs_on_the_callers_thread_in_one_call)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> calls;
+    auto me = std::this_thread::get_id();
+    bool other_thread = false;
+    migraphx::parallel_for(50, 100, [&](std::size_t b, std::size_t e) {
+        calls.emplace_back(b, e);
+        other_thread = other_thread or std::this_thread::get_id() != me;
+    });
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0], std::make_pair(std::size_t{0}, std::size_t{50}));
+    EXPECT_FALSE(other_thread);
+    EXPECT_EQ(migraphx::parallel_threads(50, 100), 1u);
+}
+
+TEST(parallel_for, threads_never_exceed_the_work_or_the_cores)
+{
+    auto cores = std::max(1u, std::thread::hardware_concurrency());
+    EXPECT_EQ(migraphx::parallel_threads(0, 1), 1u);
+    EXPECT_EQ(migraphx::parallel_threads(1, 1), 1u);
+    EXPECT_EQ(migraphx::parallel_threads(1000000, 1), cores);
+    EXPECT_LE(migraphx::parallel_threads(3, 1), 3u);
+    EXPECT_EQ(migraphx::parallel_threads(5, 0), std::min<std::size_t>(cores, 5)); // grain 0 taken as 1
+}
+
+TEST(parallel_for, an_exception_reaches_the_caller_after_all_threads_stop)
+{
+    std::atomic<int> running{0};
+    EXPECT_THROW(migraphx::parallel_for(100000, 1,
+                                        [&](std::size_t b, std::size_t) {
+                                            running++;
+                                            if(b == 0)
+                                                throw std::runtime_error("range 0 failed");
+                                            running--;
+                                        }),
+                 std::runtime_error);
+    EXPECT_EQ(running.load(), 1); // only the throwing call left it raised: every other call returned
+}
+
+} // namespace
