@@ -1,6 +1,7 @@
 #include "ir/parallel_for.hpp"
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -9,10 +10,20 @@
 
 namespace migraphx {
 
+std::size_t host_thread_count()
+{
+    for(const char* var : {"MIGRAPHX_CPU_THREADS", "OMP_NUM_THREADS"})
+    {
+        const char* v = std::getenv(var);
+        if(v != nullptr and std::atoi(v) > 0)
+            return static_cast<std::size_t>(std::atoi(v));
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 std::size_t parallel_threads(std::size_t n, std::size_t grain)
 {
-    std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min(cores, n / std::max<std::size_t>(grain, 1)));
+    return std::max<std::size_t>(1, std::min(host_thread_count(), n / std::max<std::size_t>(grain, 1)));
 }
 
 void parallel_for(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f)

@@ -10,8 +10,12 @@
 
 namespace migraphx {
 
+/// Threads for work on the host: MIGRAPHX_CPU_THREADS, else OMP_NUM_THREADS (a positive number),
+/// else every hardware thread. The cpu target and parallel_for both use it.
+std::size_t host_thread_count();
+
 /// The threads parallel_for would use for n items of which each thread takes at least `grain`:
-/// min(hardware threads, n / grain), at least 1.
+/// min(host_thread_count(), n / grain), at least 1.
 std::size_t parallel_threads(std::size_t n, std::size_t grain);
 
 /// Calls f(begin, end) over disjoint ranges covering [0, n), from up to parallel_threads(n, grain)

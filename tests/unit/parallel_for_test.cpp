@@ -1,4 +1,5 @@
 #include "ir/parallel_for.hpp"
+#include "scoped_env.hpp"
 #include <gtest/gtest.h>
 #include <atomic>
 #include <mutex>
@@ -8,6 +9,8 @@
 #include <vector>
 
 namespace {
+
+using migx_test::scoped_env;
 
 TEST(parallel_for, covers_every_index_once)
 {
@@ -42,12 +45,33 @@ TEST(parallel_for, work_below_the_grain_runs_on_the_callers_thread_in_one_call)
 
 TEST(parallel_for, threads_never_exceed_the_work_or_the_cores)
 {
-    auto cores = std::max(1u, std::thread::hardware_concurrency());
+    auto cores = migraphx::host_thread_count();
     EXPECT_EQ(migraphx::parallel_threads(0, 1), 1u);
     EXPECT_EQ(migraphx::parallel_threads(1, 1), 1u);
     EXPECT_EQ(migraphx::parallel_threads(1000000, 1), cores);
     EXPECT_LE(migraphx::parallel_threads(3, 1), 3u);
     EXPECT_EQ(migraphx::parallel_threads(5, 0), std::min<std::size_t>(cores, 5)); // grain 0 taken as 1
+}
+
+TEST(parallel_for, thread_count_follows_the_cpu_targets_setting)
+{
+    {
+        scoped_env e("MIGRAPHX_CPU_THREADS", "3");
+        EXPECT_EQ(migraphx::host_thread_count(), 3u);
+        EXPECT_EQ(migraphx::parallel_threads(1000000, 1), 3u);
+        std::mutex m;
+        std::set<std::thread::id> ids;
+        migraphx::parallel_for(1000000, 1, [&](std::size_t, std::size_t) {
+            std::lock_guard<std::mutex> lock(m);
+            ids.insert(std::this_thread::get_id());
+        });
+        EXPECT_LE(ids.size(), 3u);
+    }
+    {
+        scoped_env e("MIGRAPHX_CPU_THREADS", "0"); // not a count: the next rule decides
+        scoped_env o("OMP_NUM_THREADS", "2");
+        EXPECT_EQ(migraphx::host_thread_count(), 2u);
+    }
 }
 
 TEST(parallel_for, an_exception_reaches_the_caller_after_all_threads_stop)

@@ -1,4 +1,5 @@
 #include "targets/cpu/dnnl_context.hpp"
+#include "ir/parallel_for.hpp"
 #include <migraphx/errors.hpp>
 #include <cstdlib>
 #include <map>
@@ -8,16 +9,7 @@
 namespace migraphx {
 namespace cpu {
 
-int cpu_thread_count()
-{
-    for(const char* var : {"MIGRAPHX_CPU_THREADS", "OMP_NUM_THREADS"})
-    {
-        const char* v = std::getenv(var);
-        if(v != nullptr and std::atoi(v) > 0)
-            return std::atoi(v);
-    }
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+int cpu_thread_count() { return static_cast<int>(host_thread_count()); }
 
 dnnl_context::dnnl_context()
     : engine(std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0)),
