@@ -133,43 +133,74 @@ struct convolution
         auto g       = static_cast<std::size_t>(group);
         std::size_t cg = xl[1] / g;
         std::size_t kg = wl[0] / g;
+        // Channels last (x as [n][spatial][c], w as [k][tap][c]): the innermost sum over c reads
+        // both contiguously. The sums run in the same order as over the standard layout.
+        std::size_t spatial = xl[0] * xl[1] == 0 ? 0 : xv.size() / (xl[0] * xl[1]);
+        std::vector<double> xt(xv.size());
+        for(std::size_t n = 0; n < xl[0]; n++)
+            for(std::size_t c = 0; c < xl[1]; c++)
+                for(std::size_t sp = 0; sp < spatial; sp++)
+                    xt[(n * spatial + sp) * xl[1] + c] = xv[(n * xl[1] + c) * spatial + sp];
+        std::vector<double> wt(wv.size());
+        for(std::size_t k = 0; k < wl[0]; k++)
+            for(std::size_t c = 0; c < wl[1]; c++)
+                for(std::size_t e = 0; e < kelems; e++)
+                    wt[(k * kelems + e) * wl[1] + c] = wv[k * ws[0] + c * ws[1] + woff[e]];
         std::vector<double> out(output_shape.elements(), 0.0);
-        // Output elements on all cores (each its own sum, in the same order: the result does not
-        // depend on the threads); a thread takes at least ~1M multiply-adds.
-        std::size_t per_output = std::max<std::size_t>(1, kelems * cg);
-        parallel_for(out.size(), (std::size_t{1} << 20) / per_output + 1, [&](std::size_t first, std::size_t last) {
-            std::vector<std::size_t> oidx(kd);
+        // Work items: (n, group, block of up to 8 output channels, output position), on all cores.
+        // A block's 8 sums share each x value and run as independent chains (a single double sum is
+        // bound by the add's latency); each sum still adds its terms in the same order (taps, then
+        // channels), so the result does not depend on the blocking or the threads.
+        constexpr std::size_t kb = 8;
+        std::size_t nblocks     = (kg + kb - 1) / kb;
+        std::size_t out_spatial = ol[0] * ol[1] == 0 ? 0 : out.size() / (ol[0] * ol[1]);
+        std::size_t items       = ol[0] * g * nblocks * out_spatial;
+        std::size_t per_item    = std::max<std::size_t>(1, kb * kelems * cg);
+        std::size_t tap_stride  = kelems * cg; // from output channel k to k + 1 in wt
+        parallel_for(items, (std::size_t{1} << 20) / per_item + 1, [&](std::size_t first, std::size_t last) {
             std::vector<std::ptrdiff_t> start(kd);
             for(std::size_t i = first; i < last; i++)
             {
-                std::size_t rem = i;
+                std::size_t osp = i % out_spatial, rem = i / out_spatial;
+                std::size_t b = rem % nblocks;
+                rem /= nblocks;
+                std::size_t gi = rem % g, n = rem / g;
+                std::size_t r  = osp;
                 for(std::size_t d = kd; d-- > 0;)
                 {
-                    oidx[d] = rem % ol[d + 2];
-                    rem /= ol[d + 2];
-                    start[d] = static_cast<std::ptrdiff_t>(oidx[d] * stride[d]) - static_cast<std::ptrdiff_t>(p[d]);
+                    start[d] = static_cast<std::ptrdiff_t>((r % ol[d + 2]) * stride[d]) - static_cast<std::ptrdiff_t>(p[d]);
+                    r /= ol[d + 2];
                 }
-                std::size_t k = rem % ol[1];
-                std::size_t n = rem / ol[1];
-                std::size_t gi = k / kg;
-                double acc     = 0;
+                std::size_t k0 = gi * kg + b * kb, nb = std::min(kb, kg - b * kb);
+                double acc[kb] = {};
                 for(std::size_t e = 0; e < kelems; e++)
                 {
-                    std::size_t xoff = n * xs[0] + gi * cg * xs[1];
-                    bool inside      = true;
+                    std::size_t sp = 0; // the tap's position in x's spatial dims
+                    bool inside    = true;
                     for(std::size_t d = 0; d < kd and inside; d++)
                     {
                         auto pos = start[d] + static_cast<std::ptrdiff_t>(kidx[e * kd + d] * dilation[d]);
                         inside   = pos >= 0 and pos < static_cast<std::ptrdiff_t>(xl[d + 2]);
-                        xoff += static_cast<std::size_t>(pos) * xs[d + 2];
+                        sp += static_cast<std::size_t>(pos) * xs[d + 2];
                     }
                     if(not inside)
                         continue;
-                    std::size_t wbase = k * ws[0] + woff[e];
-                    for(std::size_t c = 0; c < cg; c++)
-                        acc += xv[xoff + c * xs[1]] * wv[wbase + c * ws[1]];
+                    const double* xp = xt.data() + (n * spatial + sp) * xl[1] + gi * cg;
+                    const double* wp = wt.data() + (k0 * kelems + e) * cg;
+                    if(nb == kb)
+                        for(std::size_t c = 0; c < cg; c++)
+                        {
+                            double xc = xp[c];
+                            for(std::size_t j = 0; j < kb; j++)
+                                acc[j] += xc * wp[j * tap_stride + c];
+                        }
+                    else
+                        for(std::size_t j = 0; j < nb; j++)
+                            for(std::size_t c = 0; c < cg; c++)
+                                acc[j] += xp[c] * wp[j * tap_stride + c];
                 }
-                out[i] = acc;
+                for(std::size_t j = 0; j < nb; j++)
+                    out[(n * ol[1] + k0 + j) * out_spatial + osp] = acc[j];
             }
         });
         argument result{output_shape};

@@ -100,7 +100,15 @@ struct convolution_backwards
         auto g         = static_cast<std::size_t>(group);
         std::size_t cg = xl[1] / g;
         std::size_t kg = wl[1];
-        std::vector<double> out(output_shape.elements(), 0.0);
+        // Channels last for the output ([n][spatial][k]) and w as [c][tap][k]: the innermost loop
+        // over k writes and reads contiguously. Each output gets its terms in the same order.
+        std::size_t kout = ol[1], out_spatial = os[1];
+        std::vector<double> wt(wv.size());
+        for(std::size_t c = 0; c < wl[0]; c++)
+            for(std::size_t k = 0; k < kg; k++)
+                for(std::size_t e = 0; e < kelems; e++)
+                    wt[(c * kelems + e) * kg + k] = wv[c * ws[0] + k * ws[1] + e];
+        std::vector<double> out_t(output_shape.elements(), 0.0);
         // Scatter: every input element times every kernel tap adds into one output element. The
         // batch entries on all cores (each writes only its own outputs, in the same order).
         parallel_for(xl[0], 1, [&](std::size_t n_first, std::size_t n_last) {
@@ -122,7 +130,7 @@ struct convolution_backwards
                         for(std::size_t e = 0; e < kelems; e++)
                         {
                             std::size_t krem = e;
-                            std::size_t ooff = n * os[0];
+                            std::size_t osp  = 0; // the output's spatial position
                             bool inside      = true;
                             for(std::size_t d = kd; d-- > 0;)
                             {
@@ -133,12 +141,14 @@ struct convolution_backwards
                                 if(pos < 0 or pos >= static_cast<std::ptrdiff_t>(ol[d + 2]))
                                     inside = false;
                                 else
-                                    ooff += static_cast<std::size_t>(pos) * os[d + 2];
+                                    osp += static_cast<std::size_t>(pos) * os[d + 2];
                             }
                             if(not inside)
                                 continue;
+                            double* op       = out_t.data() + (n * out_spatial + osp) * kout + gi * kg;
+                            const double* wp = wt.data() + (c * kelems + e) * kg;
                             for(std::size_t k = 0; k < kg; k++)
-                                out[ooff + (gi * kg + k) * os[1]] += xval * wv[c * ws[0] + k * ws[1] + e];
+                                op[k] += xval * wp[k];
                         }
                     }
                 }
@@ -146,8 +156,10 @@ struct convolution_backwards
         argument result{output_shape};
         result.visit([&](auto v) {
             using T = typename decltype(v)::value_type;
-            for(std::size_t i = 0; i < out.size(); i++)
-                v[i] = type_cast<T>(out[i]);
+            for(std::size_t n = 0; n < ol[0]; n++)
+                for(std::size_t k = 0; k < kout; k++)
+                    for(std::size_t sp = 0; sp < out_spatial; sp++)
+                        v[(n * kout + k) * out_spatial + sp] = type_cast<T>(out_t[(n * out_spatial + sp) * kout + k]);
         });
         return result;
     }
