@@ -67,16 +67,10 @@ std::vector<argument> step_evaluator::run_module(const module& m,
             args.reserve(ins->inputs().size());
             for(auto in : ins->inputs())
                 args.push_back(lookup(in));
+            // A result of data-dependent size (nonzero's rows) is smaller than declared: the op
+            // computes for what it got, as eval does, or its views would overrun.
             if(ins->module_inputs().empty())
-            {
-                // A result of data-dependent size (nonzero's rows) is smaller than declared: the
-                // op computes for what it got, as eval does, or its views would overrun.
-                auto sized = sized_for(ins, args);
-                if(not sized)
-                    return ins->get_operator().compute(ctx, ins->get_shape(), args);
-                const auto& op = sized->replaced ? *sized->replaced : ins->get_operator();
-                return op.compute(ctx, sized->output, args);
-            }
+                return compute_sized(ins, std::move(args), &ctx);
             // Sub-modules run whole, inside their instruction's time.
             run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
                 return run_module(*sub, p, &results, nullptr);

@@ -212,4 +212,12 @@ std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& ar
     return sized;
 }
 
+argument compute_sized(instruction_ref ins, std::vector<argument> args, context* ctx)
+{
+    auto sized     = sized_for(ins, args);
+    const auto& op = sized and sized->replaced ? *sized->replaced : ins->get_operator();
+    const auto& out = sized ? sized->output : ins->get_shape();
+    return ctx != nullptr ? op.compute(*ctx, out, args) : op.compute(out, args);
+}
+
 } // namespace migraphx

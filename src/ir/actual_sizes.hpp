@@ -62,6 +62,12 @@ void view_sized_inputs(const sized_op& sized, std::vector<argument>& args);
 /// and the gpu target's host fallbacks.
 std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& args);
 
+/// ins (an op without sub-modules) computed on args as eval computes it: at its declared shape,
+/// or at sized_for's shape for what it got (computed at the declared shape, a convert of a
+/// nonzero's 3 actual rows of 8 declared threw; a reshape view overran). On ctx where given (a
+/// target's op), else as on ref. Shared by eval, the driver's perf and the gpu host fallbacks.
+argument compute_sized(instruction_ref ins, std::vector<argument> args, context* ctx = nullptr);
+
 } // namespace migraphx
 
 #endif

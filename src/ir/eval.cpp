@@ -218,11 +218,7 @@ struct evaluator
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
                 // The common path: every input as declared (no allocation per op per run).
-                auto sized = sized_for(ins, args);
-                if(not sized)
-                    return ins->get_operator().compute(ctx, ins->get_shape(), args);
-                const auto& op = sized->replaced ? *sized->replaced : ins->get_operator();
-                return op.compute(ctx, sized->output, args);
+                return compute_sized(ins, std::move(args), &ctx);
             }
             catch(const exception&)
             {

@@ -231,21 +231,6 @@ MIGRAPHX_REGISTER_OP(hip_to_host)
 
 namespace {
 
-/// One instruction of a sub-module on host arguments, as eval computes it (src/ir/eval.cpp): at
-/// its declared shape, unless an argument holds fewer elements than its input declares (a
-/// data-dependent result's actual rows, bound to a pointwise body's parameter): then at the
-/// shape actual_output_shape gives for what it got, its broadcast inputs viewed at the actual
-/// length as eval views them (view_sized_inputs). Computed at the declared shape, a convert of
-/// a nonzero's 3 actual rows of 8 declared threw "argument lens differ from the output lens"
-/// (faster/mask R-CNN on gpu).
-argument compute_at_actual_size(instruction_ref ins, std::vector<argument> args)
-{
-    auto sized = sized_for(ins, args);
-    if(not sized)
-        return ins->get_operator().compute(ins->get_shape(), args);
-    return (sized->replaced ? *sized->replaced : ins->get_operator()).compute(sized->output, args);
-}
-
 /// Runs a module of host-computable ops on host arguments (each instruction at the size of what
 /// it got, as eval does).
 std::vector<argument> run_on_host(module_ref m, const std::unordered_map<std::string, argument>& params)
@@ -267,7 +252,7 @@ std::vector<argument> run_on_host(module_ref m, const std::unordered_map<std::st
             if(n == "@return")
                 return args;
             if(it->module_inputs().empty())
-                res[&*it] = compute_at_actual_size(it, args);
+                res[&*it] = compute_sized(it, args); // at the size of what it got: see compute_sized
             else
                 res[&*it] = it->get_operator().compute(it->get_shape(), args, it->module_inputs(), self);
         }
