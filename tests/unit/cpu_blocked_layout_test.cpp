@@ -1,4 +1,5 @@
-// cpu::blocked_layout before/after: chains move into nChw8c with one reorder in and one out.
+// cpu::blocked_layout before/after: chains move into nChw8c (nChw16c on AVX-512) with one
+// reorder in and one out.
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
@@ -7,7 +8,9 @@
 #include "passes/pass_manager.hpp"
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
+#include <oneapi/dnnl/dnnl.hpp>
 #endif
+#include "scoped_env.hpp"
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -31,6 +34,7 @@ migraphx::program two_convs_and_add(std::size_t channels)
 #ifdef MIGRAPHX_HAVE_CPU
 TEST(cpu_blocked_layout, chain_runs_blocked_between_two_reorders)
 {
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", "8");
     auto p  = two_convs_and_add(8);
     auto& m = *p.get_main_module();
     migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::dead_code_elimination{}});
@@ -46,8 +50,31 @@ TEST(cpu_blocked_layout, chain_runs_blocked_between_two_reorders)
               (std::vector<std::size_t>{1, 1, 6, 6, 8}));
 }
 
+TEST(cpu_blocked_layout, sixteen_channel_blocks_on_avx512)
+{
+    if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
+        GTEST_SKIP() << "no AVX-512: oneDNN has no fast nChw16c kernels here";
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr); // the machine's choice: 16
+    auto p  = two_convs_and_add(16);
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                             migraphx::dead_code_elimination{}});
+    auto ret = std::prev(m.end());
+    EXPECT_EQ(ret->inputs().front()->name(), "dnnl::reorder");
+    EXPECT_EQ(ret->inputs().front()->inputs().front()->get_shape().lens(),
+              (std::vector<std::size_t>{1, 1, 6, 6, 16}));
+    // 8 channels do not fill a 16-channel block: plain
+    auto p8  = two_convs_and_add(8);
+    auto& m8 = *p8.get_main_module();
+    migraphx::run_passes(m8, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                              migraphx::dead_code_elimination{}});
+    auto names = migx_test::op_names(m8);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 0);
+}
+
 TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
 {
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", "8");
     auto p  = two_convs_and_add(6);
     auto& m = *p.get_main_module();
     migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
@@ -60,6 +87,10 @@ TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
 TEST(cpu_blocked_layout, results_match_ref)
 {
     MIGX_REQUIRE_CPU();
-    migx_test::expect_cpu_matches_ref(two_convs_and_add(8), 1e-4, 1e-4);
-    migx_test::expect_cpu_matches_ref(two_convs_and_add(6), 1e-4, 1e-4);
+    for(const char* block : {"8", "16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", block);
+        for(std::size_t channels : {6, 8, 16, 32})
+            migx_test::expect_cpu_matches_ref(two_convs_and_add(channels), 1e-4, 1e-4);
+    }
 }

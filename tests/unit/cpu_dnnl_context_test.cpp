@@ -1,6 +1,7 @@
 // The cpu target's layout helpers and thread count.
 #include "cpu_test_util.hpp"
 #ifdef MIGRAPHX_HAVE_CPU
+#include "scoped_env.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <cstdlib>
 
@@ -8,11 +9,39 @@ using migraphx::shape;
 
 TEST(cpu_dnnl_context, blocked_shape_round_trips)
 {
-    auto b = migraphx::cpu::blocked_shape(shape::float_type, {2, 16, 5, 7});
+    auto b = migraphx::cpu::blocked_shape(shape::float_type, {2, 16, 5, 7}, 8);
     EXPECT_EQ(b.lens(), (std::vector<std::size_t>{2, 2, 5, 7, 8}));
     EXPECT_EQ(migraphx::cpu::logical_lens(b, "blocked8"), (std::vector<std::size_t>{2, 16, 5, 7}));
     EXPECT_EQ(migraphx::cpu::logical_lens(b, "plain"), b.lens());
-    EXPECT_THROW(migraphx::cpu::blocked_shape(shape::float_type, {2, 12, 5, 7}), migraphx::exception);
+    EXPECT_THROW(migraphx::cpu::blocked_shape(shape::float_type, {2, 12, 5, 7}, 8), migraphx::exception);
+    auto b16 = migraphx::cpu::layout_shape(shape::float_type, {2, 32, 5, 7}, "blocked16");
+    EXPECT_EQ(b16.lens(), (std::vector<std::size_t>{2, 2, 5, 7, 16}));
+    EXPECT_EQ(migraphx::cpu::logical_lens(b16, "blocked16"), (std::vector<std::size_t>{2, 32, 5, 7}));
+    EXPECT_THROW(migraphx::cpu::logical_lens(b16, "blocked8"), migraphx::exception); // last dim 16, not 8
+    EXPECT_THROW(migraphx::cpu::blocked_shape(shape::float_type, {2, 24, 5, 7}, 16), migraphx::exception);
+    EXPECT_EQ(migraphx::cpu::to_dnnl_md(b16, "blocked16").get_size(), b16.bytes());
+    EXPECT_THROW(migraphx::cpu::layout_block("blocked4"), migraphx::exception);
+}
+
+TEST(cpu_dnnl_context, blocked_layout_follows_the_isa_unless_set)
+{
+    bool avx512 = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", nullptr);
+        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), avx512 ? "blocked16" : "blocked8");
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "8");
+        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), "blocked8");
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "16");
+        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), "blocked16");
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "12");
+        EXPECT_THROW(migraphx::cpu::preferred_blocked_layout(), migraphx::exception);
+    }
 }
 
 TEST(cpu_dnnl_context, plain_md_keeps_strides)

@@ -11,18 +11,20 @@ struct layout_rewriter
 {
     module& m;
     context& ctx;
-    // plain instruction -> the instruction computing the same value in blocked8 layout
+    std::string layout; // blocked8 or blocked16: what this machine's oneDNN kernels want
+    std::size_t block;
+    // plain instruction -> the instruction computing the same value in the blocked layout
     std::unordered_map<const instruction*, instruction_ref> blocked;
 
     bool has_blocked(instruction_ref x) const { return blocked.count(&*x) > 0; }
 
-    /// x in blocked8 layout, reordering it before pos if no blocked version exists yet.
+    /// x in the blocked layout, reordering it before pos if no blocked version exists yet.
     instruction_ref to_blocked(instruction_ref pos, instruction_ref x)
     {
         auto it = blocked.find(&*x);
         if(it != blocked.end())
             return it->second;
-        auto r = m.insert_instruction(pos, operation{dnnl_reorder{"plain", "blocked8"}}, {x});
+        auto r = m.insert_instruction(pos, operation{dnnl_reorder{"plain", layout}}, {x});
         blocked[&*x] = r;
         return r;
     }
@@ -30,12 +32,12 @@ struct layout_rewriter
     /// Puts the blocked computation `b` in place of `ins`: plain users read a reorder of it.
     void publish(instruction_ref ins, instruction_ref b)
     {
-        auto back = m.insert_instruction(std::next(b), operation{dnnl_reorder{"blocked8", "plain"}}, {b});
+        auto back = m.insert_instruction(std::next(b), operation{dnnl_reorder{layout, "plain"}}, {b});
         m.replace_instruction(ins, back);
         blocked[&*back] = b;
     }
 
-    static bool channels_fit(const shape& s) { return s.lens().size() == 4 and s.lens()[1] % 8 == 0; }
+    bool channels_fit(const shape& s) const { return s.lens().size() == 4 and s.lens()[1] % block == 0; }
 
     void convolution(instruction_ref ins)
     {
@@ -46,8 +48,8 @@ struct layout_rewriter
         // A first layer (few input channels) reads plain input and writes blocked.
         bool src_blocked = has_blocked(x) or channels_fit(x->get_shape());
         auto cand        = op;
-        cand.src_layout  = src_blocked ? "blocked8" : "plain";
-        cand.dst_layout  = "blocked8";
+        cand.src_layout  = src_blocked ? layout : "plain";
+        cand.dst_layout  = layout;
         std::vector<instruction_ref> in = ins->inputs();
         if(src_blocked)
             in[0] = to_blocked(ins, x);
@@ -68,7 +70,7 @@ struct layout_rewriter
         auto x  = ins->inputs()[0];
         if(op.layout != "plain" or not has_blocked(x))
             return;
-        op.layout = "blocked8";
+        op.layout = layout;
         publish(ins, m.insert_instruction(ins, operation{op}, {blocked.at(&*x)}));
     }
 
@@ -99,7 +101,8 @@ bool is_pointwise(instruction_ref ins)
 void blocked_layout::apply(module& m) const
 {
     context fallback;
-    layout_rewriter r{m, ctx != nullptr ? *ctx : fallback, {}};
+    auto layout = preferred_blocked_layout();
+    layout_rewriter r{m, ctx != nullptr ? *ctx : fallback, layout, layout_block(layout), {}};
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(ins->name() == "dnnl::convolution")

@@ -1,5 +1,6 @@
 #include "targets/cpu/dnnl_context.hpp"
 #include "ir/parallel_for.hpp"
+#include "ir/env.hpp"
 #include <migraphx/errors.hpp>
 #include <cstdlib>
 #include <map>
@@ -53,47 +54,77 @@ dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v)
     return dnnl::memory::dims(v.begin(), v.end());
 }
 
+std::size_t layout_block(const std::string& layout)
+{
+    if(layout == "plain")
+        return 0;
+    if(layout == "blocked8")
+        return 8;
+    if(layout == "blocked16")
+        return 16;
+    MIGRAPHX_THROW("cpu: unknown layout '" + layout + "'");
+}
+
+std::string blocked_layout_name(std::size_t block) { return "blocked" + std::to_string(block); }
+
+std::string preferred_blocked_layout()
+{
+    auto forced = env_string("MIGRAPHX_CPU_BLOCK");
+    if(forced == "8" or forced == "16")
+        return "blocked" + forced;
+    if(not forced.empty())
+        MIGRAPHX_THROW("MIGRAPHX_CPU_BLOCK must be 8 or 16, got '" + forced + "'");
+    // oneDNN's AVX-512 kernels take 16 channels a block; with 8 it runs its AVX2 kernels
+    return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? "blocked16" : "blocked8";
+}
+
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout)
 {
-    if(layout != "blocked8")
+    auto b = layout_block(layout);
+    if(b == 0)
         return s.lens();
     auto l = s.lens();
-    if(l.size() < 4 or l.back() != 8)
-        MIGRAPHX_THROW("cpu: " + std::to_string(l.size()) + "-d shape is not a blocked8 layout");
-    l[1] *= 8;
+    if(l.size() < 4 or l.back() != b)
+        MIGRAPHX_THROW("cpu: " + std::to_string(l.size()) + "-d shape is not a " + layout + " layout");
+    l[1] *= b;
     l.pop_back();
     return l;
 }
 
-shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical)
+shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, std::size_t block)
 {
-    if(logical.size() < 3 or logical[1] % 8 != 0)
-        MIGRAPHX_THROW("cpu: blocked8 layout needs channels divisible by 8");
+    if(logical.size() < 3 or block == 0 or logical[1] % block != 0)
+        MIGRAPHX_THROW("cpu: blocked" + std::to_string(block) + " layout needs channels divisible by " +
+                       std::to_string(block));
     auto l = logical;
-    l[1] /= 8;
-    l.push_back(8);
+    l[1] /= block;
+    l.push_back(block);
     return {t, l};
 }
 
-dnnl::memory::format_tag blocked_tag(std::size_t rank)
+shape layout_shape(shape::type_t t, const std::vector<std::size_t>& logical, const std::string& layout)
+{
+    auto b = layout_block(layout);
+    return b == 0 ? shape{t, logical} : blocked_shape(t, logical, b);
+}
+
+dnnl::memory::format_tag blocked_tag(std::size_t rank, std::size_t block)
 {
     using tag = dnnl::memory::format_tag;
-    switch(rank)
-    {
-    case 3: return tag::nCw8c;
-    case 4: return tag::nChw8c;
-    case 5: return tag::nCdhw8c;
-    default: MIGRAPHX_THROW("cpu: no blocked8 layout for rank " + std::to_string(rank));
-    }
+    if(block == 8 and rank >= 3 and rank <= 5)
+        return rank == 3 ? tag::nCw8c : rank == 4 ? tag::nChw8c : tag::nCdhw8c;
+    if(block == 16 and rank >= 3 and rank <= 5)
+        return rank == 3 ? tag::nCw16c : rank == 4 ? tag::nChw16c : tag::nCdhw16c;
+    MIGRAPHX_THROW("cpu: no blocked" + std::to_string(block) + " layout for rank " + std::to_string(rank));
 }
 
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout)
 {
     auto t = to_dnnl_type(s.type());
-    if(layout == "blocked8")
+    if(auto b = layout_block(layout); b > 0)
     {
         auto l = logical_lens(s, layout);
-        return {to_dnnl_dims(l), t, blocked_tag(l.size())};
+        return {to_dnnl_dims(l), t, blocked_tag(l.size(), b)};
     }
     std::vector<std::size_t> lens = s.lens(), strides = s.strides();
     if(lens.empty())

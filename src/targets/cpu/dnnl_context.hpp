@@ -37,8 +37,8 @@ dnnl::memory::data_type to_dnnl_type(shape::type_t t);
 dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v);
 
 /// A tensor's layout as the cpu ops see it. "plain": the shape's own lens and strides (any
-/// strides). "blocked8": oneDNN's nChw8c; the IR shape is the physical {N, C/8, spatial..., 8}.
-/// The logical dims of a blocked8 shape {N, Cb, d..., 8} are {N, Cb*8, d...}.
+/// strides). "blocked8" / "blocked16": oneDNN's nChw8c / nChw16c; the IR shape is the physical
+/// {N, C/b, spatial..., b}, whose logical dims are {N, C, spatial...}.
 /// Runs op.finalize on args' shapes if it has not run (an op evaluated outside a compiled program,
 /// e.g. in a unit test, is finalized lazily on its first run; the result is the same).
 template <class Op>
@@ -52,11 +52,19 @@ void finalize_once(const Op& op, context& ctx, const shape& out, const std::vect
     const_cast<Op&>(op).finalize(ctx, out, shapes); // NOLINT: lazy, same result
 }
 
+/// The channel block of a layout: 0 (plain), 8 or 16; another name throws.
+std::size_t layout_block(const std::string& layout);
+std::string blocked_layout_name(std::size_t block);
+/// The blocked layout this machine's oneDNN kernels want: "blocked16" where it runs AVX-512
+/// kernels, else "blocked8"; MIGRAPHX_CPU_BLOCK=8|16 overrides it.
+std::string preferred_blocked_layout();
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout);
-shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical);
+shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, std::size_t block);
+/// The IR shape of logical dims in a layout (plain: standard).
+shape layout_shape(shape::type_t t, const std::vector<std::size_t>& logical, const std::string& layout);
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout);
-/// The oneDNN format tag of the blocked layout for a rank (nChw8c, nCdhw8c, nCw8c).
-dnnl::memory::format_tag blocked_tag(std::size_t rank);
+/// The oneDNN format tag of a blocked layout (nCw8c, nChw8c, nCdhw8c, and the 16c ones).
+dnnl::memory::format_tag blocked_tag(std::size_t rank, std::size_t block);
 
 /// Throws unless every value is positive: strides, dilations and window lengths divide or
 /// multiply sizes, and a saved program (.mxr) may carry any value.

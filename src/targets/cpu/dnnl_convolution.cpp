@@ -41,7 +41,7 @@ shape dnnl_convolution::compute_shape(const std::vector<shape>& inputs) const
             MIGRAPHX_THROW("cpu::convolution: kernel larger than the padded input");
         out.push_back((span - k) / stride[i] + 1);
     }
-    auto r = dst_layout == "blocked8" ? blocked_shape(inputs[0].type(), out) : shape{inputs[0].type(), out};
+    auto r = layout_shape(inputs[0].type(), out, dst_layout);
     if(sum and not(inputs.back() == r))
         MIGRAPHX_THROW("cpu::convolution: the summed input must have the result's shape");
     return r;

@@ -35,7 +35,7 @@ shape dnnl_pooling::compute_shape(const std::vector<shape>& inputs) const
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::pooling: expected 1 input");
     auto out = out_lens(logical_lens(inputs[0], layout));
-    return layout == "blocked8" ? blocked_shape(inputs[0].type(), out) : shape{inputs[0].type(), out};
+    return layout_shape(inputs[0].type(), out, layout);
 }
 
 dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& c,
@@ -56,7 +56,7 @@ dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& 
         pr.push_back(std::max<std::int64_t>(need, 0));
     }
     auto alg = mode == "max" ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
-    auto dst = layout == "blocked8" ? to_dnnl_md(out, layout) : to_dnnl_md(out, "plain");
+    auto dst = to_dnnl_md(out, layout);
     return {{dnnl::prop_kind::forward_inference, alg, to_dnnl_md(inputs[0], layout), dst, s, k, pl, pr},
             *c.engine};
 }

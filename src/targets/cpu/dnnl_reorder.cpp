@@ -11,10 +11,10 @@ shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
     for(const auto& l : {from, to})
-        if(l != "plain" and l != "blocked8")
+        if(l != "plain" and l != "blocked8" and l != "blocked16")
             MIGRAPHX_THROW("dnnl::reorder: unknown layout '" + l + "'");
     auto l = logical_lens(inputs[0], from);
-    return to == "blocked8" ? blocked_shape(inputs[0].type(), l) : shape{inputs[0].type(), l};
+    return layout_shape(inputs[0].type(), l, to);
 }
 
 void dnnl_reorder::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
