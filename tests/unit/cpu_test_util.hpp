@@ -52,10 +52,19 @@ inline migraphx::program expect_cpu_matches_ref(const migraphx::program& p, doub
         auto b = r2[i].to_vector<double>();
         EXPECT_EQ(a.size(), b.size());
         std::size_t bad = 0;
+        std::string first_bad;
         for(std::size_t j = 0; j < std::min(a.size(), b.size()); j++)
+        {
             if(std::abs(a[j] - b[j]) > atol + rtol * std::abs(a[j]))
+            {
+                if(bad == 0)
+                    first_bad = "element " + std::to_string(j) + ": ref " + std::to_string(a[j]) + ", cpu " +
+                                std::to_string(b[j]);
                 bad++;
-        EXPECT_EQ(bad, 0u) << "output " << i << ": " << bad << " of " << a.size() << " values differ";
+            }
+        }
+        EXPECT_EQ(bad, 0u) << "output " << i << ": " << bad << " of " << a.size() << " values differ (first: "
+                           << first_bad << ")";
     }
     return cpu;
 }
