@@ -79,6 +79,21 @@ TEST(cpu_blocked_layout, sixteen_channel_blocks_on_avx512)
     EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 0);
 }
 
+TEST(cpu_blocked_layout, channels_of_eights_but_not_sixteens_keep_eight_channel_blocks)
+{
+    if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
+        GTEST_SKIP() << "no AVX-512: 8-channel blocks anyway";
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr);
+    auto p  = two_convs_and_add(24); // as MobileNetV2's 24 and 144: 16 would leave them plain
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                             migraphx::dead_code_elimination{}});
+    auto ret = std::prev(m.end());
+    EXPECT_EQ(ret->inputs().front()->name(), "dnnl::reorder");
+    EXPECT_EQ(ret->inputs().front()->inputs().front()->get_shape().lens(),
+              (std::vector<std::size_t>{1, 3, 6, 6, 8}));
+}
+
 TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
 {
     migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", "8");
