@@ -65,8 +65,6 @@ std::size_t layout_block(const std::string& layout)
     MIGRAPHX_THROW("cpu: unknown layout '" + layout + "'");
 }
 
-std::string blocked_layout_name(std::size_t block) { return "blocked" + std::to_string(block); }
-
 std::string preferred_blocked_layout()
 {
     auto forced = env_string("MIGRAPHX_CPU_BLOCK");

@@ -54,7 +54,6 @@ void finalize_once(const Op& op, context& ctx, const shape& out, const std::vect
 
 /// The channel block of a layout: 0 (plain), 8 or 16; another name throws.
 std::size_t layout_block(const std::string& layout);
-std::string blocked_layout_name(std::size_t block);
 /// The blocked layout this machine's oneDNN kernels want: "blocked16" where it runs AVX-512
 /// kernels, else "blocked8"; MIGRAPHX_CPU_BLOCK=8|16 overrides it.
 std::string preferred_blocked_layout();
