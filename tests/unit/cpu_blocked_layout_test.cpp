@@ -85,6 +85,32 @@ TEST(cpu_blocked_layout, sixteen_channel_blocks_on_avx512)
     EXPECT_EQ(blocked_result_lens(24), (std::vector<std::size_t>{1, 3, 6, 6, 8}));
 }
 
+TEST(cpu_blocked_layout, winograd_only_when_asked_for)
+{
+    if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
+        GTEST_SKIP() << "no AVX-512: oneDNN has no Winograd kernels here";
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr);
+    auto algos = [](std::size_t channels) {
+        auto p  = two_convs_and_add(channels);
+        auto& m = *p.get_main_module();
+        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                                 migraphx::dead_code_elimination{}});
+        std::vector<std::string> r;
+        for(auto ins = m.begin(); ins != m.end(); ++ins)
+            if(ins->name() == "dnnl::convolution")
+                r.push_back(ins->get_operator().to_value().at("algo").get_string());
+        return r;
+    };
+    {
+        migx_test::scoped_env off("MIGRAPHX_CPU_WINOGRAD", nullptr);
+        EXPECT_EQ(algos(64), (std::vector<std::string>{"direct", "direct"}));
+    }
+    migx_test::scoped_env on("MIGRAPHX_CPU_WINOGRAD", "1");
+    EXPECT_EQ(algos(64), (std::vector<std::string>{"winograd", "winograd"}));
+    EXPECT_EQ(algos(32), (std::vector<std::string>{"direct", "direct"})); // under 64 channels
+    migx_test::expect_cpu_matches_ref(two_convs_and_add(64), 1e-4, 1e-4);
+}
+
 TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
 {
     migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", "8");

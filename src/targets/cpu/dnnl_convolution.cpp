@@ -72,13 +72,28 @@ dnnl::convolution_forward::primitive_desc dnnl_convolution::make_pd(const dnnl_c
     dnnl::primitive_attr attr;
     attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
     auto pk = dnnl::prop_kind::forward_inference;
-    auto al = dnnl::algorithm::convolution_direct;
-    if(bias)
+    if(algo != "direct" and algo != "winograd")
+        MIGRAPHX_THROW("cpu::convolution: unknown algo '" + algo + "'");
+    auto al = algo == "winograd" ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+    try
     {
-        dnnl::memory::desc bmd{{static_cast<std::int64_t>(wl[0])}, to_dnnl_type(inputs[0].type()), dnnl::memory::format_tag::a};
-        return {{pk, al, src, wmd, bmd, dst, s, d, pl, pr}, attr, *c.engine};
+        if(bias)
+        {
+            dnnl::memory::desc bmd{
+                {static_cast<std::int64_t>(wl[0])}, to_dnnl_type(inputs[0].type()), dnnl::memory::format_tag::a};
+            return {{pk, al, src, wmd, bmd, dst, s, d, pl, pr}, attr, *c.engine};
+        }
+        return {{pk, al, src, wmd, dst, s, d, pl, pr}, attr, *c.engine};
     }
-    return {{pk, al, src, wmd, dst, s, d, pl, pr}, attr, *c.engine};
+    catch(const dnnl::error& e)
+    {
+        // Winograd exists only for some shapes and machines (AVX-512): a program compiled where it
+        // does, loaded where it does not, says so (its weights are packed for it)
+        if(algo == "winograd")
+            MIGRAPHX_THROW("cpu::convolution: this machine's oneDNN has no Winograd kernel for this convolution (" +
+                           std::string(e.what()) + "); compile the program here");
+        throw;
+    }
 }
 
 dnnl::memory::desc dnnl_convolution::plain_weights_md(const shape& w) const

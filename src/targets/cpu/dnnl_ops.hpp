@@ -31,6 +31,7 @@ struct dnnl_convolution
     std::string dst_layout = "plain";
     bool packed_weights    = false;
     std::vector<std::size_t> weight_lens; // the logical weights, when packed
+    std::string algo = "direct";          // or "winograd" (chosen by cpu::blocked_layout)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -48,6 +49,7 @@ struct dnnl_convolution
         f(self.dst_layout, "dst_layout");
         f(self.packed_weights, "packed_weights");
         f(self.weight_lens, "weight_lens");
+        f(self.algo, "algo");
     }
     std::string name() const { return "dnnl::convolution"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
