@@ -4,6 +4,9 @@
 #include <migraphx/errors.hpp>
 #include <cstdlib>
 #include <map>
+#include <cstdint>
+#include <iomanip>
+#include <sstream>
 #include <omp.h>
 #include <thread>
 
@@ -114,6 +117,51 @@ dnnl::memory::format_tag blocked_tag(std::size_t rank, std::size_t block)
     if(block == 16 and rank >= 3 and rank <= 5)
         return rank == 3 ? tag::nCw16c : rank == 4 ? tag::nChw16c : tag::nCdhw16c;
     MIGRAPHX_THROW("cpu: no blocked" + std::to_string(block) + " layout for rank " + std::to_string(rank));
+}
+
+std::string md_signature(const dnnl::memory::desc& md)
+{
+    const auto& d = md.data;
+    std::ostringstream ss;
+    auto list = [&](const char* tag, const auto* v, int n) {
+        ss << tag;
+        for(int i = 0; i < n; i++)
+            ss << (i ? "," : "") << v[i];
+        ss << ";";
+    };
+    ss << "kind" << static_cast<int>(d.format_kind) << ";type" << static_cast<int>(d.data_type) << ";";
+    list("dims", d.dims, d.ndims);
+    list("padded", d.padded_dims, d.ndims);
+    if(d.format_kind == dnnl_blocked)
+    {
+        const auto& b = d.format_desc.blocking;
+        list("strides", b.strides, d.ndims);
+        list("blocks", b.inner_blks, b.inner_nblks);
+        list("idxs", b.inner_idxs, b.inner_nblks);
+    }
+    else if(d.format_kind == dnnl_format_kind_wino)
+    {
+        const auto& w = d.format_desc.wino_desc;
+        int v[] = {static_cast<int>(w.wino_format), w.r, w.alpha, w.ic, w.oc, w.ic_block, w.oc_block, w.ic2_block,
+                   w.oc2_block};
+        list("wino", v, 9);
+        ss << "size" << w.size << ";";
+    }
+    ss << "extra" << d.extra.flags << "," << d.extra.compensation_mask << ";";
+    // 64-bit FNV-1a of the text: short in printed programs, the same on every machine
+    std::uint64_t h = 14695981039346656037ull;
+    for(unsigned char c : ss.str())
+        h = (h ^ c) * 1099511628211ull;
+    std::ostringstream hex;
+    hex << std::hex << std::setw(16) << std::setfill('0') << h;
+    return hex.str();
+}
+
+void check_packed_format(const std::string& op, const std::string& packed, const dnnl::memory::desc& wants)
+{
+    if(not packed.empty() and md_signature(wants) != packed)
+        MIGRAPHX_THROW(op + ": the weights were packed for another oneDNN kernel than this machine runs (compiled on "
+                           "a machine with another instruction set?): compile the program here");
 }
 
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout)

@@ -62,6 +62,13 @@ shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, st
 /// The IR shape of logical dims in a layout (plain: standard).
 shape layout_shape(shape::type_t t, const std::vector<std::size_t>& logical, const std::string& layout);
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout);
+/// Which weights format a oneDNN kernel reads (dims, type, blocking or Winograd layout), as 16
+/// hex digits: recorded when weights are packed at compile time, compared when the op is
+/// finalized, so that weights packed for one machine's kernel are never read by another's.
+std::string md_signature(const dnnl::memory::desc& md);
+/// Throws unless `packed` (an op's weights_format; empty in programs saved before it was
+/// recorded) is the format the finalized primitive reads.
+void check_packed_format(const std::string& op, const std::string& packed, const dnnl::memory::desc& wants);
 /// The oneDNN format tag of a blocked layout (nCw8c, nChw8c, nCdhw8c, and the 16c ones).
 dnnl::memory::format_tag blocked_tag(std::size_t rank, std::size_t block);
 

@@ -117,6 +117,8 @@ void dnnl_convolution::finalize(context& ctx, const shape&, const std::vector<sh
     cache->prim = dnnl::convolution_forward{cache->pd};
     if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
         MIGRAPHX_THROW("cpu::convolution: the packed weights are smaller than the kernel reads");
+    if(packed_weights)
+        check_packed_format("cpu::convolution", weights_format, cache->pd.weights_desc());
     if(not packed_weights and cache->pd.weights_desc() != plain_weights_md(inputs[1]))
         cache->weights_reorder = true;
 }
@@ -161,6 +163,11 @@ argument dnnl_convolution::pack(context& ctx, const std::vector<shape>& inputs, 
     dnnl::reorder(from, dst).execute(*c.stream, from, dst);
     c.stream->wait();
     return packed;
+}
+
+std::string dnnl_convolution::packed_format(context& ctx, const std::vector<shape>& inputs) const
+{
+    return md_signature(make_pd(get_dnnl_context(ctx), inputs).weights_desc());
 }
 
 std::string dnnl_convolution::impl(context& ctx, const std::vector<shape>& inputs) const

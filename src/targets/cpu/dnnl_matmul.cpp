@@ -88,6 +88,13 @@ void dnnl_matmul::finalize(context& ctx, const shape&, const std::vector<shape>&
     cache->prim = dnnl::matmul{cache->pd};
     if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
         MIGRAPHX_THROW("dnnl::matmul: the packed weights are smaller than the kernel reads");
+    if(packed_weights)
+        check_packed_format(name(), weights_format, cache->pd.weights_desc());
+}
+
+std::string dnnl_matmul::packed_format(context& ctx, const std::vector<shape>& inputs) const
+{
+    return md_signature(make_pd(get_dnnl_context(ctx), inputs, true).weights_desc());
 }
 
 argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<argument>& args) const

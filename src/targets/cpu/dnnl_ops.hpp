@@ -32,6 +32,7 @@ struct dnnl_convolution
     bool packed_weights    = false;
     std::vector<std::size_t> weight_lens; // the logical weights, when packed
     std::string algo = "direct";          // or "winograd" (chosen by cpu::blocked_layout)
+    std::string weights_format;           // md_signature of the packed weights (cpu::pack_weights)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -50,6 +51,7 @@ struct dnnl_convolution
         f(self.packed_weights, "packed_weights");
         f(self.weight_lens, "weight_lens");
         f(self.algo, "algo");
+        f(self.weights_format, "weights_format");
     }
     std::string name() const { return "dnnl::convolution"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
@@ -58,6 +60,8 @@ struct dnnl_convolution
 
     /// w reordered into the format the primitive for these inputs wants (a 1-d buffer).
     argument pack(context& ctx, const std::vector<shape>& inputs, const argument& w) const;
+    /// md_signature of that format.
+    std::string packed_format(context& ctx, const std::vector<shape>& inputs) const;
     /// oneDNN's implementation name for these inputs ("ref:any" means no fast kernel).
     std::string impl(context& ctx, const std::vector<shape>& inputs) const;
 
@@ -86,6 +90,7 @@ struct dnnl_matmul
     std::vector<float> post_beta;
     bool packed_weights = false;
     std::vector<std::size_t> weight_lens;
+    std::string weights_format; // md_signature of the packed weights (cpu::pack_weights)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -97,12 +102,14 @@ struct dnnl_matmul
         f(self.post_beta, "post_beta");
         f(self.packed_weights, "packed_weights");
         f(self.weight_lens, "weight_lens");
+        f(self.weights_format, "weights_format");
     }
     std::string name() const { return "dnnl::matmul"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     argument pack(context& ctx, const std::vector<shape>& inputs, const argument& w) const;
+    std::string packed_format(context& ctx, const std::vector<shape>& inputs) const;
 
     struct prim_cache
     {

@@ -33,6 +33,7 @@ void pack(module& m, instruction_ref ins, context& ctx)
     for(auto i : ins->inputs())
         shapes.push_back(i->get_shape());
     auto packed = op.pack(ctx, shapes, *w);
+    op.weights_format = op.packed_format(ctx, shapes);
     op.packed_weights = true;
     // broadcast batch dims (stride 0) are packed once, as 1
     op.weight_lens = w->get_shape().lens();
