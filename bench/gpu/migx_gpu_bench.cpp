@@ -4,7 +4,7 @@
 // with the results ready in device memory (eval waits for the stream); run.py times PyTorch the
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
-// usage: migx_gpu_bench MODEL.onnx [--fp16] [--runs N] [--warmup N] [--no-cuda-graph]
+// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--runs N] [--warmup N] [--no-cuda-graph]
 //                       [--input NAME=FILE]... [--save-output FILE]
 //   --input: the input's raw bytes (its type, standard layout; else generated values)
 //   --save-output: writes the first output as float32 bytes (run.py's accuracy column)
@@ -48,13 +48,14 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--runs N] [--warmup N] [--no-cuda-graph] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--runs N] [--warmup N] [--no-cuda-graph] "
                      "[--save-output FILE]\n";
         return 2;
     }
     std::string model = argv[1], save_output;
     std::map<std::string, std::string> input_files;
-    bool fp16 = false, graph = true;
+    bool fp16 = false, int8 = false, graph = true;
+    int calib = 16;
     int runs = 200, warmup = 20;
     for(int i = 2; i < argc; i++)
     {
@@ -66,6 +67,10 @@ int run(int argc, char** argv)
         };
         if(a == "--fp16")
             fp16 = true;
+        else if(a == "--int8")
+            int8 = true;
+        else if(a == "--calib")
+            calib = std::stoi(next());
         else if(a == "--no-cuda-graph")
             graph = false;
         else if(a == "--runs")
@@ -93,6 +98,23 @@ int run(int argc, char** argv)
     auto parse_ms = ms_since(t0);
     if(fp16)
         migraphx::quantize_fp16(prog);
+    double quantize_ms = 0;
+    if(int8)
+    {
+        // calibration: --calib random batches (other seeds than the timed input)
+        auto q0 = clock_type::now();
+        std::vector<migraphx::parameter_map> maps;
+        for(int c = 0; c < calib; c++)
+        {
+            migraphx::parameter_map m;
+            unsigned s = 1000 + static_cast<unsigned>(c) * 17;
+            for(const auto& [name, sh] : prog.get_inputs())
+                m[name] = make_input(sh, s++);
+            maps.push_back(m);
+        }
+        migraphx::quantize_int8(prog, migraphx::get_target("gpu"), maps);
+        quantize_ms = ms_since(q0);
+    }
     migraphx::compile_options opts;
     opts.offload_copy = false;
     opts.cuda_graph   = graph;
@@ -139,12 +161,13 @@ int run(int argc, char** argv)
         f.write(reinterpret_cast<const char*>(values.data()),
                 static_cast<std::streamsize>(values.size() * sizeof(float)));
     }
-    std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f compile_ms=%.1f median_ms=%.4f "
+    std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f quantize_ms=%.1f compile_ms=%.1f median_ms=%.4f "
                 "min_ms=%.4f p90_ms=%.4f runs=%d\n",
                 model.c_str(),
-                fp16 ? "fp16" : "fp32",
+                int8 ? (fp16 ? "int8+fp16" : "int8") : fp16 ? "fp16" : "fp32",
                 graph ? 1 : 0,
                 parse_ms,
+                quantize_ms,
                 compile_ms,
                 med,
                 times.front(),

@@ -219,7 +219,7 @@ program compile_model(program p, const target& t, const target_options& o, const
 #ifdef MIGRAPHX_DRIVER_HAS_QUANTIZATION
         if(o.fp16)
             quantize_fp16(p);
-        else
+        if(o.int8) // with --fp16: int8 convolutions and products, half for the rest
         {
             std::cerr << "migraphx-driver: --int8: calibrating on generated input data (one run); "
                          "real data gives better scales\n";
@@ -227,7 +227,7 @@ program compile_model(program p, const target& t, const target_options& o, const
         }
 #else
         (void)calibration;
-        throw error(std::string(o.fp16 ? "--fp16" : "--int8") + ": quantization is not supported yet in this build");
+        throw error(std::string(o.int8 ? "--int8" : "--fp16") + ": quantization is not supported yet in this build");
 #endif
     }
     compile_options co;

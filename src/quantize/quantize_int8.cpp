@@ -11,6 +11,7 @@
 #include <migraphx/make_op.hpp>
 #include "passes/dead_code_elimination.hpp"
 #include "quantize/calibrate.hpp"
+#include "quantize/int8_support.hpp"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -61,7 +62,14 @@ bool is_constant(instruction_ref x, int depth = 0)
     return std::all_of(x->inputs().begin(), x->inputs().end(), [&](auto in) { return is_constant(in, depth + 1); });
 }
 
-bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type and not x->get_shape().dynamic(); }
+/// float, or half (a program quantize_fp16 made: int8 products, the rest in half).
+bool is_float(instruction_ref x)
+{
+    auto t = x->get_shape().type();
+    return (t == shape::float_type or t == shape::half_type) and not x->get_shape().dynamic();
+}
+
+bool is_gpu(const target& t) { return t.name() == "gpu"; }
 
 /// Whether x >= 0 follows from how it is made: relu, clip with a lower bound >= 0, softmax,
 /// sigmoid, exp, abs, sqrt; max/average pooling, views, concatenations and sums of such values.
@@ -284,7 +292,10 @@ struct int8_rewriter
         auto zp     = r.is_unsigned
                           ? broadcast_scalar(pos, literal{shape{shape::uint8_type, {1}}, std::vector<std::uint8_t>{0}}, lens)
                           : broadcast_scalar(pos, literal{shape{shape::int8_type, {1}}, std::vector<std::int8_t>{0}}, lens);
-        auto q      = m.insert_instruction(pos, make_op("quantizelinear"), {x, scale, zp});
+        auto xf     = x;
+        if(x->get_shape().type() != shape::float_type) // a half program: quantized from float, as scale is
+            xf = m.insert_instruction(pos, make_op("convert", {{"target_type", shape::float_type}}), {x});
+        auto q      = m.insert_instruction(pos, make_op("quantizelinear"), {xf, scale, zp});
         return quantized[&*x] = {q, s};
     }
 
@@ -349,13 +360,17 @@ struct int8_rewriter
             zp.push_back(static_cast<std::int32_t>(z));
             any = any or zp.back() != 0;
         }
+        std::vector<instruction_ref> dq_args{acc, scale};
         if(any)
-        {
-            auto z = broadcast_channels(ins, shape::int32_type, zp, o_axis, olens);
-            m.replace_instruction(ins, make_op("dequantizelinear"), {acc, scale, z});
-        }
+            dq_args.push_back(broadcast_channels(ins, shape::int32_type, zp, o_axis, olens));
+        // float scales (the products of two scales can be below half's normal range), then the
+        // op's own type
+        if(ins->get_shape().type() == shape::float_type)
+            m.replace_instruction(ins, make_op("dequantizelinear"), dq_args);
         else
-            m.replace_instruction(ins, make_op("dequantizelinear"), {acc, scale});
+            m.replace_instruction(ins,
+                                  make_op("convert", {{"target_type", ins->get_shape().type()}}),
+                                  {m.insert_instruction(ins, make_op("dequantizelinear"), dq_args)});
     }
 };
 
@@ -397,7 +412,7 @@ void quantize_before_max_pooling(module& m)
     }
 }
 
-bool selected(instruction_ref ins, const std::vector<std::string>& names)
+bool selected(instruction_ref ins, const std::vector<std::string>& names, const target& t)
 {
     const auto& n = ins->name();
     if(n != "convolution" and n != "dot")
@@ -405,7 +420,17 @@ bool selected(instruction_ref ins, const std::vector<std::string>& names)
     if(std::find(names.begin(), names.end(), n) == names.end())
         return false;
     auto x = ins->inputs()[0], w = ins->inputs()[1];
-    return is_float(x) and is_float(w) and is_float(ins);
+    if(not is_float(x) or not is_float(w) or not is_float(ins) or x->get_shape().type() != w->get_shape().type())
+        return false;
+    // on the gpu, only convolutions its int8 kernels take (the others would run slower as
+    // float arithmetic on integer values than they do in float)
+    if(n == "convolution" and is_gpu(t))
+    {
+        auto v = ins->get_operator().to_value();
+        return v.at("padding_mode").get_int64() == 0 and
+               gpu_int8_convolution_fits(x->get_shape(), w->get_shape(), v.at("group").get_int64());
+    }
+    return true;
 }
 
 std::size_t position(const module& m, instruction_ref x)
@@ -414,6 +439,13 @@ std::size_t position(const module& m, instruction_ref x)
 }
 
 } // namespace
+
+bool gpu_int8_convolution_fits(const shape& x, const shape& w, std::int64_t group)
+{
+    // cuDNN's int8 engines want channel counts that fill 16-byte vectors of the NHWC rows
+    return x.lens().size() == 4 and w.lens().size() == 4 and group == 1 and x.lens()[1] % 16 == 0 and
+           w.lens()[0] % 16 == 0 and x.lens()[1] == w.lens()[1];
+}
 
 void quantize_int8(program& prog,
                    const target& t,
@@ -443,7 +475,7 @@ void quantize_int8(program& prog,
     auto* m = prog.get_main_module();
     std::vector<instruction_ref> targets;
     for(auto ins = m->begin(); ins != m->end(); ++ins)
-        if(selected(ins, options.ins_names))
+        if(selected(ins, options.ins_names, t))
             targets.push_back(ins);
     if(targets.empty())
     {
@@ -480,7 +512,7 @@ void quantize_int8(program& prog,
     std::vector<act_range> ranges(watched.size());
     for(std::size_t i = 0; i < watched.size(); i++)
     {
-        ranges[i].is_unsigned = options.unsigned_activations and nonnegative(watched[i]);
+        ranges[i].is_unsigned = options.unsigned_activations and not is_gpu(t) and nonnegative(watched[i]); // cuDNN: int8
         ranges[i].threshold   = ranges[i].is_unsigned ? 2 * default_abs_max + 1 : default_abs_max; // scale 1
         report.unsigned_inputs += ranges[i].is_unsigned ? 1 : 0;
     }
@@ -521,7 +553,8 @@ void quantize_int8(program& prog,
             r.ranges[&*at[watched_pos[i]]] = ranges[i];
         for(std::size_t i = keep; i < target_pos.size(); i++)
             r.rewrite(at[target_pos[i]], i);
-        quantize_before_max_pooling(*pm);
+        if(not is_gpu(t)) // the gpu pools in float/half (its pooling kernels have no int8)
+            quantize_before_max_pooling(*pm);
         dead_code_elimination{}.apply(*pm);
     };
 

@@ -190,6 +190,10 @@ def test_verify():
     check(len(checked) >= 2 and all(l.endswith(": PASSED") for l in checked), "every instruction checked")
     check(any("convolution[" in l for l in checked) and any(" = relu(" in l for l in checked), "conv, relu")
     check(out[-2:] == ["No instruction departs from ref.", "PASSED"], "verify --per-instruction passes")
+    if has_header("quantization.hpp"):
+        # --fp16 --int8 together: int8 convolutions, half for the rest
+        p = run("verify", "--ref", "--fp16", "--int8", CONV, "--batch", "1")
+        check(lines(p)[-1] == "PASSED", "verify --fp16 --int8:\n" + p.stdout + p.stderr)
     p = run("verify", "--ref", "--rms-tol", "0.08", ADD)
     out = lines(p)
     check("Verifying ref against ref (rms of max <= 0.08)" in out and out[-1] == "PASSED",
@@ -229,7 +233,7 @@ def test_errors():
            ["run", "--ref", ADD, "--fill1", "nosuch"], ["run", "--ref", ADD, "--output-names", "nosuch"],
            ["perf", "--ref", "-n", "0", ADD], ["params", CONV, "--batch", "0"], ["perf", "--ref", "--cpu", ADD],
            ["verify", "--ref", "--rtol", "-1", ADD], ["verify", "--ref", "--rms-tol", "-1", ADD], ["op", "nosuch"], ["op"], ["nosuch"],
-           ["read", "--migraphx", os.path.join(MODELS, "none.mxr")], ["compile", "--ref", "--fp16", "--int8", ADD],
+           ["read", "--migraphx", os.path.join(MODELS, "none.mxr")],
            ["run", "--ref", CONV, "--dyn-input-dim", "@x", "1:4", "3", "8", "8", "--input-dim", "@x", "5", "3", "8", "8"],
            ["read", CONV, "--dyn-input-dim", "@x", "4:1", "3", "8", "8"], ["read", CONV, "--dyn-input-dim", "@x", "1:a"],
            ["read", CONV, "--dyn-input-dim", "@x", "1:4:9", "3", "8", "8"], ["read", CONV, "--dyn-input-dim", "@x", "1:4"]]

@@ -104,6 +104,38 @@ TEST(gpu_cudnn_graph, plain_and_partial_epilogues)
     EXPECT_EQ(bias_only.virtuals.size(), 1u);
 }
 
+TEST(gpu_cudnn_graph, int8_graph_scales_the_int32_sums)
+{
+    auto as = [](shape s, shape::type_t t) { return shape{t, s.lens(), s.strides()}; };
+    auto x = as(nhwc(2, 16, 6, 6), shape::int8_type), w = as(nhwc(32, 16, 3, 3), shape::int8_type);
+    auto y = as(nhwc(2, 32, 6, 6), shape::int8_type);
+    auto s = dnn::make_int8_conv_spec(x, w, y, {1, 1, 1, 1}, {1, 1}, {1, 1}, true, false, true);
+    EXPECT_EQ(s.x.type, shape::int8_type);
+    EXPECT_EQ(s.conv_out.type, shape::int32_type);
+    EXPECT_TRUE(s.conv_out.is_virtual);
+    ASSERT_EQ(s.nodes.size(), 3u); // * scale, + bias, relu
+    EXPECT_EQ(s.nodes[0].mode, dnn::pointwise::mul);
+    EXPECT_EQ(s.nodes[0].a, s.conv_out.uid);
+    EXPECT_EQ(s.nodes[0].b, dnn::uid_scale);
+    EXPECT_EQ(s.nodes[1].b, dnn::uid_bias);
+    EXPECT_EQ(s.nodes[2].mode, dnn::pointwise::relu);
+    EXPECT_EQ(s.nodes[2].out, dnn::uid_y);
+    EXPECT_EQ(s.scale.dims, i64({1, 32, 1, 1}));
+    EXPECT_EQ(s.scale.type, shape::float_type);
+    EXPECT_EQ(s.uids(), i64({dnn::uid_x, dnn::uid_w, dnn::uid_y, dnn::uid_bias, dnn::uid_scale}));
+    // a residual of the result's type (half) and the plain scaled sum
+    auto yh  = as(y, shape::half_type);
+    auto res = dnn::make_int8_conv_spec(x, w, yh, {1, 1, 1, 1}, {1, 1}, {1, 1}, false, true, false);
+    ASSERT_EQ(res.nodes.size(), 2u);
+    EXPECT_EQ(res.z.type, shape::half_type);
+    EXPECT_EQ(res.uids(), i64({dnn::uid_x, dnn::uid_w, dnn::uid_y, dnn::uid_z, dnn::uid_scale}));
+    auto plain = dnn::make_int8_conv_spec(x, w, y, {1, 1, 1, 1}, {1, 1}, {1, 1}, false, false, false);
+    ASSERT_EQ(plain.nodes.size(), 1u);
+    EXPECT_EQ(plain.nodes[0].out, dnn::uid_y);
+    EXPECT_THROW(dnn::make_int8_conv_spec(as(x, shape::half_type), w, y, {1, 1, 1, 1}, {1, 1}, {1, 1}, false, false, false),
+                 std::invalid_argument);
+}
+
 TEST(gpu_cudnn_graph, one_d_padded_to_two_d_and_three_d_kept)
 {
     shape x{shape::float_type, {2, 4, 9}}, w{shape::float_type, {6, 2, 3}}, y{shape::float_type, {2, 6, 4}};

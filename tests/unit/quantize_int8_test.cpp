@@ -131,6 +131,29 @@ TEST(quantize_int8, convolution_results_agree)
     EXPECT_GT(cosine(a, b), 0.999);
 }
 
+TEST(quantize_int8, half_programs_quantize_from_float_and_keep_half)
+{
+    // quantize_fp16, then quantize_int8: the int8 ops take float-quantized inputs and their
+    // dequantized results go back to half; the program's outputs stay float
+    auto p = conv_net();
+    auto q = p;
+    migraphx::quantize_fp16(q);
+    std::vector<std::vector<float>> keep(4);
+    std::vector<migraphx::parameter_map> cal;
+    for(unsigned i = 0; i < 3; i++)
+        cal.push_back(one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 10 + i, keep[i]));
+    migraphx::quantize_int8(q, migraphx::ref::target{}, cal);
+    EXPECT_EQ(count(q, "convolution"), 0u) << text(q);
+    EXPECT_GT(count(q, "quant_convolution"), 0u);
+    EXPECT_EQ(q.get_output_shapes().back().type(), shape::float_type);
+    p.compile(migraphx::ref::target{});
+    q.compile(migraphx::ref::target{});
+    auto in = one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 99, keep[3]);
+    auto a  = p.eval(in).back().to_vector<float>();
+    auto b  = q.eval(in).back().to_vector<float>();
+    EXPECT_GT(cosine(a, b), 0.999);
+}
+
 TEST(quantize_int8, gemm_results_agree)
 {
     auto p = gemm_net();

@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_dnnl_int8.hpp"
+#include "passes/constant_values.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_quant_ops.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
@@ -13,65 +14,10 @@ namespace migraphx {
 namespace cpu {
 namespace {
 
-instruction_ref only_user(instruction_ref x)
-{
-    return x->outputs().size() == 1 ? x->outputs().front() : instruction_ref{};
-}
+using pass_utils::along_axis;
+using pass_utils::only_user;
 
-/// The value of a constant behind view ops (broadcasts, reshapes...), or nothing.
-std::optional<argument> constant_value(instruction_ref x)
-{
-    if(x->name() == "@literal")
-        return x->get_literal().get_argument();
-    if(x->inputs().size() != 1 or x->get_operator().output_alias({x->inputs()[0]->get_shape()}) != 0)
-        return std::nullopt;
-    auto in = constant_value(x->inputs()[0]);
-    if(not in)
-        return std::nullopt;
-    return x->get_operator().compute(x->get_shape(), {*in});
-}
-
-/// A constant that varies only along axis (or not at all): its n values along the axis.
-std::optional<std::vector<float>> along_axis(instruction_ref c, std::size_t axis, std::size_t n)
-{
-    // quick paths: a broadcast literal (a scalar, or {n} broadcast along axis)
-    if(c->name() == "multibroadcast" or c->name() == "broadcast")
-    {
-        auto src = c->inputs().front();
-        if(src->name() == "@literal" and src->get_shape().elements() == 1)
-            return std::vector<float>(n, src->get_literal().to_vector<float>().front());
-        if(src->name() == "@literal" and c->name() == "broadcast" and src->get_shape().lens().size() == 1 and
-           src->get_shape().elements() == n and
-           c->get_operator().to_value().at("axis").to<std::size_t>() == axis)
-            return src->get_literal().to_vector<float>();
-    }
-    auto a = constant_value(c);
-    if(not a or a->get_shape().lens().size() <= axis or a->get_shape().lens()[axis] != n)
-        return std::nullopt;
-    const auto& lens = a->get_shape().lens();
-    auto v           = a->to_vector<float>();
-    std::size_t inner = 1;
-    for(std::size_t i = axis + 1; i < lens.size(); i++)
-        inner *= lens[i];
-    std::vector<float> r(n);
-    for(std::size_t k = 0; k < n; k++)
-        r[k] = v[k * inner];
-    for(std::size_t i = 0; i < v.size(); i++)
-        if(v[i] != r[(i / inner) % n])
-            return std::nullopt;
-    return r;
-}
-
-std::optional<float> scalar_constant(instruction_ref c)
-{
-    auto a = constant_value(c);
-    if(not a or a->get_shape().elements() == 0)
-        return std::nullopt;
-    auto v = a->to_vector<float>();
-    if(std::any_of(v.begin(), v.end(), [&](float x) { return x != v[0]; }))
-        return std::nullopt;
-    return v[0];
-}
+std::optional<float> scalar_constant(instruction_ref c) { return pass_utils::uniform_constant(c); }
 
 bool nonnegative_post_ops(const std::vector<std::string>& ops, const std::vector<float>& alpha)
 {

@@ -77,7 +77,10 @@ namespace {
 descriptor make_tensor(const tensor_spec& t)
 {
     descriptor d(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    cudnnDataType_t type = t.type == shape::half_type ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+    cudnnDataType_t type = t.type == shape::half_type    ? CUDNN_DATA_HALF
+                           : t.type == shape::int8_type  ? CUDNN_DATA_INT8
+                           : t.type == shape::int32_type ? CUDNN_DATA_INT32
+                                                         : CUDNN_DATA_FLOAT;
     d.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
     d.set_i64(CUDNN_ATTR_TENSOR_DIMENSIONS, t.dims);
     d.set_i64(CUDNN_ATTR_TENSOR_STRIDES, t.strides);
@@ -107,12 +110,14 @@ std::shared_ptr<op_graph> build_graph(cudnnHandle_t h, const conv_graph_spec& sp
         add_tensor(spec.bias);
     if(spec.has_z)
         add_tensor(spec.z);
+    if(spec.has_scale)
+        add_tensor(spec.scale);
     for(const auto& v : spec.virtuals)
         add_tensor(v);
     auto part = [&](std::int64_t uid) -> const descriptor& { return g->parts.at(tensor.at(uid)); };
 
     descriptor conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-    auto comp = CUDNN_DATA_FLOAT;
+    auto comp = spec.x.type == shape::int8_type ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT;
     auto mode = CUDNN_CROSS_CORRELATION;
     conv.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
     conv.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
@@ -141,7 +146,9 @@ std::shared_ptr<op_graph> build_graph(cudnnHandle_t h, const conv_graph_spec& sp
     {
         descriptor pw(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
         auto prec = CUDNN_DATA_FLOAT;
-        auto mode = n.mode == pointwise::relu ? CUDNN_POINTWISE_RELU_FWD : CUDNN_POINTWISE_ADD;
+        auto mode = n.mode == pointwise::relu  ? CUDNN_POINTWISE_RELU_FWD
+                    : n.mode == pointwise::mul ? CUDNN_POINTWISE_MUL
+                                               : CUDNN_POINTWISE_ADD;
         pw.set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
         pw.set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
         pw.finalize();

@@ -19,23 +19,26 @@ std::vector<std::int64_t> conv_graph_spec::uids() const
         r.push_back(uid_bias);
     if(has_z)
         r.push_back(uid_z);
+    if(has_scale)
+        r.push_back(uid_scale);
     return r;
 }
 
 namespace {
 
-shape::type_t data_type(shape::type_t t)
+shape::type_t data_type(shape::type_t t, bool int8)
 {
-    if(t == shape::half_type or t == shape::float_type)
+    if(t == shape::half_type or t == shape::float_type or (int8 and t == shape::int8_type))
         return t;
-    throw std::invalid_argument("cudnn graph: element type is not float or half");
+    throw std::invalid_argument(int8 ? "cudnn graph: element type is not int8, float or half"
+                                     : "cudnn graph: element type is not float or half");
 }
 
-tensor_spec tensor_of(std::int64_t uid, const shape& s, std::size_t rank)
+tensor_spec tensor_of(std::int64_t uid, const shape& s, std::size_t rank, bool int8 = false)
 {
     tensor_spec t;
     t.uid  = uid;
-    t.type = data_type(s.type());
+    t.type = data_type(s.type(), int8);
     for(std::size_t i = 0; i < s.lens().size(); i++)
     {
         t.dims.push_back(static_cast<std::int64_t>(s.lens()[i]));
@@ -132,6 +135,80 @@ conv_graph_spec make_conv_spec(const shape& x,
         s.nodes.push_back({mode, cur, b, out});
         cur = out;
     };
+    if(bias)
+        add_node(pointwise::add, uid_bias);
+    if(z)
+        add_node(pointwise::add, uid_z);
+    if(relu)
+        add_node(pointwise::relu, -1);
+    return s;
+}
+
+conv_graph_spec make_int8_conv_spec(const shape& x,
+                                    const shape& w,
+                                    const shape& y,
+                                    const std::vector<std::size_t>& padding,
+                                    const std::vector<std::size_t>& stride,
+                                    const std::vector<std::size_t>& dilation,
+                                    bool bias,
+                                    bool z,
+                                    bool relu)
+{
+    if(x.lens().size() != 4 or w.lens().size() != 4 or y.lens().size() != 4)
+        throw std::invalid_argument("cudnn graph: int8 convolutions are 2-d");
+    if(x.type() != shape::int8_type or w.type() != shape::int8_type)
+        throw std::invalid_argument("cudnn graph: int8 convolution of other types");
+    if(padding.size() != 4 or stride.size() != 2 or dilation.size() != 2)
+        throw std::invalid_argument("cudnn graph: padding, stride or dilation of another rank");
+    conv_graph_spec s;
+    s.x        = tensor_of(uid_x, x, 4, true);
+    s.w        = tensor_of(uid_w, w, 4, true);
+    s.y        = tensor_of(uid_y, y, 4, true);
+    s.pre_pad  = to_i64({padding[0], padding[1]}, 2, 0);
+    s.post_pad = to_i64({padding[2], padding[3]}, 2, 0);
+    s.stride   = to_i64(stride, 2, 1);
+    s.dilation = to_i64(dilation, 2, 1);
+    auto k     = s.y.dims[1];
+    auto channel_vector = [&](std::int64_t uid) {
+        tensor_spec t;
+        t.uid  = uid;
+        t.type = shape::float_type;
+        t.dims = {1, k, 1, 1};
+        t.strides = {k, 1, k, k};
+        return t;
+    };
+    s.has_scale = true;
+    s.scale     = channel_vector(uid_scale);
+    s.has_bias  = bias;
+    if(bias)
+        s.bias = channel_vector(uid_bias);
+    s.has_z = z;
+    if(z)
+    {
+        s.z     = s.y;
+        s.z.uid = uid_z;
+    }
+    s.relu = relu;
+    std::int64_t next = uid_virtual;
+    auto make_virtual = [&](shape::type_t t) {
+        tensor_spec v = s.y;
+        v.uid         = next++;
+        v.type        = t;
+        v.is_virtual  = true;
+        s.virtuals.push_back(v);
+        return v.uid;
+    };
+    make_virtual(shape::int32_type);
+    s.conv_out       = s.virtuals.back();
+    std::int64_t cur = s.conv_out.uid;
+    int steps        = 1 + int{bias} + int{z} + int{relu};
+    auto add_node    = [&](pointwise mode, std::int64_t b) {
+        --steps;
+        auto out = steps == 0 ? std::int64_t{uid_y} : make_virtual(shape::float_type);
+        s.nodes.push_back({mode, cur, b, out});
+        cur = out;
+    };
+    add_node(pointwise::mul, uid_scale);
     if(bias)
         add_node(pointwise::add, uid_bias);
     if(z)

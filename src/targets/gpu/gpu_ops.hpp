@@ -267,6 +267,36 @@ struct conv_bias_relu : convolution
 
 /// (x, w, out) transposed convolution (ONNX ConvTranspose) as cuDNN's backward-data of the
 /// convolution from out to x: x {N, C, in...}, w {C, K/group, kernel...}; symmetric padding.
+/// (x, w[, bias][, z], out): ops/int8_convolution.cpp's op as one cuDNN int8 graph
+/// (int8_convolution.cpp): x int8 NHWC, w int8 KRSC, out and z NHWC (int8, half or float),
+/// bias float {K}. engine: the chosen engine configuration (empty: measured at finalize).
+struct int8_convolution
+{
+    std::vector<std::size_t> padding, stride, dilation;
+    std::vector<float> scales;
+    bool bias = false, residual = false, relu = false;
+    std::string engine;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.scales, "scales");
+        f(self.bias, "bias");
+        f(self.residual, "residual");
+        f(self.relu, "relu");
+        f(self.engine, "engine");
+    }
+    std::string name() const { return "gpu::int8_convolution"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    struct state;
+    std::shared_ptr<state> cache;
+};
+
 struct convolution_backwards
 {
     std::vector<std::size_t> padding;

@@ -28,9 +28,6 @@ bool is_nhwc(const shape& s)
     return true;
 }
 
-namespace {
-
-/// The same values, laid out NHWC.
 literal to_nhwc(const literal& l)
 {
     auto src = l.get_argument();
@@ -42,6 +39,8 @@ literal to_nhwc(const literal& l)
         std::memcpy(dst.data() + ns.index(i) * ts, src.data() + src.get_shape().index(i) * ts, ts);
     return literal{dst};
 }
+
+namespace {
 
 /// w (K, C, R, S) with its channels padded with zeros to c (K, c, R, S), standard.
 literal pad_channels(const literal& w, std::size_t c)

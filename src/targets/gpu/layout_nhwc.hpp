@@ -10,6 +10,7 @@
 // its input padded with zero channels to 8 (a `pad` op, which lowering writes NHWC in one kernel)
 // and its weights padded with zeros once here: the same sums, on cuDNN's tensor-core kernels.
 
+#include <migraphx/literal.hpp>
 #include <migraphx/module.hpp>
 #include <migraphx/shape.hpp>
 #include <string>
@@ -22,6 +23,9 @@ shape nhwc_shape(const shape& s);
 /// Whether s is a 4-d packed tensor laid out as NHWC. A tensor with C == 1 or H == W == 1 (a 1x1
 /// or depthwise convolution's weights) is laid out as both NHWC and standard.
 bool is_nhwc(const shape& s);
+
+/// The same values laid out NHWC (a 4-d literal; weights: KRSC).
+literal to_nhwc(const literal& l);
 
 struct layout_nhwc
 {

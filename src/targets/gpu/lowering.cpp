@@ -1,6 +1,7 @@
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/fuse_depthwise.hpp"
+#include "targets/gpu/fuse_int8.hpp"
 #include "targets/gpu/fuse_layernorm.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
@@ -139,17 +140,24 @@ struct lowerer
 
     static bool nhwc_convolution_of(instruction_ref u, instruction_ref x)
     {
+        if(u->name() == "int8_convolution") // reads x and its residual NHWC
+            return u->inputs()[1] != x and
+                   (u->inputs()[0] == x or
+                    (u->get_operator().to_value().at("residual").to<bool>() and u->inputs().back() == x));
         return u->name() == "convolution" and u->inputs().size() == 2 and u->inputs()[0] == x and
                u->inputs()[1] != x and u->get_shape().type() == shape::half_type and
                is_nhwc(u->inputs()[1]->get_shape());
     }
 
-    /// The layout of a half 4-d pointwise result: NHWC where its users take NHWC and it reads
-    /// NHWC (the layout flows on) or feeds only NHWC convolutions (the transpose is free here).
+    /// The layout of a half, int8 or float 4-d pointwise result: NHWC where its users take NHWC
+    /// and it reads NHWC (the layout flows on) or feeds only NHWC convolutions (the transpose is
+    /// free here). Only half and int8 convolutions run NHWC, so a float program stays standard.
     static shape pointwise_output(instruction_ref ins)
     {
         const auto& out = ins->get_shape();
-        if(out.type() != shape::half_type or out.lens().size() != 4 or not users_read_nhwc(ins))
+        auto t          = out.type();
+        if((t != shape::half_type and t != shape::int8_type and t != shape::float_type) or out.lens().size() != 4 or
+           not users_read_nhwc(ins))
             return out;
         bool reads_nhwc = std::any_of(ins->inputs().begin(), ins->inputs().end(), [&](instruction_ref x) {
             return is_nhwc(x->get_shape()) and x->get_shape().lens() == out.lens();
@@ -766,6 +774,45 @@ struct lowerer
         return true;
     }
 
+    /// ops/int8_convolution.cpp's op (gpu::fuse_int8 made it; its weights are KRSC already):
+    /// NHWC input and residual (copied into NHWC where they are not), NHWC output; users that
+    /// need another layout read a standard copy.
+    bool lower_int8_convolution(instruction_ref ins)
+    {
+        auto v = ins->get_operator().to_value();
+        int8_convolution op;
+        op.padding  = v.at("padding").to_vector<std::size_t>();
+        op.stride   = v.at("stride").to_vector<std::size_t>();
+        op.dilation = v.at("dilation").to_vector<std::size_t>();
+        op.scales   = v.at("scales").to_vector<float>();
+        op.bias     = v.at("bias").to<bool>();
+        op.residual = v.at("residual").to<bool>();
+        op.relu     = v.at("relu").to<bool>();
+        auto args   = ins->inputs();
+        auto out    = nhwc_shape(ins->get_shape());
+        auto nhwc   = [&](instruction_ref x) {
+            if(is_nhwc(x->get_shape()) and x->get_shape().strides() == nhwc_shape(x->get_shape()).strides())
+                return x;
+            auto it = nhwc_copies.find(&*x);
+            if(it == nhwc_copies.end())
+                it = nhwc_copies.emplace(&*x, copy_kernel(std::next(x), x, nhwc_shape(x->get_shape()))).first;
+            return it->second;
+        };
+        args[0] = nhwc(args[0]);
+        args[1] = nhwc(args[1]);
+        if(op.residual)
+            args.back() = nhwc(args.back());
+        if(users_read_nhwc(ins))
+        {
+            replace(ins, operation{op}, args, out);
+            return true;
+        }
+        args.push_back(alloc(ins, out));
+        auto conv = m.insert_instruction(ins, operation{op}, args);
+        replace(ins, make_kernel(generate_copy(out, ins->get_shape())), {conv});
+        return true;
+    }
+
     bool lower_convolution_backwards(instruction_ref ins)
     {
         auto v = ins->get_operator().to_value();
@@ -839,6 +886,8 @@ struct lowerer
         }
         if(n == "convolution" and lower_convolution(ins))
             return;
+        if(n == "int8_convolution" and lower_int8_convolution(ins))
+            return;
         if(n == "convolution_backwards" and lower_convolution_backwards(ins))
             return;
         fallback(ins);
@@ -897,7 +946,9 @@ void write_outputs_to_params(module& m, bool host_values)
 
 std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
 {
-    auto passes = simplify_passes();
+    std::vector<pass> passes{fuse_int8{}}; // first: quantize_int8's patterns as it made them
+    auto simplify = simplify_passes();
+    passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),
                   {fuse_layernorm{}, merge_parallel_dots{}, dead_code_elimination{}, fuse_pointwise{},
                    fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math}, dead_code_elimination{}});

@@ -1,0 +1,16 @@
+#ifndef MIGRAPHX_QUANTIZE_INT8_SUPPORT_HPP
+#define MIGRAPHX_QUANTIZE_INT8_SUPPORT_HPP
+
+#include <migraphx/shape.hpp>
+#include <cstdint>
+
+namespace migraphx {
+
+/// Whether the gpu's int8 convolution (cuDNN, NHWC; gpu::fuse_int8) takes a convolution of x
+/// {N, C, H, W} by w {K, C, R, S} with this group: 2-d, not grouped, C and K multiples of 16.
+/// quantize_int8 for the gpu leaves the others in float. Defined in quantize_int8.cpp.
+bool gpu_int8_convolution_fits(const shape& x, const shape& w, std::int64_t group);
+
+} // namespace migraphx
+
+#endif
