@@ -9,7 +9,7 @@
 //            [--int8-target T] [--no-fp16] [--no-int8] [--time-fp16] [--int8-fp16] [--seed S] [--int-max N]
 //            [--min-cos-int8 C] [--min-cos-fp16 C]
 //            quantize_int8 options: [--method max|mse|percentile:P] [--min-cosine C]
-//            [--max-float-fraction F] [--no-bias-correction] [--signed]
+//            [--max-float-fraction F] [--no-bias-correction] [--signed] [--int8-residuals]
 // Random inputs: float N(0, 1) (the exporter's own input distribution); integer inputs named
 // *mask* all ones, other integer inputs uniform in [0, --int-max) (token ids).
 // Exit 1 when a --min-cos-* bar is missed (the smallest per-batch cosine counts), 77 when the
@@ -344,6 +344,8 @@ int main(int argc, char** argv)
                 o.qopts.max_float_fraction = std::stod(next());
             else if(a == "--no-bias-correction")
                 o.qopts.bias_correction = false;
+            else if(a == "--int8-residuals")
+                o.qopts.int8_residuals = true;
             else if(a == "--signed")
                 o.qopts.unsigned_activations = false;
             else if(a == "--min-cos-int8")

@@ -4,7 +4,7 @@
 // with the results ready in device memory (eval waits for the stream); run.py times PyTorch the
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
-// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--runs N] [--warmup N] [--no-cuda-graph]
+// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--runs N] [--warmup N] [--no-cuda-graph]
 //                       [--input NAME=FILE]... [--save-output FILE]
 //   --input: the input's raw bytes (its type, standard layout; else generated values)
 //   --save-output: writes the first output as float32 bytes (run.py's accuracy column)
@@ -48,13 +48,13 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--runs N] [--warmup N] [--no-cuda-graph] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--runs N] [--warmup N] [--no-cuda-graph] "
                      "[--save-output FILE]\n";
         return 2;
     }
     std::string model = argv[1], save_output;
     std::map<std::string, std::string> input_files;
-    bool fp16 = false, int8 = false, graph = true;
+    bool fp16 = false, int8 = false, int8_residuals = false, graph = true;
     int calib = 16;
     int runs = 200, warmup = 20;
     for(int i = 2; i < argc; i++)
@@ -69,6 +69,8 @@ int run(int argc, char** argv)
             fp16 = true;
         else if(a == "--int8")
             int8 = true;
+        else if(a == "--int8-residuals")
+            int8 = int8_residuals = true;
         else if(a == "--calib")
             calib = std::stoi(next());
         else if(a == "--no-cuda-graph")
@@ -112,7 +114,9 @@ int run(int argc, char** argv)
                 m[name] = make_input(sh, s++);
             maps.push_back(m);
         }
-        migraphx::quantize_int8(prog, migraphx::get_target("gpu"), maps);
+        migraphx::quantize_int8_options qo;
+        qo.int8_residuals = int8_residuals;
+        migraphx::quantize_int8(prog, migraphx::get_target("gpu"), maps, qo);
         quantize_ms = ms_since(q0);
     }
     migraphx::compile_options opts;

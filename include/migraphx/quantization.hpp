@@ -49,6 +49,12 @@ struct quantize_int8_options
     double min_cosine         = 0.995;
     std::size_t check_maps    = 4;
     double max_float_fraction = 0.5;
+    /// Residual streams in int8 (TensorRT's int8 ResNet): a 4-d `add` that reads a value which
+    /// is also quantized for an int8 op reads that int8 value dequantized instead, so the value
+    /// is stored once, in int8, and the gpu folds the add into the int8 convolution before it
+    /// (gpu::fuse_int8). Costs accuracy (the residual is rounded to the next op's int8 scale);
+    /// the accuracy check sees it. Experimental: not yet measured on a device.
+    bool int8_residuals = false;
     /// Where to write what was done (may be null).
     quantize_int8_report* report = nullptr;
 };

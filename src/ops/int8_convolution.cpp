@@ -10,19 +10,22 @@
 namespace migraphx {
 namespace op {
 
-/// An int8 convolution with its dequantize epilogue: y = act(acc * scales[k] [+ bias[k]] [+ z]),
+/// An int8 convolution with its dequantize epilogue: y = act(acc * scales[k] [+ bias[k]]
+/// [+ z * z_scale]),
 /// acc the exact int32 sum of x * w, act relu or nothing; y int8 (requantized: rounded half to
 /// even, saturated to [-128, 127]), half or float. Not made by the parser: the gpu target's
 /// fuse_int8 pass folds quantize_int8's "quant_convolution -> dequantizelinear [-> bias add]
 /// [-> residual add] [-> relu] [-> quantizelinear]" into it, so that cuDNN runs the chain as one
 /// int8 kernel. Inputs: x int8 {N, C, H, W}; w int8 {K, C, R, S}; bias float {K} if bias; z
-/// (y's lens, half or float) if residual. The epilogue is computed in float.
+/// (y's lens; int8 (an int8 residual stream), half or float) if residual. The epilogue is
+/// computed in float.
 struct int8_convolution
 {
     std::vector<std::size_t> padding{0, 0, 0, 0}; // begin h, w, end h, w
     std::vector<std::size_t> stride{1, 1}, dilation{1, 1};
     std::vector<float> scales; // one per output channel, or one for all
     bool bias = false, residual = false, relu = false;
+    float z_scale          = 1; // the residual's scale (an int8 z's, over a requantized y's)
     shape::type_t out_type = shape::float_type;
 
     template <class Self, class F>
@@ -35,6 +38,7 @@ struct int8_convolution
         f(self.bias, "bias");
         f(self.residual, "residual");
         f(self.relu, "relu");
+        f(self.z_scale, "z_scale");
         f(self.out_type, "out_type");
     }
 
@@ -66,8 +70,10 @@ struct int8_convolution
         std::size_t next = 2;
         if(bias and (inputs[next].type() != shape::float_type or inputs[next++].lens() != std::vector<std::size_t>{k}))
             cs.fail("expects a float bias of {K}");
-        if(residual and (inputs[next].lens() != acc.lens() or inputs[next].type() != out_type))
-            cs.fail("expects a residual of the result's lens and type");
+        if(residual and (inputs[next].lens() != acc.lens() or (inputs[next].type() != shape::int8_type and
+                                                                inputs[next].type() != shape::half_type and
+                                                                inputs[next].type() != shape::float_type)))
+            cs.fail("expects a residual of the result's lens, int8, half or float");
         return {out_type, acc.lens()};
     }
 
@@ -92,7 +98,7 @@ struct int8_convolution
                 if(bias)
                     v += b[k];
                 if(residual)
-                    v += z[i];
+                    v += z[i] * z_scale;
                 if(relu)
                     v = std::max(v, 0.0f);
                 if(out_type == shape::int8_type)

@@ -299,6 +299,39 @@ struct int8_rewriter
         return quantized[&*x] = {q, s};
     }
 
+    /// Every 4-d add that reads a value quantized (int8, zero point 0) for an int8 op reads
+    /// that int8 value dequantized instead (in the value's type).
+    void int8_residuals()
+    {
+        std::vector<instruction_ref> adds;
+        for(auto ins = m.begin(); ins != m.end(); ++ins)
+            if(ins->name() == "add" and ins->get_shape().lens().size() == 4 and is_float(ins))
+                adds.push_back(ins);
+        for(auto add : adds)
+        {
+            auto in = add->inputs();
+            bool changed = false;
+            for(auto& h : in)
+            {
+                auto it = quantized.find(&*h);
+                if(it == quantized.end() or it->second.first->get_shape().type() != shape::int8_type or
+                   h->get_shape().lens() != add->get_shape().lens())
+                    continue;
+                auto [q, s] = it->second;
+                auto pos    = std::next(q);
+                auto scale  = broadcast_scalar(pos, literal{shape{shape::float_type, {1}}, std::vector<float>{s}},
+                                               q->get_shape().lens());
+                auto d      = m.insert_instruction(pos, make_op("dequantizelinear"), {q, scale});
+                if(h->get_shape().type() != shape::float_type)
+                    d = m.insert_instruction(std::next(d), make_op("convert", {{"target_type", h->get_shape().type()}}), {d});
+                h       = d;
+                changed = true;
+            }
+            if(changed)
+                m.replace_instruction(add, add->get_operator(), in);
+        }
+    }
+
     void rewrite(instruction_ref ins, std::size_t id)
     {
         auto x = ins->inputs()[0], w = ins->inputs()[1];
@@ -553,6 +586,8 @@ void quantize_int8(program& prog,
             r.ranges[&*at[watched_pos[i]]] = ranges[i];
         for(std::size_t i = keep; i < target_pos.size(); i++)
             r.rewrite(at[target_pos[i]], i);
+        if(options.int8_residuals)
+            r.int8_residuals();
         if(not is_gpu(t)) // the gpu pools in float/half (its pooling kernels have no int8)
             quantize_before_max_pooling(*pm);
         dead_code_elimination{}.apply(*pm);

@@ -129,6 +129,15 @@ TEST(gpu_cudnn_graph, int8_graph_scales_the_int32_sums)
     ASSERT_EQ(res.nodes.size(), 2u);
     EXPECT_EQ(res.z.type, shape::half_type);
     EXPECT_EQ(res.uids(), i64({dnn::uid_x, dnn::uid_w, dnn::uid_y, dnn::uid_z, dnn::uid_scale}));
+    // an int8 residual times its scale: its own multiply, then the add
+    auto zs = dnn::make_int8_conv_spec(x, w, y, {1, 1, 1, 1}, {1, 1}, {1, 1}, false, true, true, &y, true);
+    ASSERT_EQ(zs.nodes.size(), 4u); // * scale, z * zscale, + z', relu
+    EXPECT_EQ(zs.z.type, shape::int8_type);
+    EXPECT_EQ(zs.nodes[1].mode, dnn::pointwise::mul);
+    EXPECT_EQ(zs.nodes[1].a, dnn::uid_z);
+    EXPECT_EQ(zs.nodes[1].b, dnn::uid_zscale);
+    EXPECT_EQ(zs.nodes[2].b, zs.nodes[1].out);
+    EXPECT_EQ(zs.uids(), i64({dnn::uid_x, dnn::uid_w, dnn::uid_y, dnn::uid_z, dnn::uid_scale, dnn::uid_zscale}));
     auto plain = dnn::make_int8_conv_spec(x, w, y, {1, 1, 1, 1}, {1, 1}, {1, 1}, false, false, false);
     ASSERT_EQ(plain.nodes.size(), 1u);
     EXPECT_EQ(plain.nodes[0].out, dnn::uid_y);

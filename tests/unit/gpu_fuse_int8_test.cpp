@@ -71,7 +71,7 @@ std::vector<migraphx::parameter_map> calibration(const migraphx::program& p, std
 }
 
 /// p quantized as for the gpu (int8 activations), without the accuracy check.
-migraphx::program quantized(migraphx::program p, bool half = false)
+migraphx::program quantized(migraphx::program p, bool half = false, bool int8_residuals = false)
 {
     auto cal = calibration(p, 4);
     if(half)
@@ -79,6 +79,7 @@ migraphx::program quantized(migraphx::program p, bool half = false)
     migraphx::quantize_int8_options o;
     o.unsigned_activations = false;
     o.min_cosine           = 0;
+    o.int8_residuals       = int8_residuals;
     migraphx::quantize_int8(p, migraphx::ref::target{}, cal, o);
     return p;
 }
@@ -159,6 +160,25 @@ TEST(gpu_fuse_int8, half_program_fuses_with_half_results)
     EXPECT_LT(relative_difference(run_ref(after), run_ref(before)), 2e-2);
 }
 
+TEST(gpu_fuse_int8, int8_residuals_fold_as_scaled_int8_inputs)
+{
+    auto before = quantized(block(), true, true);
+    auto after  = before;
+    migraphx::gpu::fuse_int8{}.apply(*after.get_main_module());
+    auto convs = named(after, "int8_convolution");
+    ASSERT_EQ(convs.size(), 3u) << after;
+    EXPECT_EQ(quantize_ops(after), 0u) << after;
+    // conv2's residual is x's int8 quantization times its scale, and with it conv2's result is
+    // requantized for conv3: the block passes int8 only
+    auto z = convs[1]->inputs().back();
+    EXPECT_EQ(z->get_shape().type(), shape::int8_type);
+    EXPECT_TRUE(attrs(convs[1]).at("residual").to<bool>());
+    EXPECT_NE(attrs(convs[1]).at("z_scale").to<float>(), 1.0f);
+    EXPECT_EQ(attrs(convs[1]).at("out_type").to<shape::type_t>(), shape::int8_type);
+    EXPECT_EQ(convs[2]->inputs().front(), convs[1]);
+    EXPECT_LT(relative_difference(run_ref(after), run_ref(before)), 2e-2);
+}
+
 TEST(gpu_fuse_int8, without_fusion_the_float_arithmetic_is_exact)
 {
     migx_test::scoped_env off("MIGRAPHX_DISABLE_INT8_FUSION", "1");
@@ -201,9 +221,9 @@ TEST(gpu_fuse_int8, lowering_runs_everything_on_the_device)
 TEST(gpu_fuse_int8, int8_convolutions_match_ref_on_the_device)
 {
     MIGX_REQUIRE_GPU();
-    for(bool half : {false, true})
+    for(int variant = 0; variant < 3; variant++) // float, half, half with int8 residuals
     {
-        auto p = quantized(block(), half);
+        auto p = quantized(block(), variant > 0, variant == 2);
         // ref runs the unfused quantize ops; a requantized value may round the other way where
         // cuDNN's float epilogue differs from ref's in the last bit (half: in half's)
         migx_test::expect_gpu_matches_ref(p, 0.05, 0.05);

@@ -82,6 +82,10 @@ TEST(ops_int8_convolution, bad_inputs_throw)
     EXPECT_THROW(with_bias.compute_shape({i8({1, 2, 4, 4}), i8({3, 2, 3, 3}), shape{shape::float_type, {2}}}),
                  migraphx::exception);
     auto res = op({1.0f}, false, true, false, shape::half_type);
-    EXPECT_THROW(res.compute_shape({i8({1, 2, 4, 4}), i8({3, 2, 3, 3}), shape{shape::float_type, {1, 3, 4, 4}}}),
+    // a residual of other lens, or of an integer type other than int8
+    EXPECT_THROW(res.compute_shape({i8({1, 2, 4, 4}), i8({3, 2, 3, 3}), shape{shape::half_type, {1, 3, 4, 5}}}),
                  migraphx::exception);
+    EXPECT_THROW(res.compute_shape({i8({1, 2, 4, 4}), i8({3, 2, 3, 3}), shape{shape::int32_type, {1, 3, 4, 4}}}),
+                 migraphx::exception);
+    EXPECT_NO_THROW(res.compute_shape({i8({1, 2, 4, 4}), i8({3, 2, 3, 3}), i8({1, 3, 4, 4})})); // an int8 residual
 }

@@ -3,6 +3,7 @@
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -152,6 +153,37 @@ TEST(quantize_int8, half_programs_quantize_from_float_and_keep_half)
     auto a  = p.eval(in).back().to_vector<float>();
     auto b  = q.eval(in).back().to_vector<float>();
     EXPECT_GT(cosine(a, b), 0.999);
+}
+
+TEST(quantize_int8, int8_residuals_read_the_quantized_value)
+{
+    // y = conv(x) + x: with int8_residuals the add reads x's int8 quantization, dequantized
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {1, 4, 6, 6}});
+    auto w   = mm->add_literal(migraphx::literal{shape{shape::float_type, {4, 4, 3, 3}}, values(144, -0.3f, 0.3f, 3)});
+    auto c   = mm->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
+    mm->add_return({mm->add_instruction(make_op("add"), c, x)});
+    std::vector<std::vector<float>> keep(4);
+    std::vector<migraphx::parameter_map> cal;
+    for(unsigned i = 0; i < 3; i++)
+        cal.push_back(one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 20 + i, keep[i]));
+    migraphx::quantize_int8_options o;
+    o.int8_residuals = true;
+    o.min_cosine     = 0;
+    auto q = p;
+    migraphx::quantize_int8(q, migraphx::ref::target{}, cal, o);
+    auto* qm = q.get_main_module();
+    auto add = std::prev(qm->end(), 2); // before @return
+    ASSERT_EQ(add->name(), "add") << text(q);
+    auto reads_dequantized = std::any_of(add->inputs().begin(), add->inputs().end(), [](auto in) {
+        return in->name() == "dequantizelinear" and in->inputs()[0]->name() == "quantizelinear";
+    });
+    EXPECT_TRUE(reads_dequantized) << text(q);
+    p.compile(migraphx::ref::target{});
+    q.compile(migraphx::ref::target{});
+    auto in = one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 99, keep[3]);
+    EXPECT_GT(cosine(p.eval(in).back().to_vector<float>(), q.eval(in).back().to_vector<float>()), 0.999);
 }
 
 TEST(quantize_int8, gemm_results_agree)

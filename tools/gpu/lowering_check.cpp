@@ -5,7 +5,7 @@
 // each host fallback (gpu::ref::<op>, with its input shapes; for a fused pointwise op, the ops in
 // its body). Exit status: 0 no host fallback, 1 some, 2 usage or parse error.
 //
-// Usage: lowering_check MODEL.onnx [--fp16] [--int8] [--batch N] [--input-dim NAME D1,D2,...]...
+// Usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--batch N] [--input-dim NAME D1,D2,...]...
 //                       [--offload-copy on|off] [--print] [--quiet] [--nvrtc]
 //   --batch N       value of every symbolic dim not given by --input-dim (default 1)
 //   --print         print the lowered main module
@@ -38,7 +38,7 @@ int usage(const char* msg)
 {
     if(msg != nullptr)
         std::cerr << "lowering_check: " << msg << "\n";
-    std::cerr << "usage: lowering_check MODEL.onnx [--fp16] [--int8] [--batch N] [--input-dim NAME D1,D2,...]... "
+    std::cerr << "usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--batch N] [--input-dim NAME D1,D2,...]... "
                  "[--offload-copy on|off] [--print] [--quiet] [--nvrtc]\n";
     return 2;
 }
@@ -100,7 +100,7 @@ bool is_host_op(const migraphx::instruction& ins)
 int main(int argc, char** argv)
 {
     std::string path;
-    bool fp16 = false, int8 = false, offload = true, print = false, quiet = false, nvrtc = false;
+    bool fp16 = false, int8 = false, int8_residuals = false, offload = true, print = false, quiet = false, nvrtc = false;
     migraphx::onnx_options opts;
     opts.default_dim_value = 1;
     for(int i = 1; i < argc; i++)
@@ -117,6 +117,8 @@ int main(int argc, char** argv)
                 fp16 = true;
             else if(a == "--int8")
                 int8 = true;
+            else if(a == "--int8-residuals")
+                int8 = int8_residuals = true;
             else if(a == "--batch")
                 opts.default_dim_value = static_cast<std::size_t>(std::stoull(next()));
             else if(a == "--input-dim")
@@ -166,6 +168,7 @@ int main(int argc, char** argv)
             migraphx::quantize_int8_options q;
             q.unsigned_activations = false;
             q.min_cosine           = 0;
+            q.int8_residuals       = int8_residuals;
             migraphx::quantize_int8(p, migraphx::ref::target{}, {}, q);
         }
         migraphx::run_passes(p, migraphx::gpu::passes_before_device(offload));

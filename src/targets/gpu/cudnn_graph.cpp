@@ -112,6 +112,8 @@ std::shared_ptr<op_graph> build_graph(cudnnHandle_t h, const conv_graph_spec& sp
         add_tensor(spec.z);
     if(spec.has_scale)
         add_tensor(spec.scale);
+    if(spec.has_zscale)
+        add_tensor(spec.zscale);
     for(const auto& v : spec.virtuals)
         add_tensor(v);
     auto part = [&](std::int64_t uid) -> const descriptor& { return g->parts.at(tensor.at(uid)); };

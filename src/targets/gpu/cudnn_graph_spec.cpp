@@ -21,6 +21,8 @@ std::vector<std::int64_t> conv_graph_spec::uids() const
         r.push_back(uid_z);
     if(has_scale)
         r.push_back(uid_scale);
+    if(has_zscale)
+        r.push_back(uid_zscale);
     return r;
 }
 
@@ -152,7 +154,9 @@ conv_graph_spec make_int8_conv_spec(const shape& x,
                                     const std::vector<std::size_t>& dilation,
                                     bool bias,
                                     bool z,
-                                    bool relu)
+                                    bool relu,
+                                    const shape* z_shape,
+                                    bool z_scaled)
 {
     if(x.lens().size() != 4 or w.lens().size() != 4 or y.lens().size() != 4)
         throw std::invalid_argument("cudnn graph: int8 convolutions are 2-d");
@@ -185,9 +189,14 @@ conv_graph_spec make_int8_conv_spec(const shape& x,
     s.has_z = z;
     if(z)
     {
-        s.z     = s.y;
+        s.z = z_shape != nullptr ? tensor_of(uid_z, *z_shape, 4, true) : s.y;
         s.z.uid = uid_z;
+        if(s.z.dims != s.y.dims)
+            throw std::invalid_argument("cudnn graph: a residual of other dims than the result");
     }
+    s.has_zscale = z and z_scaled;
+    if(s.has_zscale)
+        s.zscale = channel_vector(uid_zscale);
     s.relu = relu;
     std::int64_t next = uid_virtual;
     auto make_virtual = [&](shape::type_t t) {
@@ -212,7 +221,15 @@ conv_graph_spec make_int8_conv_spec(const shape& x,
     if(bias)
         add_node(pointwise::add, uid_bias);
     if(z)
-        add_node(pointwise::add, uid_z);
+    {
+        auto zv = std::int64_t{uid_z};
+        if(s.has_zscale) // z * zscale, then added: its own node, off the main chain
+        {
+            zv = make_virtual(shape::float_type);
+            s.nodes.push_back({pointwise::mul, uid_z, uid_zscale, zv});
+        }
+        add_node(pointwise::add, zv);
+    }
     if(relu)
         add_node(pointwise::relu, -1);
     return s;

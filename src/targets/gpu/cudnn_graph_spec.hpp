@@ -26,6 +26,7 @@ enum : std::int64_t
     uid_bias    = 4,
     uid_z       = 5,
     uid_scale   = 6, // int8: the per-channel float scales of the int32 sums
+    uid_zscale  = 7, // int8: the residual's scale (an int8 residual stream)
     uid_virtual = 100 // intermediate results: 100, 101, ...
 };
 
@@ -61,8 +62,8 @@ struct pointwise_node
 /// or a virtual float tensor when pointwise nodes follow) and the pointwise nodes in order.
 struct conv_graph_spec
 {
-    tensor_spec x, w, y, bias, z, scale;
-    bool has_bias = false, has_z = false, relu = false, has_scale = false;
+    tensor_spec x, w, y, bias, z, scale, zscale;
+    bool has_bias = false, has_z = false, relu = false, has_scale = false, has_zscale = false;
     std::vector<std::int64_t> pre_pad, post_pad, stride, dilation;
     tensor_spec conv_out;
     std::vector<tensor_spec> virtuals; // every virtual tensor (conv_out first where virtual)
@@ -87,8 +88,9 @@ conv_graph_spec make_conv_spec(const shape& x,
                                bool relu);
 
 /// The int8 graph: x, w int8 (NHWC and KRSC strides, as given), int32 sums (virtual), times
-/// a per-channel float scale, [+ float bias], [+ z (y's type and layout)], [relu], y int8 (cuDNN
-/// rounds and saturates), half or float. 2-d only. Throws (std::invalid_argument) otherwise.
+/// a per-channel float scale, [+ float bias], [+ z (y's layout; y's type or int8) [* zscale, a
+/// per-channel float vector, where z_scaled]], [relu], y int8 (cuDNN rounds and saturates), half
+/// or float. 2-d only. Throws (std::invalid_argument) otherwise.
 conv_graph_spec make_int8_conv_spec(const shape& x,
                                     const shape& w,
                                     const shape& y,
@@ -97,7 +99,9 @@ conv_graph_spec make_int8_conv_spec(const shape& x,
                                     const std::vector<std::size_t>& dilation,
                                     bool bias,
                                     bool z,
-                                    bool relu);
+                                    bool relu,
+                                    const shape* z_shape = nullptr,
+                                    bool z_scaled        = false);
 
 /// An engine configuration by name: the engine's global index and its knob choices
 /// (type, value), as "12" or "12|3:1|7:0" (knobs sorted by type; no ',' or '=', which separate

@@ -25,7 +25,9 @@ struct int8_chain
 {
     std::vector<float> scales, bias; // per output channel (bias: empty if none)
     std::optional<instruction_ref> z;
-    bool relu = false;
+    float z_scale = 1; // z's scale (an int8 z), over the requantize's
+    bool z_int8   = false;
+    bool relu     = false;
     instruction_ref last; // the instruction the fused op replaces
     shape::type_t out_type = shape::float_type;
 };
@@ -38,8 +40,29 @@ bool is_float_convert(instruction_ref u)
     return t == shape::float_type or t == shape::half_type;
 }
 
+/// An int8 residual (quantize_int8's int8_residuals): v = [convert](dequantizelinear(q, s)) with
+/// q int8 and one scale: q and s.
+std::optional<std::pair<instruction_ref, float>> int8_residual(instruction_ref v)
+{
+    if(is_float_convert(v))
+        v = v->inputs().front();
+    if(v->name() != "dequantizelinear" or v->inputs()[0]->get_shape().type() != shape::int8_type)
+        return std::nullopt;
+    auto s = pass_utils::uniform_constant(v->inputs()[1]);
+    if(not s)
+        return std::nullopt;
+    if(v->inputs().size() == 3)
+    {
+        auto zp = pass_utils::uniform_constant(v->inputs()[2]);
+        if(not zp or *zp != 0)
+            return std::nullopt;
+    }
+    return std::make_pair(v->inputs()[0], *s);
+}
+
 /// dequantizelinear(q, per-channel scales[, zero points]) [-> convert] [-> + bias] [-> + z]
-/// [-> relu], the longest such chain of one-user links after q.
+/// [-> relu], the longest such chain of one-user links after q. An int8 residual (z =
+/// dequantizelinear(int8 value, scale)) is read as the int8 value times its scale.
 std::optional<int8_chain> grow(instruction_ref q, std::size_t k)
 {
     auto d = only_user(q);
@@ -91,7 +114,14 @@ std::optional<int8_chain> grow(instruction_ref q, std::size_t k)
             if(not c.z and other->get_shape().lens() == u->get_shape().lens() and
                other->get_shape().type() == u->get_shape().type() and not other->get_shape().broadcasted())
             {
-                c.z    = other;
+                if(auto q = int8_residual(other))
+                {
+                    c.z       = q->first;
+                    c.z_scale = q->second;
+                    c.z_int8  = true;
+                }
+                else
+                    c.z = other;
                 c.last = u;
                 continue;
             }
@@ -112,7 +142,8 @@ std::optional<int8_chain> grow(instruction_ref q, std::size_t k)
 }
 
 /// The quantizelinear (per tensor, zero point 0, int8) that is the one user of `last` (maybe
-/// behind a convert to float) and feeds only int8 convolutions as their data: its scale.
+/// behind a convert to float) and feeds only int8 convolutions as their data (and int8
+/// residuals): its scale.
 std::optional<std::pair<instruction_ref, float>> requantize_after(instruction_ref last)
 {
     auto u = only_user(last);
@@ -125,8 +156,10 @@ std::optional<std::pair<instruction_ref, float>> requantize_after(instruction_re
     auto zp = pass_utils::uniform_constant(u->inputs()[2]);
     if(not s or not zp or *zp != 0 or not(*s > 0))
         return std::nullopt;
+    // int8 convolutions read it as data; quantize_int8's int8_residuals also dequantizes it
     bool only_convs = std::all_of(u->outputs().begin(), u->outputs().end(), [&](instruction_ref c) {
-        return c->name() == "quant_convolution" and c->inputs()[0] == u and c->inputs()[1] != u;
+        return (c->name() == "quant_convolution" and c->inputs()[0] == u and c->inputs()[1] != u) or
+               (c->name() == "dequantizelinear" and c->inputs()[0] == u);
     });
     if(not only_convs or u->outputs().empty())
         return std::nullopt;
@@ -152,16 +185,19 @@ void fuse_convolution(module& m, instruction_ref q)
     if(not c)
         return;
     auto target = c->last;
-    if(not c->z)
-        if(auto rq = requantize_after(c->last))
-        {
-            target = rq->first;
-            for(auto& s : c->scales)
-                s /= rq->second;
-            for(auto& b : c->bias)
-                b /= rq->second;
-            c->out_type = shape::int8_type;
-        }
+    // requantized: without a residual, or with an int8 one (a float residual stays unscaled: the
+    // graphs measured so far)
+    auto rq = not c->z or c->z_int8 ? requantize_after(c->last) : std::nullopt;
+    if(rq)
+    {
+        target = rq->first;
+        for(auto& s : c->scales)
+            s /= rq->second;
+        for(auto& b : c->bias)
+            b /= rq->second;
+        c->z_scale /= rq->second;
+        c->out_type = shape::int8_type;
+    }
     std::vector<float> scales = c->scales;
     if(std::all_of(scales.begin(), scales.end(), [&](float s) { return s == scales[0]; }))
         scales.resize(1);
@@ -179,6 +215,7 @@ void fuse_convolution(module& m, instruction_ref q)
                                    {"bias", not c->bias.empty()},
                                    {"residual", c->z.has_value()},
                                    {"relu", c->relu},
+                                   {"z_scale", c->z_scale},
                                    {"out_type", c->out_type}}),
                           args);
 }

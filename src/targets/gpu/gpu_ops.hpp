@@ -269,12 +269,13 @@ struct conv_bias_relu : convolution
 /// convolution from out to x: x {N, C, in...}, w {C, K/group, kernel...}; symmetric padding.
 /// (x, w[, bias][, z], out): ops/int8_convolution.cpp's op as one cuDNN int8 graph
 /// (int8_convolution.cpp): x int8 NHWC, w int8 KRSC, out and z NHWC (int8, half or float),
-/// bias float {K}. engine: the chosen engine configuration (empty: measured at finalize).
+/// bias float {K}; z is multiplied by z_scale where that is not 1. engine: the chosen engine configuration (empty: measured at finalize).
 struct int8_convolution
 {
     std::vector<std::size_t> padding, stride, dilation;
     std::vector<float> scales;
     bool bias = false, residual = false, relu = false;
+    float z_scale = 1;
     std::string engine;
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -286,6 +287,7 @@ struct int8_convolution
         f(self.bias, "bias");
         f(self.residual, "residual");
         f(self.relu, "relu");
+        f(self.z_scale, "z_scale");
         f(self.engine, "engine");
     }
     std::string name() const { return "gpu::int8_convolution"; }

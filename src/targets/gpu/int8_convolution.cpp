@@ -26,11 +26,14 @@ namespace gpu {
 struct int8_convolution::state
 {
     std::shared_ptr<dnn::graph_plan> plan;
-    float* scales = nullptr; // K floats on the device
+    float* scales  = nullptr; // K floats on the device
+    float* zscales = nullptr; // K copies of z_scale (where the graph scales z)
     ~state()
     {
         if(scales != nullptr)
             cudaFree(scales);
+        if(zscales != nullptr)
+            cudaFree(zscales);
     }
 };
 
@@ -77,7 +80,8 @@ std::string problem_key(const int8_convolution& op,
     list("padding", op.padding);
     list("stride", op.stride);
     list("dilation", op.dilation);
-    ss << " bias " << op.bias << " residual " << op.residual << " relu " << op.relu;
+    ss << " bias " << op.bias << " residual " << op.residual << " relu " << op.relu
+       << " scaled residual " << (op.residual and op.z_scale != 1);
     return ss.str();
 }
 
@@ -116,6 +120,8 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
     if(spec.has_z)
         ptrs.push_back(buffer(inputs[next++]));
     ptrs.push_back(buffer(shape{shape::float_type, {static_cast<std::size_t>(spec.y.dims[1])}}));
+    if(spec.has_zscale)
+        ptrs.push_back(buffer(shape{shape::float_type, {static_cast<std::size_t>(spec.y.dims[1])}}));
     device_buffer ws(workspace_limit);
     std::shared_ptr<dnn::graph_plan> best;
     double best_ms  = 0;
@@ -180,10 +186,19 @@ void int8_convolution::finalize(context& ctx, const shape& out, const std::vecto
         sk = scales;
     MIGX_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&st->scales), k * sizeof(float)));
     MIGX_CUDA_CHECK(cudaMemcpy(st->scales, sk.data(), k * sizeof(float), cudaMemcpyHostToDevice));
+    bool z_scaled = residual and z_scale != 1;
+    if(z_scaled)
+    {
+        std::vector<float> zk(k, z_scale);
+        MIGX_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&st->zscales), k * sizeof(float)));
+        MIGX_CUDA_CHECK(cudaMemcpy(st->zscales, zk.data(), k * sizeof(float), cudaMemcpyHostToDevice));
+    }
     dnn::conv_graph_spec spec;
     try
     {
-        spec = dnn::make_int8_conv_spec(inputs[0], inputs[1], out, padding, stride, dilation, bias, residual, relu);
+        const shape* z = residual ? &inputs[inputs.size() - 2] : nullptr;
+        spec = dnn::make_int8_conv_spec(inputs[0], inputs[1], out, padding, stride, dilation, bias, residual, relu, z,
+                                        z_scaled);
     }
     catch(const std::invalid_argument& e)
     {
@@ -252,6 +267,8 @@ argument int8_convolution::compute(context& ctx, const shape& out, const std::ve
     for(std::size_t i = 2; i + 1 < args.size(); i++)
         ptrs.push_back(args[i].data());
     ptrs.push_back(cache->scales);
+    if(cache->zscales != nullptr)
+        ptrs.push_back(cache->zscales);
     auto s = cache->plan->execute(g.get().dnn, ptrs, g.workspace());
     if(s != CUDNN_STATUS_SUCCESS)
         MIGRAPHX_THROW(name() + ": cuDNN refused the call: " + cudnnGetErrorString(s));

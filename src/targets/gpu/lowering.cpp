@@ -788,6 +788,7 @@ struct lowerer
         op.bias     = v.at("bias").to<bool>();
         op.residual = v.at("residual").to<bool>();
         op.relu     = v.at("relu").to<bool>();
+        op.z_scale  = v.at("z_scale").to<float>();
         auto args   = ins->inputs();
         auto out    = nhwc_shape(ins->get_shape());
         auto nhwc   = [&](instruction_ref x) {
