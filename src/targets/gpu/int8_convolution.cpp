@@ -160,7 +160,8 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
     }
     MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
     if(not best)
-        MIGRAPHX_THROW("gpu::int8_convolution: cuDNN has no int8 engine for " + key);
+        MIGRAPHX_THROW("gpu::int8_convolution: cuDNN has no int8 engine for " + key +
+                       " (MIGRAPHX_DISABLE_INT8_FUSION=1 runs quantized programs without these graphs)");
     return best;
 }
 
