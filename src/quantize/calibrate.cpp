@@ -5,10 +5,12 @@
 // The table is found through a registry by (session, index), plain integer attributes, so the
 // op survives any pass that rebuilds operations from their attributes.
 #include "quantize/calibrate.hpp"
+#include "ir/parallel_for.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -44,6 +46,35 @@ std::shared_ptr<range_table> find_table(std::int64_t session)
     std::lock_guard<std::mutex> g(registry_lock());
     auto it = registry().find(session);
     return it == registry().end() ? nullptr : it->second;
+}
+
+/// Values a thread takes at a time: fixed, so that sums come out the same on any machine.
+constexpr std::size_t chunk = std::size_t{1} << 16;
+
+/// Calls g(c, begin, end, read) for the fixed chunks c of a's values (in logical order: `copy`
+/// where not empty, else a's standard data), read(k) giving value k as double; the chunks
+/// spread over the host's threads (a large model's calibration reads gigabytes here).
+template <class G>
+void over_chunks(const argument& a, const std::vector<double>& copy, G g)
+{
+    std::size_t n  = copy.empty() ? a.get_shape().elements() : copy.size();
+    std::size_t nc = (n + chunk - 1) / chunk;
+    auto run       = [&](auto read) {
+        parallel_for(nc, 1, [&](std::size_t b, std::size_t e) {
+            for(std::size_t c = b; c < e; c++)
+                g(c, c * chunk, std::min(n, (c + 1) * chunk), read);
+        });
+    };
+    if(not copy.empty() or n == 0)
+    {
+        run([&](std::size_t k) { return copy[k]; });
+        return;
+    }
+    a.get_shape().visit_type([&](auto as) {
+        using T      = typename decltype(as)::type;
+        const T* ptr = reinterpret_cast<const T*>(a.data());
+        run([ptr](std::size_t k) { return static_cast<double>(ptr[k]); });
+    });
 }
 
 /// Passes its input through, recording max|x| in table `session` at `index`.
@@ -83,59 +114,70 @@ struct quantize_capture
         std::vector<double> copy;
         if(not args[0].get_shape().standard())
             copy = args[0].to_vector<double>();
-        auto each = [&](auto f) {
-            if(not copy.empty() or args[0].get_shape().elements() == 0)
-            {
-                for(std::size_t k = 0; k < copy.size(); k++)
-                    f(k, copy[k]);
-                return;
-            }
-            args[0].get_shape().visit_type([&](auto as) {
-                using T      = typename decltype(as)::type;
-                const T* ptr = reinterpret_cast<const T*>(args[0].data());
-                auto n       = args[0].get_shape().elements();
-                for(std::size_t k = 0; k < n; k++)
-                    f(k, static_cast<double>(ptr[k]));
-            });
-        };
+        std::size_t n  = copy.empty() ? args[0].get_shape().elements() : copy.size();
+        std::size_t nc = (n + chunk - 1) / chunk;
         if(histogram)
         {
-            std::vector<double> h(hist_bins, 0.0);
+            std::vector<std::vector<std::uint32_t>> part(nc);
             double per = top > 0 ? static_cast<double>(hist_bins) / top : 0.0;
-            each([&](std::size_t, double y) {
-                double x = std::abs(y);
-                if(not(x == x)) // NaN: no bin
-                    return;
-                auto b = static_cast<std::size_t>(std::min(x * per, static_cast<double>(hist_bins - 1)));
-                h[b] += 1;
+            over_chunks(args[0], copy, [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
+                auto& h = part[c];
+                h.assign(hist_bins, 0);
+                for(std::size_t k = b; k < e; k++)
+                {
+                    double x = std::abs(read(k));
+                    if(not(x == x)) // NaN: no bin
+                        continue;
+                    h[static_cast<std::size_t>(std::min(x * per, static_cast<double>(hist_bins - 1)))]++;
+                }
             });
             std::lock_guard<std::mutex> g(t->lock);
             auto& slot = t->hist.at(i);
-            for(std::size_t b = 0; b < hist_bins; b++)
-                slot[b] += h[b];
+            for(const auto& h : part)
+                for(std::size_t b = 0; b < hist_bins; b++)
+                    slot[b] += h[b];
             return args[0];
         }
-        double m = 0;
         const auto& lens  = args[0].get_shape().lens();
         bool per_channel  = axis >= 0 and static_cast<std::size_t>(axis) < lens.size();
         std::size_t nch   = per_channel ? lens[static_cast<std::size_t>(axis)] : 1;
         std::size_t inner = 1;
         for(std::size_t d = per_channel ? static_cast<std::size_t>(axis) + 1 : lens.size(); d < lens.size(); d++)
             inner *= lens[d];
+        std::vector<double> part_max(nc, 0.0);
+        std::vector<std::vector<double>> part_sums(per_channel ? nc : 0);
+        over_chunks(args[0], copy, [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
+            double m = 0;
+            if(per_channel)
+            {
+                auto& sums = part_sums[c];
+                sums.assign(nch, 0.0);
+                for(std::size_t k = b; k < e; k++)
+                {
+                    double y = read(k);
+                    double x = std::abs(y);
+                    if(x > m) // NaN never wins
+                        m = x;
+                    sums[(k / inner) % nch] += y;
+                }
+            }
+            else
+                for(std::size_t k = b; k < e; k++)
+                {
+                    double x = std::abs(read(k));
+                    if(x > m)
+                        m = x;
+                }
+            part_max[c] = m;
+        });
+        double m = 0;
+        for(auto x : part_max)
+            m = std::max(m, x);
+        // per-channel sums added chunk by chunk in order: the same result however many threads
         std::vector<double> sums(nch, 0.0);
-        if(per_channel)
-            each([&](std::size_t k, double y) {
-                double x = std::abs(y);
-                if(x > m) // NaN never wins
-                    m = x;
-                sums[(k / inner) % nch] += y;
-            });
-        else
-            each([&](std::size_t, double y) {
-                double x = std::abs(y);
-                if(x > m)
-                    m = x;
-            });
+        for(const auto& ps : part_sums)
+            for(std::size_t ch = 0; ch < nch; ch++)
+                sums[ch] += ps[ch];
         std::lock_guard<std::mutex> g(t->lock);
         auto& slot = t->abs_max.at(i);
         slot       = std::max(slot, static_cast<float>(m));
