@@ -85,6 +85,30 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b)
     return ab / std::sqrt(aa * bb);
 }
 
+/// Three calibration maps and one other evaluation map of conv_net's input x {1, 4, 6, 6}
+/// (seeds first, first + 1, first + 2; 99), with the values they point at.
+struct conv_inputs
+{
+    std::vector<std::vector<float>> keep = std::vector<std::vector<float>>(4);
+    std::vector<migraphx::parameter_map> calibration;
+    migraphx::parameter_map eval;
+    explicit conv_inputs(unsigned first)
+    {
+        shape s{shape::float_type, {1, 4, 6, 6}};
+        for(unsigned i = 0; i < 3; i++)
+            calibration.push_back(one_input("x", s, first + i, keep[i]));
+        eval = one_input("x", s, 99, keep[3]);
+    }
+};
+
+/// The cosine similarity of p's and q's last outputs on `in`, both compiled for ref.
+double ref_cosine(migraphx::program p, migraphx::program q, const migraphx::parameter_map& in)
+{
+    p.compile(migraphx::ref::target{});
+    q.compile(migraphx::ref::target{});
+    return cosine(p.eval(in).back().to_vector<float>(), q.eval(in).back().to_vector<float>());
+}
+
 TEST(quantize_int8, rewrites_convolutions)
 {
     auto p = conv_net();
@@ -119,17 +143,9 @@ TEST(quantize_int8, convolution_results_agree)
 {
     auto p = conv_net();
     auto q = p;
-    std::vector<std::vector<float>> keep(4);
-    std::vector<migraphx::parameter_map> cal;
-    for(unsigned i = 0; i < 3; i++)
-        cal.push_back(one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 10 + i, keep[i]));
-    migraphx::quantize_int8(q, migraphx::ref::target{}, cal);
-    p.compile(migraphx::ref::target{});
-    q.compile(migraphx::ref::target{});
-    auto in = one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 99, keep[3]);
-    auto a  = p.eval(in).back().to_vector<float>();
-    auto b  = q.eval(in).back().to_vector<float>();
-    EXPECT_GT(cosine(a, b), 0.999);
+    conv_inputs in(10);
+    migraphx::quantize_int8(q, migraphx::ref::target{}, in.calibration);
+    EXPECT_GT(ref_cosine(p, q, in.eval), 0.999);
 }
 
 TEST(quantize_int8, half_programs_quantize_from_float_and_keep_half)
@@ -139,20 +155,12 @@ TEST(quantize_int8, half_programs_quantize_from_float_and_keep_half)
     auto p = conv_net();
     auto q = p;
     migraphx::quantize_fp16(q);
-    std::vector<std::vector<float>> keep(4);
-    std::vector<migraphx::parameter_map> cal;
-    for(unsigned i = 0; i < 3; i++)
-        cal.push_back(one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 10 + i, keep[i]));
-    migraphx::quantize_int8(q, migraphx::ref::target{}, cal);
+    conv_inputs in(10);
+    migraphx::quantize_int8(q, migraphx::ref::target{}, in.calibration);
     EXPECT_EQ(count(q, "convolution"), 0u) << text(q);
     EXPECT_GT(count(q, "quant_convolution"), 0u);
     EXPECT_EQ(q.get_output_shapes().back().type(), shape::float_type);
-    p.compile(migraphx::ref::target{});
-    q.compile(migraphx::ref::target{});
-    auto in = one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 99, keep[3]);
-    auto a  = p.eval(in).back().to_vector<float>();
-    auto b  = q.eval(in).back().to_vector<float>();
-    EXPECT_GT(cosine(a, b), 0.999);
+    EXPECT_GT(ref_cosine(p, q, in.eval), 0.999);
 }
 
 TEST(quantize_int8, int8_residuals_read_the_quantized_value)
@@ -164,26 +172,20 @@ TEST(quantize_int8, int8_residuals_read_the_quantized_value)
     auto w   = mm->add_literal(migraphx::literal{shape{shape::float_type, {4, 4, 3, 3}}, values(144, -0.3f, 0.3f, 3)});
     auto c   = mm->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
     mm->add_return({mm->add_instruction(make_op("add"), c, x)});
-    std::vector<std::vector<float>> keep(4);
-    std::vector<migraphx::parameter_map> cal;
-    for(unsigned i = 0; i < 3; i++)
-        cal.push_back(one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 20 + i, keep[i]));
+    conv_inputs in(20);
     migraphx::quantize_int8_options o;
     o.int8_residuals = true;
     o.min_cosine     = 0;
     auto q = p;
-    migraphx::quantize_int8(q, migraphx::ref::target{}, cal, o);
+    migraphx::quantize_int8(q, migraphx::ref::target{}, in.calibration, o);
     auto* qm = q.get_main_module();
     auto add = std::prev(qm->end(), 2); // before @return
     ASSERT_EQ(add->name(), "add") << text(q);
-    auto reads_dequantized = std::any_of(add->inputs().begin(), add->inputs().end(), [](auto in) {
-        return in->name() == "dequantizelinear" and in->inputs()[0]->name() == "quantizelinear";
+    auto reads_dequantized = std::any_of(add->inputs().begin(), add->inputs().end(), [](auto a) {
+        return a->name() == "dequantizelinear" and a->inputs()[0]->name() == "quantizelinear";
     });
     EXPECT_TRUE(reads_dequantized) << text(q);
-    p.compile(migraphx::ref::target{});
-    q.compile(migraphx::ref::target{});
-    auto in = one_input("x", shape{shape::float_type, {1, 4, 6, 6}}, 99, keep[3]);
-    EXPECT_GT(cosine(p.eval(in).back().to_vector<float>(), q.eval(in).back().to_vector<float>()), 0.999);
+    EXPECT_GT(ref_cosine(p, q, in.eval), 0.999);
 }
 
 TEST(quantize_int8, gemm_results_agree)

@@ -748,20 +748,23 @@ struct lowerer
         return true;
     }
 
+    /// One NHWC copy of x, made after x, for all the convolutions that read it (a block's first
+    /// convolution and its downsample).
+    instruction_ref nhwc_copy_of(instruction_ref x)
+    {
+        auto it = nhwc_copies.find(&*x);
+        if(it == nhwc_copies.end())
+            it = nhwc_copies.emplace(&*x, copy_kernel(std::next(x), x, nhwc_shape(x->get_shape()))).first;
+        return it->second;
+    }
+
     /// A convolution whose weights layout_nhwc laid out KRSC: NHWC input (copied into NHWC if
     /// it is not), NHWC output; users that need another layout read a standard copy.
     bool lower_nhwc_convolution(instruction_ref ins, const convolution& op, instruction_ref x, instruction_ref w)
     {
         auto out = nhwc_shape(ins->get_shape());
         if(not is_nhwc(x->get_shape()))
-        {
-            // One NHWC copy of x for all the convolutions that read it (a block's first
-            // convolution and its downsample).
-            auto it = nhwc_copies.find(&*x);
-            if(it == nhwc_copies.end())
-                it = nhwc_copies.emplace(&*x, copy_kernel(std::next(x), x, nhwc_shape(x->get_shape()))).first;
-            x = it->second;
-        }
+            x = nhwc_copy_of(x);
         if(lower_pointwise_convolution(ins, op, x, w))
             return true;
         if(users_read_nhwc(ins))
@@ -791,13 +794,9 @@ struct lowerer
         op.z_scale  = v.at("z_scale").to<float>();
         auto args   = ins->inputs();
         auto out    = nhwc_shape(ins->get_shape());
-        auto nhwc   = [&](instruction_ref x) {
-            if(is_nhwc(x->get_shape()) and x->get_shape().strides() == nhwc_shape(x->get_shape()).strides())
-                return x;
-            auto it = nhwc_copies.find(&*x);
-            if(it == nhwc_copies.end())
-                it = nhwc_copies.emplace(&*x, copy_kernel(std::next(x), x, nhwc_shape(x->get_shape()))).first;
-            return it->second;
+        // exactly NHWC strides (the graph declares them), not just a layout that reads as NHWC
+        auto nhwc = [&](instruction_ref x) {
+            return x->get_shape().strides() == nhwc_shape(x->get_shape()).strides() ? x : nhwc_copy_of(x);
         };
         args[0] = nhwc(args[0]);
         args[1] = nhwc(args[1]);
