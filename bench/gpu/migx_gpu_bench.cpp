@@ -4,7 +4,7 @@
 // with the results ready in device memory (eval waits for the stream); run.py times PyTorch the
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
-// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--runs N] [--warmup N] [--no-cuda-graph]
+// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph]
 //                       [--input NAME=FILE]... [--save-output FILE]
 //   --input: the input's raw bytes (its type, standard layout; else generated values)
 //   --save-output: writes the first output as float32 bytes (run.py's accuracy column)
@@ -48,7 +48,7 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--runs N] [--warmup N] [--no-cuda-graph] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] "
                      "[--save-output FILE]\n";
         return 2;
     }
@@ -56,6 +56,7 @@ int run(int argc, char** argv)
     std::map<std::string, std::string> input_files;
     bool fp16 = false, int8 = false, int8_residuals = false, graph = true;
     int calib = 16;
+    double min_cosine = -1; // quantize_int8's accuracy check: its default unless given
     int runs = 200, warmup = 20;
     for(int i = 2; i < argc; i++)
     {
@@ -73,6 +74,8 @@ int run(int argc, char** argv)
             int8 = int8_residuals = true;
         else if(a == "--calib")
             calib = std::stoi(next());
+        else if(a == "--min-cosine")
+            min_cosine = std::stod(next());
         else if(a == "--no-cuda-graph")
             graph = false;
         else if(a == "--runs")
@@ -116,8 +119,14 @@ int run(int argc, char** argv)
         }
         migraphx::quantize_int8_options qo;
         qo.int8_residuals = int8_residuals;
+        if(min_cosine >= 0)
+            qo.min_cosine = min_cosine;
+        migraphx::quantize_int8_report rep;
+        qo.report = &rep;
         migraphx::quantize_int8(prog, migraphx::get_target("gpu"), maps, qo);
         quantize_ms = ms_since(q0);
+        std::printf("int8: quantized=%zu kept_float=%zu check_cosine=%.6f (wanted %.4f) checks=%zu\n", rep.quantized,
+                    rep.kept_float, rep.check_cosine, qo.min_cosine, rep.checks);
     }
     migraphx::compile_options opts;
     opts.offload_copy = false;

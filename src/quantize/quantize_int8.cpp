@@ -463,6 +463,8 @@ bool selected(instruction_ref ins, const std::vector<std::string>& names, const 
         return v.at("padding_mode").get_int64() == 0 and
                gpu_int8_convolution_fits(x->get_shape(), w->get_shape(), v.at("group").get_int64());
     }
+    if(n == "dot" and is_gpu(t))
+        return gpu_int8_gemm_fits(x->get_shape(), w->get_shape());
     return true;
 }
 
@@ -478,6 +480,14 @@ bool gpu_int8_convolution_fits(const shape& x, const shape& w, std::int64_t grou
     // cuDNN's int8 engines want channel counts that fill 16-byte vectors of the NHWC rows
     return x.lens().size() == 4 and w.lens().size() == 4 and group == 1 and x.lens()[1] % 16 == 0 and
            w.lens()[0] % 16 == 0 and x.lens()[1] == w.lens()[1];
+}
+
+bool gpu_int8_gemm_fits(const shape& a, const shape& b)
+{
+    const auto& al = a.lens();
+    const auto& bl = b.lens();
+    return al.size() >= 2 and al.size() == bl.size() and al.back() == bl[bl.size() - 2] and al.back() % 4 == 0 and
+           bl.back() % 4 == 0 and not a.dynamic() and not b.dynamic();
 }
 
 void quantize_int8(program& prog,

@@ -211,6 +211,51 @@ TEST(gpu_fuse_int8, dots_and_unfit_convolutions_become_float_arithmetic)
     EXPECT_EQ(run_ref(after).to_vector<float>(), run_ref(before).to_vector<float>());
 }
 
+TEST(gpu_fuse_int8, signed_dots_that_fit_stay_int8_for_cublaslt)
+{
+    // a BERT-like linear layer [2, 6, 32] x [32, 8]: K and N multiples of 4
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 6, 32}});
+    auto w  = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 8}}, random_values(256, 6, 0.2f)});
+    auto wb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 8}}}), w);
+    m->add_return({m->add_instruction(make_op("dot"), x, wb)});
+    auto before = quantized(p);
+    ASSERT_EQ(named(before, "quant_dot").size(), 1u);
+    auto after = before;
+    migraphx::gpu::fuse_int8{}.apply(*after.get_main_module());
+    EXPECT_EQ(named(after, "quant_dot").size(), 1u);
+    EXPECT_EQ(quantize_ops(after), 1u); // the quantize and dequantize ops became float arithmetic
+    EXPECT_EQ(run_ref(after).to_vector<float>(), run_ref(before).to_vector<float>());
+    // MIGRAPHX_DISABLE_INT8_FUSION=1: no int8 kernels, the product in float too
+    migx_test::scoped_env off("MIGRAPHX_DISABLE_INT8_FUSION", "1");
+    auto plain = before;
+    migraphx::gpu::fuse_int8{}.apply(*plain.get_main_module());
+    EXPECT_EQ(quantize_ops(plain), 0u);
+    EXPECT_EQ(run_ref(plain).to_vector<float>(), run_ref(before).to_vector<float>());
+}
+
+TEST(gpu_fuse_int8, int8_dots_match_ref_on_the_device)
+{
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 6, 32}});
+    auto w  = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 8}}, random_values(256, 6, 0.2f)});
+    auto wb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 8}}}), w);
+    auto b  = m->add_literal(migraphx::literal{shape{shape::float_type, {8}}, random_values(8, 7, 0.1f)});
+    auto d  = m->add_instruction(make_op("dot"), x, wb);
+    auto y  = m->add_instruction(make_op("add"), d, m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 6, 8}}}), b));
+    m->add_return({m->add_instruction(make_op("relu"), y)});
+    for(bool half : {false, true})
+    {
+        auto q = quantized(p, half);
+        double tol = half ? 1e-2 : 1e-4; // half: one rounding of the fused epilogue vs ref's several
+        auto t     = migx_test::text(migx_test::expect_gpu_matches_ref(q, tol, tol));
+        EXPECT_NE(t.find("gpu::gemm"), std::string::npos) << t;
+    }
+}
+
 TEST(gpu_fuse_int8, lowering_runs_everything_on_the_device)
 {
     auto text = migx_test::lowered_for_gpu(quantized(block(), true));

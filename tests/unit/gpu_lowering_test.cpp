@@ -160,6 +160,31 @@ TEST(gpu_lowering, gemm_plain_batched_transposed_broadcast)
     EXPECT_NE(text(g).find("gpu::gemm"), std::string::npos);
 }
 
+TEST(gpu_lowering, int8_products_match_ref_exactly)
+{
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto i8 = shape::int8_type;
+    // a linear layer: constant weights broadcast over the batch (transposed once at lowering)
+    auto x  = m->add_parameter("x", shape{i8, {2, 8, 32}});
+    auto w  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 16}}}), lit(m, shape{i8, {32, 16}}, 3));
+    auto d0 = m->add_instruction(make_op("quant_dot"), x, w);
+    // attention-like products of two activations: b a transposed view (read as it is), then a
+    // row-major b (copied column-major by a kernel)
+    auto q  = m->add_parameter("q", shape{i8, {2, 3, 8, 32}});
+    auto k  = m->add_parameter("k", shape{i8, {2, 3, 12, 32}});
+    auto kt = m->add_instruction(make_op("transpose", {{"permutation", {0, 1, 3, 2}}}), k);
+    auto d1 = m->add_instruction(make_op("quant_dot"), q, kt);
+    auto v  = m->add_parameter("v", shape{i8, {2, 3, 32, 8}});
+    auto d2 = m->add_instruction(make_op("quant_dot"), q, v);
+    m->add_return({d0, d1, d2});
+    auto g = migx_test::expect_gpu_matches_ref(p, 0, 0);
+    auto t = text(g);
+    EXPECT_EQ(migx_test::occurrences(t, "gpu::gemm"), 3u) << t;
+    EXPECT_EQ(migx_test::occurrences(t, "gpu::ref::"), 0u) << t;
+}
+
 TEST(gpu_lowering, pointwise_float_chain_and_transposed_inputs)
 {
     MIGX_REQUIRE_GPU();
@@ -908,6 +933,50 @@ TEST(gpu_lowering_no_device, gemm_bias_per_batch_of_a_strided_batch)
     EXPECT_NE(t3.find("symbol_name=add_add_kernel"), std::string::npos) << t3;
 }
 
+TEST(gpu_lowering_no_device, int8_product_layouts)
+{
+    using migraphx::gpu::gemm;
+    auto i8 = shape::int8_type;
+    EXPECT_TRUE(gemm::int8_a_ready(shape{i8, {8, 32}}));
+    EXPECT_FALSE(gemm::int8_a_ready(shape{i8, {8, 32}, {1, 8}}));    // column-major a
+    EXPECT_FALSE(gemm::int8_a_ready(shape{i8, {8, 30}, {34, 1}}));   // leading dimension 34
+    EXPECT_FALSE(gemm::int8_a_ready(shape{shape::half_type, {8, 32}}));
+    EXPECT_TRUE(gemm::int8_b_ready(shape{i8, {32, 16}, {1, 32}}));
+    EXPECT_TRUE(gemm::int8_b_ready(shape{i8, {2, 32, 16}, {0, 1, 32}})); // broadcast weights
+    EXPECT_FALSE(gemm::int8_b_ready(shape{i8, {32, 16}}));               // row-major b
+    // the op itself refuses what cuBLASLt's int8 kernels do not take
+    gemm op;
+    shape a{i8, {8, 32}}, b{i8, {32, 16}, {1, 32}};
+    EXPECT_EQ(op.compute_shape({a, b, shape{shape::int32_type, {8, 16}}}).type(), shape::int32_type);
+    EXPECT_THROW(op.compute_shape({a, shape{i8, {32, 16}}, shape{shape::int32_type, {8, 16}}}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({a, b, shape{shape::float_type, {8, 16}}}), migraphx::exception);
+    EXPECT_THROW(op.compute_shape({a, shape{shape::half_type, {32, 16}}, shape{shape::half_type, {8, 16}}}),
+                 migraphx::exception);
+    op.epilogue = "bias";
+    EXPECT_THROW(op.compute_shape({a, b, shape{shape::int32_type, {16}}, shape{shape::int32_type, {8, 16}}}),
+                 migraphx::exception);
+}
+
+TEST(gpu_lowering_no_device, int8_products_become_cublaslt_products)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto i8 = shape::int8_type;
+    auto x  = m->add_parameter("x", shape{i8, {2, 8, 32}});
+    auto wl = lit(m, shape{i8, {32, 16}}, 3);
+    auto w  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 16}}}), wl);
+    auto d0 = m->add_instruction(make_op("quant_dot"), x, w);
+    auto v  = m->add_parameter("v", shape{i8, {2, 32, 16}});
+    auto d1 = m->add_instruction(make_op("quant_dot"), x, v);
+    m->add_return({d0, d1});
+    auto t = lowered(p, true);
+    EXPECT_EQ(migx_test::occurrences(t, "gpu::gemm"), 2u) << t;
+    EXPECT_EQ(migx_test::occurrences(t, "quant_dot"), 0u) << t;
+    // the constant weights transposed on the host; the parameter copied column-major
+    EXPECT_NE(t.find(":transposed]"), std::string::npos) << t;
+    EXPECT_EQ(migx_test::occurrences(t, "symbol_name=contiguous_kernel"), 1u) << t;
+}
+
 TEST(gpu_lowering_no_device, gemm_supported_bias)
 {
     using migraphx::gpu::gemm;
@@ -1078,10 +1147,10 @@ TEST(gpu_lowering_no_device, pointwise_convolutions_are_products_with_their_bias
     migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
     auto tx = text(p);
     // the expansion (no bias), the projection with bias and residual, the last with its bias
-    EXPECT_EQ(occurrences(tx, "gpu::gemm["), 3u) << tx;
-    EXPECT_EQ(occurrences(tx, "epilogue=bias,residual=1"), 1u) << tx;
-    EXPECT_EQ(occurrences(tx, "gpu::conv_bias_relu["), 1u) << tx; // the 3x3 with its bias and relu
-    EXPECT_EQ(occurrences(tx, "gpu::convolution["), 0u) << tx;
+    EXPECT_EQ(migx_test::occurrences(tx, "gpu::gemm["), 3u) << tx;
+    EXPECT_EQ(migx_test::occurrences(tx, "epilogue=bias,residual=1"), 1u) << tx;
+    EXPECT_EQ(migx_test::occurrences(tx, "gpu::conv_bias_relu["), 1u) << tx; // the 3x3 with its bias and relu
+    EXPECT_EQ(migx_test::occurrences(tx, "gpu::convolution["), 0u) << tx;
     EXPECT_EQ(tx.find("add_kernel"), std::string::npos) << tx;
     EXPECT_EQ(tx.find("add_add_kernel"), std::string::npos) << tx;
     EXPECT_NE(tx.find("symbol_name=depthwise_kernel"), std::string::npos) << tx;
@@ -1089,13 +1158,13 @@ TEST(gpu_lowering_no_device, pointwise_convolutions_are_products_with_their_bias
     auto q = projection_block(true);
     migraphx::run_passes(q, migraphx::gpu::passes_before_device(true));
     auto tq = text(q);
-    EXPECT_EQ(occurrences(tq, "residual=1"), 1u) << tq;
-    EXPECT_EQ(occurrences(tq, "gpu::gemm["), 2u) << tq;
+    EXPECT_EQ(migx_test::occurrences(tq, "residual=1"), 1u) << tq;
+    EXPECT_EQ(migx_test::occurrences(tq, "gpu::gemm["), 2u) << tq;
     setenv("MIGRAPHX_DISABLE_CONV_GEMM", "1", 1);
     auto r = projection_block(false);
     migraphx::run_passes(r, migraphx::gpu::passes_before_device(true));
     unsetenv("MIGRAPHX_DISABLE_CONV_GEMM");
-    EXPECT_EQ(occurrences(text(r), "gpu::gemm["), 0u) << text(r);
+    EXPECT_EQ(migx_test::occurrences(text(r), "gpu::gemm["), 0u) << text(r);
 }
 #endif
 

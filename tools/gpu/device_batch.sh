@@ -12,9 +12,9 @@
 #   perf     migraphx-driver perf --gpu $PERF_FLAGS (default --fp16) per-instruction reports ($PERF_MODELS, default
 #            "resnet50:1 resnet50:32"; exported first where missing; PERF_FULL=1 keeps every line)
 #   python   tools/gpu/python_gpu_check.sh (the Python module built there; spec programs on gpu)
-#   int8     ResNet-50 b32: fp16 and int8+fp16 (quantize_fp16, then quantize_int8 on 16 random
-#            batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately, 3 rounds of
-#            migx_gpu_bench --runs 200
+#   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
+#            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
+#            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
 #   int8acc  migx_quant_accuracy --target gpu --calib 16 on $INT8_MODELS (default resnet50:1
 #            mobilenetv2:1 bert:1): fp32, fp16, int8, int8+fp16 cosine vs fp32, timed alternately
 #            ($INT8ACC_FLAGS: other options)
@@ -32,9 +32,11 @@ for s in ${STEPS:-unit export bench}; do
     bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
     load) for f in 0 1; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
             /tmp/gb/resnet50_b1.onnx /tmp/mxrw$f --target gpu --loads 3 --max-ratio 0.1 --fp16 $f; done ;;
-    int8) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:32
-          for r in 1 2 3; do step 120 $B /tmp/gb/resnet50_b32.onnx --fp16 --runs 200
-            step 240 $B /tmp/gb/resnet50_b32.onnx --fp16 --int8 ${INT8_FLAGS:-} --runs 200; done ;;
+    int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
+          [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
+          for r in $(seq ${INT8_ROUNDS:-3}); do step 120 $B $f --fp16 --runs 200
+            step 240 $B $f --fp16 --int8 ${INT8_FLAGS:-} --runs 200; done
+          step 120 $B $f --fp16 --runs 200 ;;
     int8acc) for m in ${INT8_MODELS:-resnet50:1 mobilenetv2:1 bert:1}; do f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
           [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
           step ${INT8ACC_LIMIT:-300} $inst/bin/migx_quant_accuracy $f --target gpu --calib 16 --min-cos-int8 0.99 \

@@ -7,6 +7,9 @@
 // pointwise add[+add][+relu], dot + GELU, and 1x1 convolutions seen as products.
 // A strided batch takes a bias epilogue too when its bias is a row vector per batch
 // (gemm_per_batch_bias: merge_parallel_dots' stacked products), read one batch stride apart.
+// int8 x int8 -> int32 (quantize_int8's quant_dot) runs on cuBLASLt's integer tensor-core
+// kernels, which read only the "TN" form: cuBLASLt's A (our B) transposed, its B (our A) not,
+// every leading dimension a multiple of 4 (lowering lays the operands out so); no epilogue.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gemm_search.hpp"
 #include "targets/gpu/gpu_ops.hpp"
@@ -97,7 +100,19 @@ cudaDataType_t cuda_type(shape::type_t t)
         return CUDA_R_32F;
     if(t == shape::half_type)
         return CUDA_R_16F;
+    if(t == shape::int8_type)
+        return CUDA_R_8I;
+    if(t == shape::int32_type)
+        return CUDA_R_32I;
     MIGRAPHX_THROW("gpu::gemm: unsupported element type");
+}
+
+/// cuBLASLt's int8 kernels: an operand as they read it (transposed or not), its leading
+/// dimension and batch stride multiples of 4 elements.
+bool int8_operand(const shape& s, cublasOperation_t want)
+{
+    auto o = describe(s);
+    return s.type() == shape::int8_type and o and o->op == want and o->ld % 4 == 0 and o->batch_stride % 4 == 0;
 }
 
 } // namespace
@@ -127,6 +142,9 @@ bool gemm::supported_operand(const shape& s)
     return s.lens().size() >= 2 and (s.type() == shape::float_type or s.type() == shape::half_type) and
            describe(s).has_value();
 }
+
+bool gemm::int8_a_ready(const shape& a) { return int8_operand(a, CUBLAS_OP_N); }
+bool gemm::int8_b_ready(const shape& b) { return int8_operand(b, CUBLAS_OP_T); }
 
 bool gemm::supported_bias(const shape& b, const shape& out)
 {
@@ -226,6 +244,18 @@ shape gemm::compute_shape(const std::vector<shape>& inputs) const
     const auto& b = inputs[1].lens();
     if(a.size() < 2 or a.size() != b.size() or a[a.size() - 1] != b[b.size() - 2])
         MIGRAPHX_THROW(name() + ": operands do not multiply");
+    bool int8 = inputs[0].type() == shape::int8_type or inputs[1].type() == shape::int8_type;
+    if(int8)
+    {
+        if(not int8_a_ready(inputs[0]) or not int8_b_ready(inputs[1]))
+            MIGRAPHX_THROW(name() + ": an int8 product needs a row-major a and a column-major b, leading "
+                                    "dimensions and batch strides multiples of 4 (lowering copies them so)");
+        if(inputs.back().type() != shape::int32_type or b.back() % 4 != 0 or not epilogue.empty() or residual or
+           alpha != 1 or beta != 0)
+            MIGRAPHX_THROW(name() + ": an int8 product writes int32 (N a multiple of 4), alpha 1, beta 0, no epilogue");
+    }
+    else if(inputs[0].type() != inputs[1].type() or inputs.back().type() != inputs[0].type())
+        MIGRAPHX_THROW(name() + ": a, b and the output must have one type (or int8, int8 -> int32)");
     auto out   = a;
     out.back() = b.back();
     if(inputs.back().lens() != out or not inputs.back().standard())
@@ -256,11 +286,15 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         batches         = 1;
         ob->batch_stride = 0;
     }
-    auto t = cuda_type(out.type());
+    auto t      = cuda_type(out.type());
+    auto t_in   = cuda_type(inputs[0].type());
+    bool int8   = inputs[0].type() == shape::int8_type;
+    auto in_size = inputs[0].type_size();
     cublasComputeType_t ct =
-        (out.type() == shape::float_type and env_enabled("MIGRAPHX_GPU_TF32")) ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                              : CUBLAS_COMPUTE_32F;
-    MIGX_CUDA_CHECK(cublasLtMatmulDescCreate(&p->desc, ct, CUDA_R_32F));
+        int8 ? CUBLAS_COMPUTE_32I
+             : (out.type() == shape::float_type and env_enabled("MIGRAPHX_GPU_TF32")) ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                                      : CUBLAS_COMPUTE_32F;
+    MIGX_CUDA_CHECK(cublasLtMatmulDescCreate(&p->desc, ct, int8 ? CUDA_R_32I : CUDA_R_32F));
     MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &oa->op, sizeof(oa->op)));
     MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &ob->op, sizeof(ob->op)));
     if(not epilogue.empty())
@@ -285,21 +319,22 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
                 p->desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &stride, sizeof(stride)));
         }
     }
-    auto layout = [&](cublasLtMatrixLayout_t& l, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t stride) {
-        MIGX_CUDA_CHECK(cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
+    auto layout = [&](cublasLtMatrixLayout_t& l, cudaDataType_t type, std::int64_t rows, std::int64_t cols,
+                      std::int64_t ld, std::int64_t stride) {
+        MIGX_CUDA_CHECK(cublasLtMatrixLayoutCreate(&l, type, rows, cols, ld));
         std::int32_t count = static_cast<std::int32_t>(batches);
         MIGX_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
         MIGX_CUDA_CHECK(
             cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
     };
-    layout(p->la, oa->rows, oa->cols, oa->ld, oa->batch_stride);
-    layout(p->lb, ob->rows, ob->cols, ob->ld, ob->batch_stride);
-    layout(p->lc, N, M, std::max<std::int64_t>(N, 1), M * N);
+    layout(p->la, t_in, oa->rows, oa->cols, oa->ld, oa->batch_stride);
+    layout(p->lb, t_in, ob->rows, ob->cols, ob->ld, ob->batch_stride);
+    layout(p->lc, t, N, M, std::max<std::int64_t>(N, 1), M * N);
 
     // The bytes each operand spans (the search's scratch buffers).
     auto span = [&](const operand& o, std::int64_t count) {
         auto last = (count - 1) * o.batch_stride + o.ld * (o.cols - 1) + o.rows;
-        return static_cast<std::size_t>(std::max<std::int64_t>(last, 1)) * out.type_size();
+        return static_cast<std::size_t>(std::max<std::int64_t>(last, 1)) * in_size;
     };
     gemm_call call;
     call.lt      = g.get().lt;
@@ -310,8 +345,9 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     call.a_bytes = span(*oa, batches);
     call.b_bytes = span(*ob, batches);
     call.c_bytes = static_cast<std::size_t>(batches * M * N) * out.type_size();
-    call.alpha   = alpha;
-    call.beta    = residual ? 1.0f : beta;
+    call.alpha     = alpha;
+    call.beta      = residual ? 1.0f : beta;
+    call.int_scale = int8;
     std::int64_t bias_stride = 0;
     if(has_bias())
     {
@@ -358,7 +394,8 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     if(not(reuse(0, p->algo, p->ws) and reuse(1, p->algo_small, p->ws_small)))
     {
         searched(p->algo, p->ws);
-        first(static_cast<std::uint32_t>(out.type_size()), p->algo_small, p->ws_small);
+        // int8 kernels read 4-byte words at the least (compute refuses pointers that are not)
+        first(static_cast<std::uint32_t>(int8 ? 4 : out.type_size()), p->algo_small, p->ws_small);
     }
     algo.resize(16);
     std::memcpy(algo.data(), &p->algo, sizeof(p->algo));
@@ -393,15 +430,23 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
         big = big and aligned(c);
     }
     const auto& algo = big ? cache->algo : cache->algo_small;
+    bool int8        = args[0].get_shape().type() == shape::int8_type;
+    if(int8 and not big)
+    {
+        auto word = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 4 == 0; };
+        if(not(word(args[0].data()) and word(args[1].data()) and word(y.data())))
+            MIGRAPHX_THROW(name() + ": an int8 product's operands and output must be 4-byte aligned");
+    }
     float a = alpha, b = residual ? 1.0f : beta;
+    std::int32_t ia = 1, ib = 0; // the int8 product's alpha and beta (compute_shape checked them)
     MIGX_CUDA_CHECK(cublasLtMatmul(g.get().lt,
                                    cache->desc,
-                                   &a,
+                                   int8 ? static_cast<const void*>(&ia) : &a,
                                    args[1].data(),
                                    cache->la,
                                    args[0].data(),
                                    cache->lb,
-                                   &b,
+                                   int8 ? static_cast<const void*>(&ib) : &b,
                                    c,
                                    cache->lc,
                                    y.data(),

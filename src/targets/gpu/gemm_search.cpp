@@ -67,7 +67,7 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
     for(const auto& cand : cands)
     {
         auto run = [&] {
-            return cublasLtMatmul(call.lt, call.desc, &call.alpha, a.get(), call.a, b.get(), call.b, &call.beta,
+            return cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), a.get(), call.a, b.get(), call.b, call.beta_ptr(),
                                   c.get(), call.c, d.get(), call.c, &cand.algo, ws.get(), ws_bytes,
                                   s) == CUBLAS_STATUS_SUCCESS;
         };

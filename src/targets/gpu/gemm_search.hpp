@@ -10,6 +10,7 @@
 
 #include "targets/gpu/cuda_check.hpp"
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ struct gemm_call
     cublasLtMatrixLayout_t a    = nullptr, b = nullptr, c = nullptr; // D is laid out as C
     std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, bias_bytes = 0; // bias_bytes 0: no bias
     float alpha = 1, beta = 0;
+    bool int_scale = false; // int8 products: alpha and beta are int32 (1 and 0)
+    const void* alpha_ptr() const { return int_scale ? static_cast<const void*>(&one) : &alpha; }
+    const void* beta_ptr() const { return int_scale ? static_cast<const void*>(&zero) : &beta; }
+
+    private:
+    std::int32_t one = 1, zero = 0;
 };
 
 /// Whether finalize measures candidates (unless MIGRAPHX_DISABLE_GEMM_SEARCH=1).

@@ -184,6 +184,11 @@ struct gemm
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     /// Whether cuBLASLt can read this operand's matrices as they lie (else copy it first).
     static bool supported_operand(const shape& s);
+    /// int8 products (int8 x int8 -> int32): whether a can be read as it lies (row-major) and
+    /// whether b can (column-major, i.e. stored as b's transpose), leading dimensions and batch
+    /// strides multiples of 4; else lowering copies them into those layouts.
+    static bool int8_a_ready(const shape& a);
+    static bool int8_b_ready(const shape& b);
     /// Whether b (of the product's output shape out) is a per-column bias the epilogue can add
     /// (broadcast over the rows and any batches; batches need one_product as well).
     static bool supported_bias(const shape& b, const shape& out);

@@ -13,12 +13,14 @@
 #include "passes/pass_manager.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/simplify_pipeline.hpp"
+#include "quantize/int8_support.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -227,6 +229,62 @@ struct lowerer
             b = copy_kernel(ins, b);
         replace(ins, operation{gemm{}}, {a, b});
         return true;
+    }
+
+    /// quant_dot, int8 x int8 -> int32 (gpu::fuse_int8 keeps those gpu_int8_gemm_fits takes):
+    /// cuBLASLt's int8 product, a row-major and b column-major (int8_b_layout).
+    bool lower_quant_dot(instruction_ref ins)
+    {
+        auto a = ins->inputs()[0], b = ins->inputs()[1];
+        if(a->get_shape().type() != shape::int8_type or b->get_shape().type() != shape::int8_type or
+           not gpu_int8_gemm_fits(a->get_shape(), b->get_shape()) or ins->get_shape().elements() == 0)
+            return false;
+        if(not gemm::int8_a_ready(a->get_shape()))
+            a = copy_kernel(ins, a);
+        if(not gemm::int8_b_ready(b->get_shape()))
+            b = int8_b_layout(ins, b);
+        replace(ins, operation{gemm{}}, {a, b});
+        return true;
+    }
+
+    /// b {..., K, N} stored column-major (as its transpose, {..., N, K} row-major). Constant
+    /// weights (a literal, maybe broadcast over batches) are transposed once, here; anything
+    /// else is copied by a kernel each run.
+    instruction_ref int8_b_layout(instruction_ref pos, instruction_ref b)
+    {
+        auto lens = b->get_shape().lens();
+        auto swap_last = [](std::vector<std::size_t> l) {
+            std::swap(l[l.size() - 2], l[l.size() - 1]);
+            return l;
+        };
+        auto perm_of = [](std::size_t n) {
+            std::vector<std::int64_t> p(n);
+            std::iota(p.begin(), p.end(), 0);
+            std::swap(p[n - 2], p[n - 1]);
+            return p;
+        };
+        auto root     = b->name() == "multibroadcast" ? b->inputs().front() : b;
+        const auto& rs = root->get_shape();
+        const auto* lc = root->get_operator().any_cast<hip_copy_literal>();
+        if(lc != nullptr and rs.standard() and rs.lens().size() >= 2 and rs.type() == shape::int8_type)
+        {
+            const auto& rl = rs.lens();
+            auto K = rl[rl.size() - 2], N = rl[rl.size() - 1];
+            const auto* src = reinterpret_cast<const std::int8_t*>(lc->value_.get_argument().data());
+            std::vector<std::int8_t> t(rs.elements());
+            for(std::size_t base = 0; base < t.size(); base += K * N)
+                for(std::size_t k = 0; k < K; k++)
+                    for(std::size_t n = 0; n < N; n++)
+                        t[base + n * K + k] = src[base + k * N + n];
+            hip_copy_literal c;
+            c.id     = lc->id + ":transposed";
+            c.value_ = literal{shape{shape::int8_type, swap_last(rl)}, t};
+            auto lit = m.insert_instruction(std::next(root), operation{c}, {});
+            auto v   = view(pos, "transpose", {{"permutation", perm_of(rl.size())}}, lit);
+            return root == b ? v : view(pos, "multibroadcast", {{"out_lens", lens}}, v);
+        }
+        auto t = copy_kernel(pos, view(pos, "transpose", {{"permutation", perm_of(lens.size())}}, b));
+        return view(pos, "transpose", {{"permutation", perm_of(lens.size())}}, t);
     }
 
     /// A bias candidate of a batched product: the output's lens and type, broadcast over the
@@ -887,6 +945,8 @@ struct lowerer
         if(n == "convolution" and lower_convolution(ins))
             return;
         if(n == "int8_convolution" and lower_int8_convolution(ins))
+            return;
+        if(n == "quant_dot" and lower_quant_dot(ins))
             return;
         if(n == "convolution_backwards" and lower_convolution_backwards(ins))
             return;
