@@ -214,6 +214,8 @@ program compile_model(program p, const target& t, const target_options& o, const
                       << "; running it there\n";
         return p;
     }
+    if((o.int8_residuals or o.int8_min_cosine >= 0) and not o.int8)
+        throw error("--int8-residuals and --int8-min-cosine need --int8");
     if(o.fp16 or o.int8)
     {
 #ifdef MIGRAPHX_DRIVER_HAS_QUANTIZATION
@@ -223,7 +225,11 @@ program compile_model(program p, const target& t, const target_options& o, const
         {
             std::cerr << "migraphx-driver: --int8: calibrating on generated input data (one run); "
                          "real data gives better scales\n";
-            quantize_int8(p, t, {make_host_params(p, calibration)});
+            quantize_int8_options q;
+            q.int8_residuals = o.int8_residuals;
+            if(o.int8_min_cosine >= 0)
+                q.min_cosine = o.int8_min_cosine;
+            quantize_int8(p, t, {make_host_params(p, calibration)}, q);
         }
 #else
         (void)calibration;

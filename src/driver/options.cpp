@@ -46,6 +46,11 @@ void add_target_options(CLI::App& app, target_options& o)
     app.add_flag("--fp16", o.fp16, "Quantize to half precision before compiling");
     app.add_flag("--int8", o.int8,
                  "Quantize to int8 (calibrated on the run's inputs); with --fp16, what stays float runs in half");
+    app.add_flag("--int8-residuals", o.int8_residuals,
+                 "With --int8: residual streams stored in int8 (quantize_int8_options::int8_residuals)");
+    app.add_option("--int8-min-cosine", o.int8_min_cosine,
+                   "With --int8: the accuracy check's cosine bar (default 0.995; 0 turns the check off)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--quiet", o.quiet, "No compile progress on stderr");
 }
 

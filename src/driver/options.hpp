@@ -46,6 +46,8 @@ struct target_options
     bool no_fast_math  = false;
     bool fp16         = false;
     bool int8         = false;
+    bool int8_residuals = false;  ///< quantize_int8_options::int8_residuals
+    double int8_min_cosine = -1;  ///< quantize_int8_options::min_cosine where >= 0
     bool quiet        = false;
 };
 

@@ -13,7 +13,8 @@ bool gpu_int8_convolution_fits(const shape& x, const shape& w, std::int64_t grou
 
 /// Whether the gpu's int8 product (cuBLASLt, int8 x int8 -> int32) takes a dot of a {..., M, K}
 /// by b {..., K, N}: K and N multiples of 4 (cuBLASLt's int8 kernels read and write rows of
-/// 4-byte multiples). The others stay in float on the gpu. Defined in quantize_int8.cpp.
+/// 4-byte multiples). The others stay in float on the gpu, as do products of two activations
+/// (quantize_int8's rule, kept for the fused attention). Defined in quantize_int8.cpp.
 bool gpu_int8_gemm_fits(const shape& a, const shape& b);
 
 } // namespace migraphx

@@ -194,6 +194,9 @@ def test_verify():
         # --fp16 --int8 together: int8 convolutions, half for the rest
         p = run("verify", "--ref", "--fp16", "--int8", CONV, "--batch", "1")
         check(lines(p)[-1] == "PASSED", "verify --fp16 --int8:\n" + p.stdout + p.stderr)
+        # quantize_int8's options: int8 residual streams, the accuracy check's bar
+        p = run("verify", "--ref", "--int8", "--int8-residuals", "--int8-min-cosine", "0", CONV, "--batch", "1")
+        check(lines(p)[-1] == "PASSED", "verify --int8 --int8-residuals --int8-min-cosine 0:\n" + p.stdout + p.stderr)
     p = run("verify", "--ref", "--rms-tol", "0.08", ADD)
     out = lines(p)
     check("Verifying ref against ref (rms of max <= 0.08)" in out and out[-1] == "PASSED",
@@ -241,6 +244,7 @@ def test_errors():
         bad.append(["params", "--migraphx", ADD])
     if not has_header("quantization.hpp"):
         bad += [["compile", "--ref", "--fp16", ADD], ["compile", "--ref", "--int8", ADD]]
+    bad += [["compile", "--ref", "--int8-residuals", ADD], ["compile", "--ref", "--int8", "--int8-min-cosine", "2", ADD]]
     for args in bad:
         check_error(args, run(*args, rc=None))
 

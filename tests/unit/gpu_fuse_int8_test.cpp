@@ -235,6 +235,33 @@ TEST(gpu_fuse_int8, signed_dots_that_fit_stay_int8_for_cublaslt)
     EXPECT_EQ(run_ref(plain).to_vector<float>(), run_ref(before).to_vector<float>());
 }
 
+TEST(gpu_fuse_int8, gpu_quantizes_products_by_weights_not_attention)
+{
+    // x Wq, x Wk (constant weights) and softmax-less attention (q k^T) q: quantize_int8 for the
+    // gpu (no calibration: no run, no device) quantizes the two weight products only
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto x   = m->add_parameter("x", shape{shape::float_type, {2, 8, 32}});
+    auto lit = [&](unsigned seed) {
+        auto w = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 32}}, random_values(1024, seed, 0.2f)});
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 32}}}), w);
+    };
+    auto q  = m->add_instruction(make_op("dot"), x, lit(1));
+    auto k  = m->add_instruction(make_op("dot"), x, lit(2));
+    auto kt = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1}}}), k);
+    auto s  = m->add_instruction(make_op("dot"), q, kt);
+    m->add_return({m->add_instruction(make_op("dot"), s, q)});
+    auto before = p;
+    struct named_gpu : migraphx::ref::target // quantize_int8's gpu rules go by the target's name
+    {
+        std::string name() const { return "gpu"; }
+    };
+    migraphx::quantize_int8(p, named_gpu{}, {});
+    EXPECT_EQ(named(before, "dot").size(), 4u);
+    EXPECT_EQ(named(p, "quant_dot").size(), 2u);
+    EXPECT_EQ(named(p, "dot").size(), 2u);
+}
+
 TEST(gpu_fuse_int8, int8_dots_match_ref_on_the_device)
 {
     MIGX_REQUIRE_GPU();
