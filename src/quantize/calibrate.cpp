@@ -5,6 +5,7 @@
 // The table is found through a registry by (session, index), plain integer attributes, so the
 // op survives any pass that rebuilds operations from their attributes.
 #include "quantize/calibrate.hpp"
+#include "ir/env.hpp"
 #include "ir/parallel_for.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -229,6 +231,17 @@ void check_calibration(const program& prog, const std::vector<parameter_map>& ca
     }
 }
 
+phase_timer::phase_timer() : on_(env_enabled("MIGRAPHX_TIME_QUANTIZE")), last_(std::chrono::steady_clock::now()) {}
+
+void phase_timer::lap(const std::string& phase)
+{
+    auto now = std::chrono::steady_clock::now();
+    if(on_)
+        std::cerr << "quantize_int8: " << phase << ": "
+                  << std::chrono::duration<double, std::milli>(now - last_).count() << " ms\n";
+    last_ = now;
+}
+
 std::vector<value_range> calibrate_ranges(program& prog,
                                           const target& t,
                                           const std::vector<parameter_map>& calibration,
@@ -275,15 +288,18 @@ std::vector<value_range> calibrate_ranges(program& prog,
         m->replace_instruction(c, x);
         m->remove_instruction(c);
     }
+    phase_timer timer;
     compile_options co;
     co.offload_copy = true;
     instrumented.compile(t, co);
+    timer.lap("calibration compile (" + std::to_string(watched.size()) + " values watched)");
     for(std::size_t i = 0; i < calibration.size(); i++)
     {
         auto results = instrumented.eval(calibration[i]);
         if(outputs != nullptr and i < keep_outputs)
             outputs->push_back(flatten_outputs(results));
     }
+    timer.lap("calibration runs, ranges (" + std::to_string(calibration.size()) + " maps)");
     if(histograms)
     {
         {
@@ -293,6 +309,7 @@ std::vector<value_range> calibrate_ranges(program& prog,
         }
         for(const auto& params : calibration)
             instrumented.eval(params);
+        timer.lap("calibration runs, histograms");
     }
     std::lock_guard<std::mutex> g(table->lock);
     std::vector<value_range> r(watched.size());

@@ -3,6 +3,7 @@
 
 #include <migraphx/program.hpp>
 #include <migraphx/target.hpp>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,19 @@ std::vector<value_range> calibrate_ranges(program& prog,
                                           const std::vector<std::int64_t>& axes       = {},
                                           std::size_t keep_outputs                    = 0,
                                           std::vector<std::vector<double>>* outputs = nullptr);
+
+/// MIGRAPHX_TIME_QUANTIZE=1: lap(phase) prints "quantize_int8: <phase>: <ms> ms" on stderr, the
+/// time since the timer was made or last lapped (quantize_int8's calibration, check, rewrite).
+class phase_timer
+{
+    public:
+    phase_timer();
+    void lap(const std::string& phase);
+
+    private:
+    bool on_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 /// All outputs of one run, flattened in order, as double.
 std::vector<double> flatten_outputs(const std::vector<argument>& results);

@@ -571,12 +571,14 @@ void quantize_int8(program& prog,
     {
         auto seen = calibrate_ranges(prog, t, calibration, watched, options.calibration_method != "max", axes,
                                      check ? options.check_maps : 0, &reference);
+        phase_timer thresholds;
         for(std::size_t i = 0; i < watched.size(); i++)
         {
             ranges[i].threshold =
                 choose_threshold(seen[i], ranges[i].is_unsigned ? 255 : 127, options.calibration_method);
             ranges[i].channel_mean = seen[i].channel_mean;
         }
+        thresholds.lap("thresholds (" + options.calibration_method + ")");
     }
 
     // Positions make the rewrite repeatable on copies of the program.
@@ -614,14 +616,17 @@ void quantize_int8(program& prog,
         auto cosine_with = [&](std::size_t k) {
             if(tried.count(k) != 0)
                 return tried[k];
+            phase_timer timer;
             program q = prog;
             rewrite(q, k);
             compile_options co;
             co.offload_copy = true;
             q.compile(t, co);
+            timer.lap("check with " + std::to_string(k) + " kept in float: rewrite and compile");
             double worst = 1;
             for(std::size_t i = 0; i < reference.size(); i++)
                 worst = std::min(worst, cosine_similarity(reference[i], flatten_outputs(q.eval(calibration[i]))));
+            timer.lap("check with " + std::to_string(k) + " kept in float: runs, cosine " + std::to_string(worst));
             report.checks++;
             return tried[k] = worst;
         };
@@ -647,7 +652,9 @@ void quantize_int8(program& prog,
                       << " operations kept in float, the cosine similarity to float on the calibration data is "
                       << report.check_cosine << " (wanted " << options.min_cosine << ")\n";
     }
+    phase_timer final_rewrite;
     rewrite(prog, keep);
+    final_rewrite.lap("rewrite");
     report.kept_float = keep;
     report.quantized  = targets.size() - keep;
     if(options.report != nullptr)

@@ -1,5 +1,6 @@
 // Calibration for quantize_int8: ranges, histograms, per-channel means and clipping thresholds.
 #include "quantize/calibrate.hpp"
+#include "scoped_env.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
@@ -125,6 +126,26 @@ TEST(calibrate, ranges_histograms_means_and_outputs)
         after << q;
         EXPECT_EQ(before.str(), after.str()) << tn;
     }
+}
+
+TEST(calibrate, phase_timer_prints_only_when_asked)
+{
+    {
+        migx_test::scoped_env off("MIGRAPHX_TIME_QUANTIZE", "0");
+        testing::internal::CaptureStderr();
+        migraphx::phase_timer t;
+        t.lap("calibration compile");
+        EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    }
+    migx_test::scoped_env on("MIGRAPHX_TIME_QUANTIZE", "1");
+    testing::internal::CaptureStderr();
+    migraphx::phase_timer t;
+    t.lap("calibration compile");
+    t.lap("rewrite");
+    auto err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind("quantize_int8: calibration compile: ", 0), 0u) << err;
+    EXPECT_NE(err.find(" ms\nquantize_int8: rewrite: "), std::string::npos) << err;
+    EXPECT_EQ(err.back(), '\n');
 }
 
 TEST(calibrate, cosine_similarity)

@@ -2,6 +2,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
+#include "scoped_env.hpp"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -230,6 +231,23 @@ TEST(quantize_int8, calibration_sets_the_scale)
             found = true;
         }
     EXPECT_TRUE(found) << text(p);
+}
+
+TEST(quantize_int8, time_quantize_names_each_phase)
+{
+    migx_test::scoped_env on("MIGRAPHX_TIME_QUANTIZE", "1");
+    auto p = gemm_net();
+    std::vector<float> k;
+    auto cal = one_input("a", shape{shape::float_type, {2, 3, 16}}, 5, k);
+    migraphx::quantize_int8_options o;
+    o.min_cosine = 1.5; // unreachable: the check runs (and warns)
+    testing::internal::CaptureStderr();
+    migraphx::quantize_int8(p, migraphx::ref::target{}, {cal}, o);
+    auto err = testing::internal::GetCapturedStderr();
+    for(const char* phase : {"quantize_int8: calibration compile (", "quantize_int8: calibration runs, ranges (1 maps): ",
+                             "quantize_int8: calibration runs, histograms: ", "quantize_int8: thresholds (mse): ",
+                             "quantize_int8: check with 0 kept in float: rewrite and compile: ", "quantize_int8: rewrite: "})
+        EXPECT_NE(err.find(phase), std::string::npos) << phase << " in:\n" << err;
 }
 
 TEST(quantize_int8, without_calibration_uses_default_range)
