@@ -211,14 +211,21 @@ TEST(gpu_fuse_int8, dots_and_unfit_convolutions_become_float_arithmetic)
     EXPECT_EQ(run_ref(after).to_vector<float>(), run_ref(before).to_vector<float>());
 }
 
+/// Constant weights {k, n} (random, seeded) broadcast over `batch`: a linear layer's b.
+migraphx::instruction_ref batched_weights(migraphx::module& m, std::size_t batch, std::size_t k, std::size_t n,
+                                          unsigned seed)
+{
+    auto w = m.add_literal(migraphx::literal{shape{shape::float_type, {k, n}}, random_values(k * n, seed, 0.2f)});
+    return m.add_instruction(make_op("multibroadcast", {{"out_lens", {batch, k, n}}}), w);
+}
+
 TEST(gpu_fuse_int8, signed_dots_that_fit_stay_int8_for_cublaslt)
 {
     // a BERT-like linear layer [2, 6, 32] x [32, 8]: K and N multiples of 4
     migraphx::program p;
     auto* m = p.get_main_module();
     auto x  = m->add_parameter("x", shape{shape::float_type, {2, 6, 32}});
-    auto w  = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 8}}, random_values(256, 6, 0.2f)});
-    auto wb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 8}}}), w);
+    auto wb = batched_weights(*m, 2, 32, 8, 6);
     m->add_return({m->add_instruction(make_op("dot"), x, wb)});
     auto before = quantized(p);
     ASSERT_EQ(named(before, "quant_dot").size(), 1u);
@@ -242,12 +249,8 @@ TEST(gpu_fuse_int8, gpu_quantizes_products_by_weights_not_attention)
     migraphx::program p;
     auto* m  = p.get_main_module();
     auto x   = m->add_parameter("x", shape{shape::float_type, {2, 8, 32}});
-    auto lit = [&](unsigned seed) {
-        auto w = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 32}}, random_values(1024, seed, 0.2f)});
-        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 32}}}), w);
-    };
-    auto q  = m->add_instruction(make_op("dot"), x, lit(1));
-    auto k  = m->add_instruction(make_op("dot"), x, lit(2));
+    auto q  = m->add_instruction(make_op("dot"), x, batched_weights(*m, 2, 32, 32, 1));
+    auto k  = m->add_instruction(make_op("dot"), x, batched_weights(*m, 2, 32, 32, 2));
     auto kt = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1}}}), k);
     auto s  = m->add_instruction(make_op("dot"), q, kt);
     m->add_return({m->add_instruction(make_op("dot"), s, q)});
@@ -268,8 +271,7 @@ TEST(gpu_fuse_int8, int8_dots_match_ref_on_the_device)
     migraphx::program p;
     auto* m = p.get_main_module();
     auto x  = m->add_parameter("x", shape{shape::float_type, {2, 6, 32}});
-    auto w  = m->add_literal(migraphx::literal{shape{shape::float_type, {32, 8}}, random_values(256, 6, 0.2f)});
-    auto wb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 32, 8}}}), w);
+    auto wb = batched_weights(*m, 2, 32, 8, 6);
     auto b  = m->add_literal(migraphx::literal{shape{shape::float_type, {8}}, random_values(8, 7, 0.1f)});
     auto d  = m->add_instruction(make_op("dot"), x, wb);
     auto y  = m->add_instruction(make_op("add"), d, m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 6, 8}}}), b));
