@@ -53,13 +53,15 @@ std::shared_ptr<range_table> find_table(std::int64_t session)
 /// Values a thread takes at a time: fixed, so that sums come out the same on any machine.
 constexpr std::size_t chunk = std::size_t{1} << 16;
 
-/// Calls g(c, begin, end, read) for the fixed chunks c of a's values (in logical order: `copy`
-/// where not empty, else a's standard data), read(k) giving value k as double; the chunks
-/// spread over the host's threads (a large model's calibration reads gigabytes here).
+/// Calls g(c, begin, end, read) for the fixed chunks c of a's values in logical order, read(k)
+/// giving value k as double (through the strides where a is not standard: NHWC or blocked
+/// layouts, views); the chunks spread over the host's threads (a large model's calibration
+/// reads gigabytes here).
 template <class G>
-void over_chunks(const argument& a, const std::vector<double>& copy, G g)
+void over_chunks(const argument& a, G g)
 {
-    std::size_t n  = copy.empty() ? a.get_shape().elements() : copy.size();
+    const auto& s = a.get_shape();
+    std::size_t n  = s.elements();
     std::size_t nc = (n + chunk - 1) / chunk;
     auto run       = [&](auto read) {
         parallel_for(nc, 1, [&](std::size_t b, std::size_t e) {
@@ -67,15 +69,15 @@ void over_chunks(const argument& a, const std::vector<double>& copy, G g)
                 g(c, c * chunk, std::min(n, (c + 1) * chunk), read);
         });
     };
-    if(not copy.empty() or n == 0)
-    {
-        run([&](std::size_t k) { return copy[k]; });
+    if(n == 0)
         return;
-    }
-    a.get_shape().visit_type([&](auto as) {
+    s.visit_type([&](auto as) {
         using T      = typename decltype(as)::type;
         const T* ptr = reinterpret_cast<const T*>(a.data());
-        run([ptr](std::size_t k) { return static_cast<double>(ptr[k]); });
+        if(s.standard())
+            run([ptr](std::size_t k) { return static_cast<double>(ptr[k]); });
+        else
+            run([ptr, &s](std::size_t k) { return static_cast<double>(ptr[s.index(k)]); });
     });
 }
 
@@ -112,17 +114,13 @@ struct quantize_capture
             histogram = t->histogram;
             top       = t->abs_max.at(i);
         }
-        // values in logical order (a copy for layouts other than standard)
-        std::vector<double> copy;
-        if(not args[0].get_shape().standard())
-            copy = args[0].to_vector<double>();
-        std::size_t n  = copy.empty() ? args[0].get_shape().elements() : copy.size();
+        std::size_t n  = args[0].get_shape().elements();
         std::size_t nc = (n + chunk - 1) / chunk;
         if(histogram)
         {
             std::vector<std::vector<std::uint32_t>> part(nc);
             double per = top > 0 ? static_cast<double>(hist_bins) / top : 0.0;
-            over_chunks(args[0], copy, [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
+            over_chunks(args[0], [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
                 auto& h = part[c];
                 h.assign(hist_bins, 0);
                 for(std::size_t k = b; k < e; k++)
@@ -148,7 +146,7 @@ struct quantize_capture
             inner *= lens[d];
         std::vector<double> part_max(nc, 0.0);
         std::vector<std::vector<double>> part_sums(per_channel ? nc : 0);
-        over_chunks(args[0], copy, [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
+        over_chunks(args[0], [&](std::size_t c, std::size_t b, std::size_t e, auto read) {
             double m = 0;
             if(per_channel)
             {

@@ -128,6 +128,36 @@ TEST(calibrate, ranges_histograms_means_and_outputs)
     }
 }
 
+TEST(calibrate, views_are_read_in_logical_order)
+{
+    // x {2, 3, 2, 2} viewed as NHWC {2, 2, 2, 3} (a transpose: strided, not standard); channel
+    // means along the view's last axis are x's per-channel means
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {2, 3, 2, 2}});
+    auto t   = mm->add_instruction(make_op("transpose", {{"permutation", {0, 2, 3, 1}}}), x);
+    mm->add_return({mm->add_instruction(make_op("relu"), t)});
+    std::vector<float> a(24);
+    for(std::size_t i = 0; i < 24; i++)
+        a[i] = static_cast<float>((i / 4) % 3) * 2.0f - static_cast<float>(i % 2); // channel c: 2c - 1, 2c
+    std::vector<migraphx::parameter_map> cal = {{{"x", migraphx::argument{shape{shape::float_type, {2, 3, 2, 2}}, a.data()}}}};
+    std::vector<migraphx::instruction_ref> watched;
+    for(auto ins = mm->begin(); ins != mm->end(); ++ins)
+        if(ins->name() == "transpose")
+            watched.push_back(ins);
+    ASSERT_FALSE(watched.front()->get_shape().standard());
+    auto ranges = migraphx::calibrate_ranges(p, migraphx::ref::target{}, cal, watched, true, {3});
+    ASSERT_EQ(ranges.size(), 1u);
+    EXPECT_FLOAT_EQ(ranges[0].abs_max, 4.0f);
+    ASSERT_EQ(ranges[0].channel_mean.size(), 3u);
+    for(std::size_t c = 0; c < 3; c++)
+        EXPECT_NEAR(ranges[0].channel_mean[c], 2.0 * c - 0.5, 1e-12) << c;
+    double total = 0;
+    for(auto h : ranges[0].hist)
+        total += h;
+    EXPECT_EQ(total, 24);
+}
+
 TEST(calibrate, phase_timer_prints_only_when_asked)
 {
     {
