@@ -17,6 +17,10 @@ bool gpu_int8_convolution_fits(const shape& x, const shape& w, std::int64_t grou
 /// (quantize_int8's rule, kept for the fused attention). Defined in quantize_int8.cpp.
 bool gpu_int8_gemm_fits(const shape& a, const shape& b);
 
+/// Whether a quant_dot of a by b runs as that int8 product: signed int8 operands that
+/// gpu_int8_gemm_fits takes (gpu::fuse_int8 keeps such quant_dots, lowering makes them gemms).
+bool gpu_int8_gemm_runs(const shape& a, const shape& b);
+
 } // namespace migraphx
 
 #endif

@@ -493,6 +493,11 @@ bool gpu_int8_gemm_fits(const shape& a, const shape& b)
            bl.back() % 4 == 0 and not a.dynamic() and not b.dynamic();
 }
 
+bool gpu_int8_gemm_runs(const shape& a, const shape& b)
+{
+    return a.type() == shape::int8_type and b.type() == shape::int8_type and gpu_int8_gemm_fits(a, b);
+}
+
 void quantize_int8(program& prog,
                    const target& t,
                    const std::vector<parameter_map>& calibration,

@@ -275,15 +275,6 @@ void product_in_float(module& m, instruction_ref ins, const operation& float_op)
     m.replace_instruction(ins, make_op("convert", {{"target_type", shape::int32_type}}), {p});
 }
 
-/// A quant_dot lowering runs as cuBLASLt's int8 product (gpu::gemm): signed int8 operands of
-/// a shape gpu_int8_gemm_fits takes.
-bool int8_gemm(instruction_ref ins)
-{
-    const auto& a = ins->inputs()[0]->get_shape();
-    const auto& b = ins->inputs()[1]->get_shape();
-    return a.type() == shape::int8_type and b.type() == shape::int8_type and gpu_int8_gemm_fits(a, b);
-}
-
 bool static_shapes(instruction_ref ins)
 {
     return not ins->get_shape().dynamic() and
@@ -318,7 +309,8 @@ void fuse_int8::apply(module& m) const
             auto v = ins->get_operator().to_value();
             product_in_float(m, ins, make_op("convolution", v));
         }
-        else if(n == "quant_dot" and not(fuse and int8_gemm(ins)))
+        else if(n == "quant_dot" and
+                not(fuse and gpu_int8_gemm_runs(ins->inputs()[0]->get_shape(), ins->inputs()[1]->get_shape())))
             product_in_float(m, ins, make_op("dot"));
     }
 }

@@ -438,15 +438,14 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
             MIGRAPHX_THROW(name() + ": an int8 product's operands and output must be 4-byte aligned");
     }
     float a = alpha, b = residual ? 1.0f : beta;
-    std::int32_t ia = 1, ib = 0; // the int8 product's alpha and beta (compute_shape checked them)
     MIGX_CUDA_CHECK(cublasLtMatmul(g.get().lt,
                                    cache->desc,
-                                   int8 ? static_cast<const void*>(&ia) : &a,
+                                   int8 ? static_cast<const void*>(&gemm_call::int_alpha) : &a,
                                    args[1].data(),
                                    cache->la,
                                    args[0].data(),
                                    cache->lb,
-                                   int8 ? static_cast<const void*>(&ib) : &b,
+                                   int8 ? static_cast<const void*>(&gemm_call::int_beta) : &b,
                                    c,
                                    cache->lc,
                                    y.data(),

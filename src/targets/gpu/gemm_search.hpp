@@ -26,12 +26,10 @@ struct gemm_call
     cublasLtMatrixLayout_t a    = nullptr, b = nullptr, c = nullptr; // D is laid out as C
     std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, bias_bytes = 0; // bias_bytes 0: no bias
     float alpha = 1, beta = 0;
-    bool int_scale = false; // int8 products: alpha and beta are int32 (1 and 0)
-    const void* alpha_ptr() const { return int_scale ? static_cast<const void*>(&one) : &alpha; }
-    const void* beta_ptr() const { return int_scale ? static_cast<const void*>(&zero) : &beta; }
-
-    private:
-    std::int32_t one = 1, zero = 0;
+    bool int_scale = false; // int8 products: alpha and beta are int32, always 1 and 0
+    static constexpr std::int32_t int_alpha = 1, int_beta = 0;
+    const void* alpha_ptr() const { return int_scale ? static_cast<const void*>(&int_alpha) : &alpha; }
+    const void* beta_ptr() const { return int_scale ? static_cast<const void*>(&int_beta) : &beta; }
 };
 
 /// Whether finalize measures candidates (unless MIGRAPHX_DISABLE_GEMM_SEARCH=1).

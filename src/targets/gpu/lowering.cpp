@@ -231,13 +231,12 @@ struct lowerer
         return true;
     }
 
-    /// quant_dot, int8 x int8 -> int32 (gpu::fuse_int8 keeps those gpu_int8_gemm_fits takes):
+    /// quant_dot, int8 x int8 -> int32 (gpu::fuse_int8 keeps those gpu_int8_gemm_runs takes):
     /// cuBLASLt's int8 product, a row-major and b column-major (int8_b_layout).
     bool lower_quant_dot(instruction_ref ins)
     {
         auto a = ins->inputs()[0], b = ins->inputs()[1];
-        if(a->get_shape().type() != shape::int8_type or b->get_shape().type() != shape::int8_type or
-           not gpu_int8_gemm_fits(a->get_shape(), b->get_shape()) or ins->get_shape().elements() == 0)
+        if(not gpu_int8_gemm_runs(a->get_shape(), b->get_shape()) or ins->get_shape().elements() == 0)
             return false;
         if(not gemm::int8_a_ready(a->get_shape()))
             a = copy_kernel(ins, a);
