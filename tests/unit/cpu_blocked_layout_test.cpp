@@ -1,5 +1,5 @@
-// cpu::blocked_layout before/after: chains move into nChw8c (nChw16c on AVX-512) with one
-// reorder in and one out.
+// cpu::blocked_layout before/after: chains move into nChw8c (channels-last nhwc on AVX-512, or
+// nChw16c when asked for) with one reorder in and one out.
 #include <migraphx/make_op.hpp>
 #include <cmath>
 #include <migraphx/program.hpp>
@@ -72,24 +72,34 @@ std::vector<std::size_t> blocked_result_lens(std::size_t channels)
 }
 } // namespace
 
-TEST(cpu_blocked_layout, sixteen_channel_blocks_on_avx512)
+TEST(cpu_blocked_layout, channels_last_on_avx512)
+{
+    if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
+        GTEST_SKIP() << "no AVX-512: oneDNN has no brgemm (nhwc) convolutions here";
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr); // the machine's choice
+    migx_test::scoped_env layout("MIGRAPHX_CPU_LAYOUT", nullptr);
+    // any channel count: MobileNetV2's 24 and 144 too
+    for(std::size_t c : {8, 16, 24, 32})
+        EXPECT_EQ(blocked_result_lens(c), (std::vector<std::size_t>{1, 6, 6, c}));
+}
+
+TEST(cpu_blocked_layout, sixteen_channel_blocks_when_asked_for)
 {
     if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
         GTEST_SKIP() << "no AVX-512: oneDNN has no fast nChw16c kernels here";
-    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr); // the machine's choice
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", "16");
     EXPECT_EQ(blocked_result_lens(16), (std::vector<std::size_t>{1, 1, 6, 6, 16}));
     EXPECT_EQ(blocked_result_lens(32), (std::vector<std::size_t>{1, 2, 6, 6, 16}));
-    // channels of 8s but not 16s (MobileNetV2's 24 and 144): 16 would leave them plain between
-    // reorders, so the module keeps 8-channel blocks
-    EXPECT_EQ(blocked_result_lens(8), (std::vector<std::size_t>{1, 1, 6, 6, 8}));
-    EXPECT_EQ(blocked_result_lens(24), (std::vector<std::size_t>{1, 3, 6, 6, 8}));
+    // channels of 8s but not 16s stay plain (why channels-last is the AVX-512 default)
+    EXPECT_EQ(blocked_result_lens(8), (std::vector<std::size_t>{}));
+    EXPECT_EQ(blocked_result_lens(24), (std::vector<std::size_t>{}));
 }
 
 TEST(cpu_blocked_layout, winograd_only_when_asked_for)
 {
     if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
         GTEST_SKIP() << "no AVX-512: oneDNN has no Winograd kernels here";
-    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr);
+    migx_test::scoped_env block("MIGRAPHX_CPU_LAYOUT", "blocked16"); // Winograd's layout
     auto algos = [](std::size_t channels) {
         auto p  = two_convs_and_add(channels);
         auto& m = *p.get_main_module();
@@ -126,9 +136,9 @@ TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
 TEST(cpu_blocked_layout, results_match_ref)
 {
     MIGX_REQUIRE_CPU();
-    for(const char* block : {"8", "16"})
+    for(const char* layout : {"blocked8", "blocked16", "nhwc"})
     {
-        migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", block);
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
         for(std::size_t channels : {6, 8, 16, 32})
             migx_test::expect_cpu_matches_ref(two_convs_and_add(channels), 1e-4, 1e-4);
     }

@@ -23,24 +23,51 @@ TEST(cpu_dnnl_context, blocked_shape_round_trips)
     EXPECT_THROW(migraphx::cpu::layout_block("blocked4"), migraphx::exception);
 }
 
-TEST(cpu_dnnl_context, blocked_layout_follows_the_isa_unless_set)
+TEST(cpu_dnnl_context, nhwc_shape_round_trips)
+{
+    auto s = migraphx::cpu::layout_shape(shape::float_type, {2, 24, 5, 7}, "nhwc");
+    EXPECT_EQ(s.lens(), (std::vector<std::size_t>{2, 5, 7, 24}));
+    EXPECT_EQ(migraphx::cpu::logical_lens(s, "nhwc"), (std::vector<std::size_t>{2, 24, 5, 7}));
+    EXPECT_EQ(migraphx::cpu::layout_block("nhwc"), 0u);
+    auto md = migraphx::cpu::to_dnnl_md(s, "nhwc");
+    EXPECT_EQ(md.get_size(), s.bytes());
+    // the channel of a pixel is the innermost dim: oneDNN's nhwc strides
+    EXPECT_EQ(md, dnnl::memory::desc({2, 24, 5, 7}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc));
+    auto s3 = migraphx::cpu::layout_shape(shape::float_type, {1, 3, 10}, "nhwc");
+    EXPECT_EQ(s3.lens(), (std::vector<std::size_t>{1, 10, 3}));
+    EXPECT_THROW(migraphx::cpu::layout_shape(shape::float_type, {4, 3}, "nhwc"), migraphx::exception);
+    EXPECT_THROW(migraphx::cpu::logical_lens(shape{shape::float_type, {4, 3}}, "nhwc"), migraphx::exception);
+}
+
+TEST(cpu_dnnl_context, layout_follows_the_isa_unless_set)
 {
     bool avx512 = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+    migx_test::scoped_env no_layout("MIGRAPHX_CPU_LAYOUT", nullptr);
     {
         migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", nullptr);
-        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), avx512 ? "blocked16" : "blocked8");
+        EXPECT_EQ(migraphx::cpu::preferred_layout(), avx512 ? "nhwc" : "blocked8");
     }
     {
         migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "8");
-        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), "blocked8");
+        EXPECT_EQ(migraphx::cpu::preferred_layout(), "blocked8");
     }
     {
         migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "16");
-        EXPECT_EQ(migraphx::cpu::preferred_blocked_layout(), "blocked16");
+        EXPECT_EQ(migraphx::cpu::preferred_layout(), "blocked16");
     }
     {
         migx_test::scoped_env e("MIGRAPHX_CPU_BLOCK", "12");
-        EXPECT_THROW(migraphx::cpu::preferred_blocked_layout(), migraphx::exception);
+        EXPECT_THROW(migraphx::cpu::preferred_layout(), migraphx::exception);
+    }
+    for(const char* l : {"nhwc", "blocked8", "blocked16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", l);
+        migx_test::scoped_env b("MIGRAPHX_CPU_BLOCK", "8"); // the newer name wins
+        EXPECT_EQ(migraphx::cpu::preferred_layout(), l);
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", "nchw");
+        EXPECT_THROW(migraphx::cpu::preferred_layout(), migraphx::exception);
     }
 }
 

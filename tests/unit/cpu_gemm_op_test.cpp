@@ -5,9 +5,12 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
+#include "scoped_env.hpp"
 #ifdef MIGRAPHX_HAVE_CPU
 #include "targets/cpu/gemm_kernel.hpp"
 #include "targets/cpu/gemm_op.hpp"
+#include "targets/cpu/lower_gemm.hpp"
+#include <oneapi/dnnl/dnnl.hpp>
 #endif
 
 using migraphx::make_op;
@@ -16,7 +19,14 @@ using migraphx::shape;
 #ifdef MIGRAPHX_HAVE_CPU
 namespace {
 
-bool kernel_in_use() { return migraphx::cpu::gemm_best_isa() == migraphx::cpu::gemm_isa::avx2; }
+/// The tests here are about cpu::gemm, which runs by default only where oneDNN has no AVX-512:
+/// they ask for it wherever the CPU can run it (AVX2/FMA).
+struct own_gemm_env
+{
+    migx_test::scoped_env env{"MIGRAPHX_CPU_GEMM", "own"};
+};
+
+bool kernel_in_use() { return migraphx::cpu::own_gemm_preferred(); }
 
 std::size_t count(const migraphx::program& p, const std::string& name)
 {
@@ -66,6 +76,7 @@ migraphx::program ffn(std::size_t rows, std::size_t d, std::size_t h)
 TEST(cpu_gemm_op, feed_forward_block_is_two_gemms)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     auto cpu = migx_test::expect_cpu_matches_ref(ffn(37, 24, 70), 1e-4, 1e-4);
     if(not kernel_in_use())
         GTEST_SKIP() << "no AVX2/FMA: oneDNN's matmul runs instead";
@@ -85,6 +96,7 @@ TEST(cpu_gemm_op, feed_forward_block_is_two_gemms)
 TEST(cpu_gemm_op, computed_and_broadcast_b)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     migraphx::program p;
     auto* m = p.get_main_module();
     auto a  = m->add_parameter("a", shape{shape::float_type, {3, 2, 13, 9}});
@@ -102,6 +114,7 @@ TEST(cpu_gemm_op, computed_and_broadcast_b)
 TEST(cpu_gemm_op, transposed_inputs)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     // attention's q k^T: a is a transposed view (rows not contiguous: a is copied), b too
     migraphx::program p;
     auto* m  = p.get_main_module();
@@ -123,6 +136,7 @@ TEST(cpu_gemm_op, transposed_inputs)
 TEST(cpu_gemm_op, activations_after_bias)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     for(std::string act : {"relu", "sigmoid", "tanh", "leaky_relu", "clip"})
     {
         SCOPED_TRACE(act);
@@ -156,6 +170,7 @@ TEST(cpu_gemm_op, activations_after_bias)
 TEST(cpu_gemm_op, on_its_own_with_k_zero_and_packed_weights)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     // K = 0: the result is the epilogue of zero (bias, then relu)
     migraphx::cpu::gemm_op op;
     op.bias     = true;
@@ -188,6 +203,7 @@ TEST(cpu_gemm_op, on_its_own_with_k_zero_and_packed_weights)
 TEST(cpu_gemm_op, a_saved_program_may_not_carry_nonsense)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     shape a{shape::float_type, {4, 5}}, b{shape::float_type, {5, 6}};
     migraphx::cpu::gemm_op op;
     op.post_ops = {"swish"};
@@ -254,6 +270,7 @@ migraphx::program attention(std::size_t seq, std::size_t heads, std::size_t dh)
 TEST(cpu_gemm_op, attention_reads_its_heads_in_place)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     auto cpu = migx_test::expect_cpu_matches_ref(attention(19, 3, 8), 1e-4, 1e-4);
     if(not kernel_in_use())
         GTEST_SKIP() << "no AVX2/FMA: oneDNN's matmul runs instead";
@@ -277,6 +294,7 @@ TEST(cpu_gemm_op, attention_reads_its_heads_in_place)
 TEST(cpu_gemm_op, strided_view_checks_its_reach)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     migraphx::operation v{migraphx::cpu::strided_view{{2, 3}, {1, 2}}};
     EXPECT_EQ(v.compute_shape({shape{shape::float_type, {6}}}).strides(), (std::vector<std::size_t>{1, 2}));
     EXPECT_THROW(v.compute_shape({shape{shape::float_type, {5}}}), migraphx::exception);
@@ -301,6 +319,7 @@ TEST(cpu_gemm_op, strided_view_checks_its_reach)
 TEST(cpu_gemm_op, a_saved_program_runs_the_same)
 {
     MIGX_REQUIRE_CPU();
+    own_gemm_env own;
     // packed weights, strided views and a permuted result survive a save and load
     for(auto p : {ffn(20, 16, 40), attention(9, 2, 16)})
     {
@@ -311,5 +330,25 @@ TEST(cpu_gemm_op, a_saved_program_runs_the_same)
         auto got    = q.eval(params).front().to_vector<float>();
         EXPECT_EQ(got, want);
     }
+}
+TEST(cpu_gemm_op, onednn_matmul_where_it_runs_avx512)
+{
+    MIGX_REQUIRE_CPU();
+    // the machine's choice and the forced one run the same products, each matching ref
+    for(const char* choice : {static_cast<const char*>(nullptr), "onednn", "own"})
+    {
+        SCOPED_TRACE(choice == nullptr ? "default" : choice);
+        migx_test::scoped_env e("MIGRAPHX_CPU_GEMM", choice);
+        auto cpu = migx_test::expect_cpu_matches_ref(ffn(37, 24, 70), 1e-4, 1e-4);
+        auto own = migraphx::cpu::own_gemm_preferred();
+        EXPECT_EQ(count(cpu, "cpu::gemm"), own ? 2u : 0u);
+        EXPECT_EQ(count(cpu, "dnnl::matmul"), own ? 0u : 2u);
+        if(choice != nullptr and std::string(choice) == "onednn")
+            EXPECT_FALSE(own);
+        if(choice == nullptr and dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core)
+            EXPECT_FALSE(own);
+    }
+    migx_test::scoped_env bad("MIGRAPHX_CPU_GEMM", "fast");
+    EXPECT_THROW(migraphx::cpu::own_gemm_preferred(), migraphx::exception);
 }
 #endif

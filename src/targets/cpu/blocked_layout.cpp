@@ -12,8 +12,8 @@ struct layout_rewriter
 {
     module& m;
     context& ctx;
-    std::string layout; // blocked8 or blocked16: what this machine's oneDNN kernels want
-    std::size_t block;
+    std::string layout; // nhwc, blocked8 or blocked16: what this machine's oneDNN kernels want
+    std::size_t block;  // 0 for nhwc
     // plain instruction -> the instruction computing the same value in the blocked layout
     std::unordered_map<const instruction*, instruction_ref> blocked;
 
@@ -66,7 +66,10 @@ struct layout_rewriter
         }
     }
 
-    bool channels_fit(const shape& s) const { return s.lens().size() == 4 and s.lens()[1] % block == 0; }
+    bool channels_fit(const shape& s) const
+    {
+        return s.lens().size() == 4 and (block == 0 or s.lens()[1] % block == 0);
+    }
 
     void convolution(instruction_ref ins)
     {
@@ -121,25 +124,6 @@ struct layout_rewriter
     }
 };
 
-/// 16-channel blocks where the machine wants them, unless a convolution's channels are a
-/// multiple of 8 but not of 16 (MobileNetV2's 24, 144...): those would stay plain and pay
-/// reorders at both ends (MobileNetV2 ran 1.6x slower with 16), so the module keeps 8.
-std::string layout_for(const module& m)
-{
-    auto layout = preferred_blocked_layout();
-    if(layout != "blocked16" or not env_string("MIGRAPHX_CPU_BLOCK").empty())
-        return layout;
-    for(auto ins = m.begin(); ins != m.end(); ++ins)
-    {
-        if(ins->name() != "dnnl::convolution")
-            continue;
-        for(const auto& s : {ins->get_shape(), ins->inputs().front()->get_shape()})
-            if(s.lens().size() == 4 and s.lens()[1] % 8 == 0 and s.lens()[1] % 16 != 0)
-                return "blocked8";
-    }
-    return layout;
-}
-
 bool is_pointwise(instruction_ref ins)
 {
     auto a = ins->get_operator().attributes();
@@ -151,7 +135,7 @@ bool is_pointwise(instruction_ref ins)
 void blocked_layout::apply(module& m) const
 {
     context fallback;
-    auto layout = layout_for(m);
+    auto layout = preferred_layout();
     layout_rewriter r{m, ctx != nullptr ? *ctx : fallback, layout, layout_block(layout), {}};
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {

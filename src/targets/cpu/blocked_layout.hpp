@@ -9,8 +9,8 @@ namespace migraphx {
 namespace cpu {
 
 /// Runs chains of oneDNN convolutions and poolings (and the elementwise ops between them) in
-/// oneDNN's blocked nChw16c layout (AVX-512 machines) or nChw8c (others; MIGRAPHX_CPU_BLOCK), where
-/// oneDNN has a fast kernel for it: each value is
+/// channels-last nhwc (AVX-512 machines: oneDNN's brgemm convolutions) or the blocked nChw8c
+/// (others; MIGRAPHX_CPU_LAYOUT picks), where oneDNN has a fast kernel for it: each value is
 /// reordered into the layout once, where the chain starts, and back once, where a consumer needs
 /// the plain layout.
 struct blocked_layout

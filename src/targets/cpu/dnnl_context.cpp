@@ -2,6 +2,7 @@
 #include "ir/parallel_for.hpp"
 #include "ir/env.hpp"
 #include <migraphx/errors.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <cstdint>
@@ -59,32 +60,45 @@ dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v)
 
 std::size_t layout_block(const std::string& layout)
 {
-    if(layout == "plain")
+    if(layout == "plain" or layout == "nhwc")
         return 0;
     if(layout == "blocked8")
         return 8;
     if(layout == "blocked16")
         return 16;
-    MIGRAPHX_THROW("cpu: unknown layout '" + layout + "'");
+    MIGRAPHX_THROW("cpu: unknown layout '" + layout + "' (plain, nhwc, blocked8 or blocked16)");
 }
 
-std::string preferred_blocked_layout()
+std::string preferred_layout()
 {
-    auto forced = env_string("MIGRAPHX_CPU_BLOCK");
-    if(forced == "8" or forced == "16")
-        return "blocked" + forced;
+    auto forced = env_string("MIGRAPHX_CPU_LAYOUT");
+    if(forced == "nhwc" or forced == "blocked8" or forced == "blocked16")
+        return forced;
     if(not forced.empty())
-        MIGRAPHX_THROW("MIGRAPHX_CPU_BLOCK must be 8 or 16, got '" + forced + "'");
-    // oneDNN's AVX-512 kernels take 16 channels a block; with 8 it runs its AVX2 kernels
-    return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? "blocked16" : "blocked8";
+        MIGRAPHX_THROW("MIGRAPHX_CPU_LAYOUT must be nhwc, blocked8 or blocked16, got '" + forced + "'");
+    auto block = env_string("MIGRAPHX_CPU_BLOCK"); // the older name of the same choice
+    if(block == "8" or block == "16")
+        return "blocked" + block;
+    if(not block.empty())
+        MIGRAPHX_THROW("MIGRAPHX_CPU_BLOCK must be 8 or 16, got '" + block + "'");
+    // oneDNN's AVX-512 brgemm convolutions read channels-last tensors of any channel count and
+    // beat its nChw16c kernels on 3x3 layers; without AVX-512 it has AVX2 kernels for nChw8c
+    return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? "nhwc" : "blocked8";
 }
 
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout)
 {
+    auto l = s.lens();
+    if(layout == "nhwc")
+    {
+        if(l.size() < 3 or l.size() > 5)
+            MIGRAPHX_THROW("cpu: " + std::to_string(l.size()) + "-d shape is not an nhwc layout");
+        std::rotate(l.begin() + 1, l.end() - 1, l.end()); // {N, spatial..., C} -> {N, C, spatial...}
+        return l;
+    }
     auto b = layout_block(layout);
     if(b == 0)
-        return s.lens();
-    auto l = s.lens();
+        return l;
     if(l.size() < 4 or l.back() != b)
         MIGRAPHX_THROW("cpu: " + std::to_string(l.size()) + "-d shape is not a " + layout + " layout");
     l[1] *= b;
@@ -105,6 +119,14 @@ shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, st
 
 shape layout_shape(shape::type_t t, const std::vector<std::size_t>& logical, const std::string& layout)
 {
+    if(layout == "nhwc")
+    {
+        if(logical.size() < 3 or logical.size() > 5)
+            MIGRAPHX_THROW("cpu: no nhwc layout for rank " + std::to_string(logical.size()));
+        auto l = logical;
+        std::rotate(l.begin() + 1, l.begin() + 2, l.end()); // {N, C, spatial...} -> {N, spatial..., C}
+        return {t, l};
+    }
     auto b = layout_block(layout);
     return b == 0 ? shape{t, logical} : blocked_shape(t, logical, b);
 }
@@ -167,6 +189,12 @@ void check_packed_format(const std::string& op, const std::string& packed, const
 dnnl::memory::desc to_dnnl_md(const shape& s, const std::string& layout)
 {
     auto t = to_dnnl_type(s.type());
+    if(layout == "nhwc")
+    {
+        using tag = dnnl::memory::format_tag;
+        auto l    = logical_lens(s, layout);
+        return {to_dnnl_dims(l), t, l.size() == 3 ? tag::nwc : l.size() == 4 ? tag::nhwc : tag::ndhwc};
+    }
     if(auto b = layout_block(layout); b > 0)
     {
         auto l = logical_lens(s, layout);

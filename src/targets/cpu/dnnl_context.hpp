@@ -38,7 +38,8 @@ dnnl::memory::dims to_dnnl_dims(const std::vector<std::size_t>& v);
 
 /// A tensor's layout as the cpu ops see it. "plain": the shape's own lens and strides (any
 /// strides). "blocked8" / "blocked16": oneDNN's nChw8c / nChw16c; the IR shape is the physical
-/// {N, C/b, spatial..., b}, whose logical dims are {N, C, spatial...}.
+/// {N, C/b, spatial..., b}, whose logical dims are {N, C, spatial...}. "nhwc": channels last; the
+/// IR shape is the physical {N, spatial..., C}.
 /// Runs op.finalize on args' shapes if it has not run (an op evaluated outside a compiled program,
 /// e.g. in a unit test, is finalized lazily on its first run; the result is the same).
 template <class Op>
@@ -52,11 +53,12 @@ void finalize_once(const Op& op, context& ctx, const shape& out, const std::vect
     const_cast<Op&>(op).finalize(ctx, out, shapes); // NOLINT: lazy, same result
 }
 
-/// The channel block of a layout: 0 (plain), 8 or 16; another name throws.
+/// The channel block of a layout: 0 (plain, nhwc), 8 or 16; another name throws.
 std::size_t layout_block(const std::string& layout);
-/// The blocked layout this machine's oneDNN kernels want: "blocked16" where it runs AVX-512
-/// kernels, else "blocked8"; MIGRAPHX_CPU_BLOCK=8|16 overrides it.
-std::string preferred_blocked_layout();
+/// The layout this machine's oneDNN convolutions run fastest in: "nhwc" where it runs AVX-512
+/// kernels, else "blocked8"; MIGRAPHX_CPU_LAYOUT=nhwc|blocked8|blocked16 (or the older
+/// MIGRAPHX_CPU_BLOCK=8|16) overrides it.
+std::string preferred_layout();
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout);
 shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, std::size_t block);
 /// The IR shape of logical dims in a layout (plain: standard).

@@ -11,8 +11,7 @@ shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
     for(const auto& l : {from, to})
-        if(l != "plain" and l != "blocked8" and l != "blocked16")
-            MIGRAPHX_THROW("dnnl::reorder: unknown layout '" + l + "'");
+        layout_block(l); // throws for an unknown layout name
     auto l = logical_lens(inputs[0], from);
     return layout_shape(inputs[0].type(), l, to);
 }

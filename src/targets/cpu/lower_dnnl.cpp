@@ -1,7 +1,7 @@
 #include "targets/cpu/lower_dnnl.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
-#include "targets/cpu/gemm_kernel.hpp"
+#include "targets/cpu/lower_gemm.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/operation.hpp>
 #include <cmath>
@@ -254,10 +254,12 @@ void lower_dot(module& m, instruction_ref ins)
     if(a->get_shape().elements() == 0 or b->get_shape().elements() == 0)
         return; // oneDNN leaves the result unwritten when K is 0
     dnnl_matmul op;
-    // GELU only where cpu::lower_gemm will move the matmul to cpu::gemm, which applies it to each
-    // tile in registers: oneDNN 2.6's matmul runs that post-op as a slow extra pass (BERT's FFN
-    // matmul took 1.15 ms with it, 0.73 ms without), slower than cpu::pointwise after it.
-    auto f = grow(ins, ins->get_shape().lens().size() - 1, true, gemm_best_isa() == gemm_isa::avx2);
+    // GELU where cpu::lower_gemm will move the matmul to cpu::gemm, which applies it to each tile
+    // in registers, or where oneDNN runs AVX-512 (its brgemm matmul applies it as cheaply: BERT's
+    // FFN product 0.231 -> 0.246 ms on a Zen 5); oneDNN 2.6's AVX2 matmul runs it as a slow extra
+    // pass (1.15 ms with it, 0.73 without on a Zen 3), slower than cpu::pointwise after it.
+    bool gelu = own_gemm_preferred() or dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+    auto f    = grow(ins, ins->get_shape().lens().size() - 1, true, gelu);
     set_post_ops(op, f);
     m.replace_instruction(f.last, operation{op}, fused_inputs(m, {a, b}, f));
 }

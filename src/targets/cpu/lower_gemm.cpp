@@ -2,7 +2,10 @@
 #include "targets/cpu/gemm_kernel.hpp"
 #include "targets/cpu/gemm_op.hpp"
 #include <migraphx/literal.hpp>
+#include "ir/env.hpp"
+#include <migraphx/errors.hpp>
 #include <migraphx/operation.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
 namespace migraphx {
@@ -151,9 +154,22 @@ void write_transposed(module& m, instruction_ref gemm)
 
 } // namespace
 
+bool own_gemm_preferred()
+{
+    bool kernel = gemm_best_isa() == gemm_isa::avx2;
+    auto forced = env_string("MIGRAPHX_CPU_GEMM");
+    if(forced == "own")
+        return kernel;
+    if(forced == "onednn")
+        return false;
+    if(not forced.empty())
+        MIGRAPHX_THROW("MIGRAPHX_CPU_GEMM must be own or onednn, got '" + forced + "'");
+    return kernel and dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core;
+}
+
 void lower_gemm::apply(module& m) const
 {
-    if(not force and gemm_best_isa() != gemm_isa::avx2)
+    if(not force and not own_gemm_preferred())
         return;
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {

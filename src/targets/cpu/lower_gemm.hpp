@@ -7,7 +7,12 @@
 namespace migraphx {
 namespace cpu {
 
-/// Where the CPU has AVX2 and FMA, each dnnl::matmul (as cpu::lower_dnnl made it, with its bias,
+/// Whether the cpu target's own GEMM runs float products here: where the CPU has AVX2 and FMA but
+/// oneDNN runs no AVX-512 kernels (with AVX-512 oneDNN's brgemm matmul is faster: BERT's products
+/// 1.5-1.9x on a 2-core Zen 5). MIGRAPHX_CPU_GEMM=own|onednn overrides it (own needs AVX2/FMA).
+bool own_gemm_preferred();
+
+/// Where own_gemm_preferred(), each dnnl::matmul (as cpu::lower_dnnl made it, with its bias,
 /// residual sum and activations) becomes cpu::gemm, the cpu target's own kernel; a constant b (a
 /// literal, or a view of one) is packed into the kernel's layout here, once. Elsewhere (and for
 /// post-ops the kernel lacks) oneDNN's matmul stays. `force` converts on any CPU (for tests: the
