@@ -3,7 +3,9 @@
 #ifdef MIGRAPHX_HAVE_CPU
 #include "scoped_env.hpp"
 #include "targets/cpu/dnnl_context.hpp"
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 using migraphx::shape;
 
@@ -90,6 +92,22 @@ TEST(cpu_dnnl_context, thread_count_from_environment)
 TEST(cpu_dnnl_context, unknown_post_op_is_an_error)
 {
     EXPECT_THROW(migraphx::cpu::make_post_ops({"frobnicate"}, {0}, {0}), migraphx::exception);
+}
+
+TEST(cpu_dnnl_context, threaded_copy_copies_every_byte)
+{
+    migx_test::scoped_env threads("MIGRAPHX_CPU_THREADS", "3");
+    // sizes below, at and past the point where the copy is split, unaligned ones, and empty
+    for(std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4099}, std::size_t{256} << 10,
+                         (std::size_t{3} << 20) + 37})
+    {
+        std::vector<unsigned char> src(n), dst(n + 1, 0xee);
+        for(std::size_t i = 0; i < n; i++)
+            src[i] = static_cast<unsigned char>(i * 131 + 7);
+        migraphx::cpu::copy_threaded(dst.data(), src.data(), n);
+        EXPECT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << n;
+        EXPECT_EQ(dst[n], 0xee) << n; // nothing written past the end
+    }
 }
 #else
 TEST(cpu_dnnl_context, not_built) { GTEST_SKIP() << "this build has no cpu target"; }

@@ -4,6 +4,7 @@
 #include <migraphx/errors.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <cstdint>
 #include <iomanip>
@@ -210,6 +211,24 @@ dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, co
 {
     // oneDNN takes a mutable handle; inputs are only read.
     return {md, *c.engine, const_cast<void*>(data)}; // NOLINT
+}
+
+void copy_threaded(void* dst, const void* src, std::size_t bytes)
+{
+    constexpr std::size_t grain = std::size_t{256} << 10; // below this one thread copies faster
+    auto parts = static_cast<std::int64_t>(std::min<std::size_t>(
+        std::max<std::size_t>(bytes / grain, 1), static_cast<std::size_t>(cpu_thread_count())));
+    auto* d       = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+#pragma omp parallel for schedule(static) num_threads(parts) if(parts > 1)
+    for(std::int64_t i = 0; i < parts; i++)
+    {
+        // 64-byte aligned cut points, so no two threads write one cache line
+        auto at = [&](std::int64_t k) {
+            return k == parts ? bytes : bytes * static_cast<std::size_t>(k) / static_cast<std::size_t>(parts) / 64 * 64;
+        };
+        std::memcpy(d + at(i), s + at(i), at(i + 1) - at(i));
+    }
 }
 
 dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,

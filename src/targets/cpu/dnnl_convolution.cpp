@@ -130,7 +130,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
     const auto& pd = cache->pd;
     argument result = uninitialized(out);
     if(sum)
-        std::memcpy(result.data(), args.back().data(), out.bytes());
+        copy_threaded(result.data(), args.back().data(), out.bytes());
     auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
     argument packed;
     if(cache->weights_reorder)

@@ -104,7 +104,7 @@ argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<
     const auto& pd = cache->pd;
     argument result = uninitialized(out);
     if(sum)
-        std::memcpy(result.data(), args.back().data(), out.bytes());
+        copy_threaded(result.data(), args.back().data(), out.bytes());
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
         {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, args[1].data())},
