@@ -5,7 +5,11 @@
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
 // usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph]
-//                       [--input NAME=FILE]... [--save-output FILE]
+//                       [--input NAME=FILE]... [--save-output FILE] [--check N]
+//   --check: after timing, runs N other random inputs (seeds neither the calibration nor the timed
+//            input used) through the timed program and through the model compiled in fp32, and
+//            prints the cosine similarity of their outputs (the smallest per input, and over all):
+//            the accuracy of exactly the program that was timed
 //   --input: the input's raw bytes (its type, standard layout; else generated values)
 //   --save-output: writes the first output as float32 bytes (run.py's accuracy column)
 #include "../bench_util.hpp"
@@ -17,6 +21,7 @@
 #include <migraphx/target.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +30,18 @@
 #include <vector>
 
 namespace {
+
+/// Every output's values, in order, as doubles.
+std::vector<double> flat_floats(const std::vector<migraphx::argument>& outs)
+{
+    std::vector<double> r;
+    for(const auto& o : outs)
+        o.visit([&](auto v) {
+            for(std::size_t i = 0; i < v.size(); i++)
+                r.push_back(static_cast<double>(v[i]));
+        });
+    return r;
+}
 
 using migx_bench::clock_type;
 using migx_bench::make_input;
@@ -48,7 +65,7 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] [--check N] "
                      "[--save-output FILE]\n";
         return 2;
     }
@@ -57,7 +74,7 @@ int run(int argc, char** argv)
     bool fp16 = false, int8 = false, int8_residuals = false, graph = true;
     int calib = 16;
     double min_cosine = -1; // quantize_int8's accuracy check: its default unless given
-    int runs = 200, warmup = 20;
+    int runs = 200, warmup = 20, check = 0;
     for(int i = 2; i < argc; i++)
     {
         std::string a = argv[i];
@@ -84,6 +101,8 @@ int run(int argc, char** argv)
             warmup = std::stoi(next());
         else if(a == "--save-output")
             save_output = next();
+        else if(a == "--check")
+            check = std::stoi(next());
         else if(a == "--input")
         {
             auto v  = next();
@@ -173,6 +192,42 @@ int run(int argc, char** argv)
         std::ofstream f(save_output, std::ios::binary);
         f.write(reinterpret_cast<const char*>(values.data()),
                 static_cast<std::streamsize>(values.size() * sizeof(float)));
+    }
+    if(check > 0)
+    {
+        auto ref = migraphx::parse_onnx(model);
+        ref.compile(migraphx::get_target("gpu")); // fp32, offload copy
+        double worst = 1, dot = 0, na = 0, nb = 0;
+        for(int c = 0; c < check; c++)
+        {
+            migraphx::parameter_map host, dev = params;
+            unsigned s = 5000 + static_cast<unsigned>(c) * 17;
+            for(const auto& [name, sh] : inputs)
+            {
+                host[name] = make_input(sh, s++);
+                dev[name]  = migraphx::gpu::to_gpu(host[name]);
+            }
+            auto want = flat_floats(ref.eval(host));
+            std::vector<migraphx::argument> got_dev = prog.eval(dev), got_host;
+            for(const auto& a : got_dev)
+                got_host.push_back(migraphx::gpu::from_gpu(a));
+            auto got = flat_floats(got_host);
+            if(got.size() != want.size())
+                throw std::runtime_error("--check: the programs' outputs differ in size");
+            double d = 0, a2 = 0, b2 = 0;
+            for(std::size_t i = 0; i < got.size(); i++)
+            {
+                d += want[i] * got[i];
+                a2 += want[i] * want[i];
+                b2 += got[i] * got[i];
+            }
+            worst = std::min(worst, d / std::sqrt(a2 * b2));
+            dot += d;
+            na += a2;
+            nb += b2;
+        }
+        std::printf("check: %d held-out inputs against fp32: min_cosine=%.6f cosine=%.6f\n", check, worst,
+                    dot / std::sqrt(na * nb));
     }
     std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f quantize_ms=%.1f compile_ms=%.1f median_ms=%.4f "
                 "min_ms=%.4f p90_ms=%.4f runs=%d\n",
