@@ -196,7 +196,9 @@ int run(int argc, char** argv)
     if(check > 0)
     {
         auto ref = migraphx::parse_onnx(model);
-        ref.compile(migraphx::get_target("gpu")); // fp32, offload copy
+        migraphx::compile_options ro;
+        ro.offload_copy = true; // fp32, host inputs and outputs
+        ref.compile(migraphx::get_target("gpu"), ro);
         double worst = 1, dot = 0, na = 0, nb = 0;
         for(int c = 0; c < check; c++)
         {
