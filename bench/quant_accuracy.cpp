@@ -14,6 +14,7 @@
 // *mask* all ones, other integer inputs uniform in [0, --int-max) (token ids).
 // Exit 1 when a --min-cos-* bar is missed (the smallest per-batch cosine counts), 77 when the
 // model file or the target is missing.
+#include "bench_util.hpp"
 #include <migraphx/onnx.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/quantization.hpp>
@@ -29,12 +30,10 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
+using migx_bench::agreement;
+using migx_bench::clock_type;
+using migx_bench::flat_outputs;
+using migx_bench::ms_since;
 
 /// The 1-minute load average (Linux), or -1.
 double load_average()
@@ -97,50 +96,6 @@ migraphx::parameter_map random_inputs(const migraphx::program& p, std::mt19937& 
     }
     return m;
 }
-
-std::vector<double> flat_outputs(const std::vector<migraphx::argument>& outs)
-{
-    std::vector<double> r;
-    for(const auto& o : outs)
-    {
-        auto v = o.to_vector<double>();
-        r.insert(r.end(), v.begin(), v.end());
-    }
-    return r;
-}
-
-struct agreement
-{
-    double dot = 0, aa = 0, bb = 0; // over everything
-    double min_cos = 2;
-    double max_abs = 0;
-    double max_ref = 0; // largest |fp32| value, for scale
-    bool nan       = false;
-
-    void add(const std::vector<double>& ref, const std::vector<double>& q)
-    {
-        double d = 0, a = 0, b = 0;
-        for(std::size_t i = 0; i < ref.size() and i < q.size(); i++)
-        {
-            if(std::isnan(q[i]))
-                nan = true;
-            d += ref[i] * q[i];
-            a += ref[i] * ref[i];
-            b += q[i] * q[i];
-            max_abs = std::max(max_abs, std::abs(ref[i] - q[i]));
-            max_ref = std::max(max_ref, std::abs(ref[i]));
-        }
-        if(ref.size() != q.size())
-            nan = true;
-        dot += d;
-        aa += a;
-        bb += b;
-        min_cos = std::min(min_cos, cosine(d, a, b));
-    }
-    static double cosine(double d, double a, double b) { return a > 0 and b > 0 ? d / std::sqrt(a * b) : 0.0; }
-    double cos() const { return nan ? 0.0 : cosine(dot, aa, bb); }
-    double worst() const { return nan ? 0.0 : min_cos; }
-};
 
 int run(const options& o)
 {

@@ -31,19 +31,9 @@
 
 namespace {
 
-/// Every output's values, in order, as doubles.
-std::vector<double> flat_floats(const std::vector<migraphx::argument>& outs)
-{
-    std::vector<double> r;
-    for(const auto& o : outs)
-        o.visit([&](auto v) {
-            for(std::size_t i = 0; i < v.size(); i++)
-                r.push_back(static_cast<double>(v[i]));
-        });
-    return r;
-}
-
+using migx_bench::agreement;
 using migx_bench::clock_type;
+using migx_bench::flat_outputs;
 using migx_bench::make_input;
 using migx_bench::ms_since;
 
@@ -199,7 +189,7 @@ int run(int argc, char** argv)
         migraphx::compile_options ro;
         ro.offload_copy = true; // fp32, host inputs and outputs
         ref.compile(migraphx::get_target("gpu"), ro);
-        double worst = 1, dot = 0, na = 0, nb = 0;
+        agreement agree;
         for(int c = 0; c < check; c++)
         {
             migraphx::parameter_map host, dev = params;
@@ -209,27 +199,13 @@ int run(int argc, char** argv)
                 host[name] = make_input(sh, s++);
                 dev[name]  = migraphx::gpu::to_gpu(host[name]);
             }
-            auto want = flat_floats(ref.eval(host));
-            std::vector<migraphx::argument> got_dev = prog.eval(dev), got_host;
-            for(const auto& a : got_dev)
-                got_host.push_back(migraphx::gpu::from_gpu(a));
-            auto got = flat_floats(got_host);
-            if(got.size() != want.size())
-                throw std::runtime_error("--check: the programs' outputs differ in size");
-            double d = 0, a2 = 0, b2 = 0;
-            for(std::size_t i = 0; i < got.size(); i++)
-            {
-                d += want[i] * got[i];
-                a2 += want[i] * want[i];
-                b2 += got[i] * got[i];
-            }
-            worst = std::min(worst, d / std::sqrt(a2 * b2));
-            dot += d;
-            na += a2;
-            nb += b2;
+            std::vector<migraphx::argument> got;
+            for(const auto& a : prog.eval(dev))
+                got.push_back(migraphx::gpu::from_gpu(a));
+            agree.add(flat_outputs(ref.eval(host)), flat_outputs(got));
         }
-        std::printf("check: %d held-out inputs against fp32: min_cosine=%.6f cosine=%.6f\n", check, worst,
-                    dot / std::sqrt(na * nb));
+        std::printf("check: %d held-out inputs against fp32: min_cosine=%.6f cosine=%.6f max_abs_err=%.4g\n", check,
+                    agree.worst(), agree.cos(), agree.max_abs);
     }
     std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f quantize_ms=%.1f compile_ms=%.1f median_ms=%.4f "
                 "min_ms=%.4f p90_ms=%.4f runs=%d\n",
