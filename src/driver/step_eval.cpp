@@ -1,5 +1,6 @@
 #include "driver/step_eval.hpp"
 #include "ir/actual_sizes.hpp"
+#include "ir/last_use.hpp"
 #include <migraphx/errors.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
@@ -42,7 +43,11 @@ std::vector<argument> step_evaluator::run_module(const module& m,
         }
         MIGRAPHX_THROW("step_eval: instruction " + x->name() + " used before it was computed");
     };
-    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    // As eval: each result is dropped after its last reader, so per-instruction times see the
+    // same warm memory a plain run does.
+    const auto last_uses = last_use_points(m);
+    std::size_t pos      = 0;
+    for(auto ins = m.begin(); ins != m.end(); ++ins, ++pos)
     {
         const auto& n = ins->name();
         if(n == "@return")
@@ -78,6 +83,8 @@ std::vector<argument> step_evaluator::run_module(const module& m,
             return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
         };
         results[&*ins] = (hook != nullptr and *hook) ? (*hook)(ins, compute) : compute();
+        for(const auto* x : last_uses[pos])
+            results.erase(x);
     }
     if(m.empty())
         return {};

@@ -13,6 +13,7 @@
 #include "ir/actual_sizes.hpp"
 #include "ir/builtin.hpp"
 #include "ir/env.hpp"
+#include "ir/last_use.hpp"
 #include "ir/program_impl.hpp"
 #include "ir/replay.hpp"
 
@@ -235,7 +236,14 @@ struct evaluator
         if(replays != nullptr and outer == nullptr and trace.level == 0)
             segments = &replays->segments(m, ctx);
         std::size_t next_segment = 0;
-        for(auto ins = m.begin(); ins != m.end(); ++ins)
+        // Results are dropped after their last reader, so their memory is reused while warm.
+        const auto last_uses = last_use_points(m);
+        std::size_t pos      = 0;
+        auto release         = [&](std::size_t p) {
+            for(const auto* x : last_uses[p])
+                results.erase(x);
+        };
+        for(auto ins = m.begin(); ins != m.end(); ++ins, ++pos)
         {
             if(segments != nullptr and next_segment < segments->size() and ins == (*segments)[next_segment].begin)
             {
@@ -247,7 +255,9 @@ struct evaluator
                 };
                 for(auto& [i, a] : replays->run(seg, ctx, lookup, step))
                     results[i] = std::move(a);
-                ins = std::prev(seg.end);
+                for(; std::next(ins) != seg.end; ++ins, ++pos)
+                    release(pos);
+                release(pos);
                 continue;
             }
             const auto& n = ins->name();
@@ -293,6 +303,7 @@ struct evaluator
                 std::cout << std::flush;
             }
             results[&*ins] = std::move(out);
+            release(pos);
         }
         // A module without @return yields its last result.
         if(m.empty())

@@ -1,0 +1,41 @@
+#include "ir/last_use.hpp"
+#include <algorithm>
+#include <unordered_map>
+
+namespace migraphx {
+
+std::vector<std::vector<const instruction*>> last_use_points(const module& m)
+{
+    std::vector<std::vector<const instruction*>> points(m.size());
+    std::unordered_map<const instruction*, std::size_t> position;
+    position.reserve(m.size());
+    std::size_t p = 0;
+    for(const auto& ins : m)
+    {
+        if(not ins.module_inputs().empty())
+            return points; // its sub-modules may read any outer value: keep them all
+        position.emplace(&ins, p++);
+    }
+    for(const auto& ins : m)
+    {
+        if(ins.outputs().empty())
+            continue;
+        std::size_t last = 0;
+        bool here        = true;
+        for(auto out : ins.outputs())
+        {
+            auto it = position.find(&*out);
+            if(it == position.end() or out->name() == "@return")
+            {
+                here = false; // read elsewhere or returned: the caller keeps it
+                break;
+            }
+            last = std::max(last, it->second);
+        }
+        if(here)
+            points[last].push_back(&ins);
+    }
+    return points;
+}
+
+} // namespace migraphx
