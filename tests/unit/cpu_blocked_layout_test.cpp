@@ -17,11 +17,11 @@ using migraphx::make_op;
 using migraphx::shape;
 
 namespace {
-migraphx::program two_convs_and_add(std::size_t channels)
+migraphx::program two_convs_and_add(std::size_t channels, std::size_t size = 6)
 {
     migraphx::program p;
     auto* m = p.get_main_module();
-    auto x  = m->add_parameter("x", shape{shape::float_type, {1, channels, 6, 6}});
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, channels, size, size}});
     // weights scaled by 1/sqrt(fan-in): activations stay O(1) at any channel count, so fp32 sums
     // compare with ref's double ones at one tolerance
     shape ws{shape::float_type, {channels, channels, 3, 3}};
@@ -95,30 +95,80 @@ TEST(cpu_blocked_layout, sixteen_channel_blocks_when_asked_for)
     EXPECT_EQ(blocked_result_lens(24), (std::vector<std::size_t>{}));
 }
 
-TEST(cpu_blocked_layout, winograd_only_when_asked_for)
+namespace {
+/// The algorithms of the convolutions of two_convs_and_add(channels, size) after the layout pass.
+std::vector<std::string> conv_algos(std::size_t channels, std::size_t size = 6)
+{
+    auto p  = two_convs_and_add(channels, size);
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                             migraphx::dead_code_elimination{}});
+    std::vector<std::string> r;
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        if(ins->name() == "dnnl::convolution")
+            r.push_back(ins->get_operator().to_value().at("algo").get_string() + " " +
+                        ins->get_operator().to_value().at("dst_layout").get_string());
+    return r;
+}
+} // namespace
+
+TEST(cpu_blocked_layout, winograd_f2x2_by_default_f4x4_when_asked_for)
 {
     if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
         GTEST_SKIP() << "no AVX-512: oneDNN has no Winograd kernels here";
     migx_test::scoped_env block("MIGRAPHX_CPU_LAYOUT", "blocked16"); // Winograd's layout
-    auto algos = [](std::size_t channels) {
-        auto p  = two_convs_and_add(channels);
-        auto& m = *p.get_main_module();
-        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
-                                 migraphx::dead_code_elimination{}});
-        std::vector<std::string> r;
-        for(auto ins = m.begin(); ins != m.end(); ++ins)
-            if(ins->name() == "dnnl::convolution")
-                r.push_back(ins->get_operator().to_value().at("algo").get_string());
-        return r;
-    };
+    const std::vector<std::string> direct = {"direct blocked16", "direct blocked16"};
+    const std::vector<std::string> wino   = {"winograd blocked16", "winograd blocked16"};
     {
-        migx_test::scoped_env off("MIGRAPHX_CPU_WINOGRAD", nullptr);
-        EXPECT_EQ(algos(64), (std::vector<std::string>{"direct", "direct"}));
+        migx_test::scoped_env unset("MIGRAPHX_CPU_WINOGRAD", nullptr);
+        EXPECT_EQ(conv_algos(64), wino);        // a small image: oneDNN's F(2x2,3x3) kernel
+        EXPECT_EQ(conv_algos(128, 28), direct); // F(4x4,3x3) there: it rounds more
+        EXPECT_EQ(conv_algos(32), direct);      // under 64 channels
     }
-    migx_test::scoped_env on("MIGRAPHX_CPU_WINOGRAD", "1");
-    EXPECT_EQ(algos(64), (std::vector<std::string>{"winograd", "winograd"}));
-    EXPECT_EQ(algos(32), (std::vector<std::string>{"direct", "direct"})); // under 64 channels
+    {
+        migx_test::scoped_env all("MIGRAPHX_CPU_WINOGRAD", "all");
+        EXPECT_EQ(conv_algos(64), wino);
+        EXPECT_EQ(conv_algos(128, 28), wino);
+    }
+    {
+        migx_test::scoped_env off("MIGRAPHX_CPU_WINOGRAD", "off");
+        EXPECT_EQ(conv_algos(64), direct);
+    }
+    {
+        migx_test::scoped_env bad("MIGRAPHX_CPU_WINOGRAD", "yes please");
+        EXPECT_THROW(conv_algos(64), migraphx::exception);
+    }
     migx_test::expect_cpu_matches_ref(two_convs_and_add(64), 1e-4, 1e-4);
+}
+
+TEST(cpu_blocked_layout, blocks_where_every_convolution_fits_them_and_winograd_runs)
+{
+    if(dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core)
+        GTEST_SKIP() << "no AVX-512: the choice is between AVX-512 kernels";
+    migx_test::scoped_env layout("MIGRAPHX_CPU_LAYOUT", nullptr);
+    migx_test::scoped_env block("MIGRAPHX_CPU_BLOCK", nullptr);
+    migx_test::scoped_env wino("MIGRAPHX_CPU_WINOGRAD", nullptr);
+    EXPECT_EQ(conv_algos(64), (std::vector<std::string>{"winograd blocked16", "winograd blocked16"}));
+    // no Winograd (under 64 channels; F(4x4,3x3) only; Winograd off): channels-last
+    EXPECT_EQ(conv_algos(32), (std::vector<std::string>{"direct nhwc", "direct nhwc"}));
+    EXPECT_EQ(conv_algos(128, 28), (std::vector<std::string>{"direct nhwc", "direct nhwc"}));
+    {
+        migx_test::scoped_env off("MIGRAPHX_CPU_WINOGRAD", "off");
+        EXPECT_EQ(conv_algos(64), (std::vector<std::string>{"direct nhwc", "direct nhwc"}));
+    }
+    // one convolution whose channels do not fit 16-channel blocks (MobileNetV2's 24): channels-last
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto x   = m->add_parameter("x", shape{shape::float_type, {1, 64, 6, 6}});
+    auto w64 = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {64, 64, 3, 3}}, 1));
+    auto w24 = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {24, 64, 1, 1}}, 2));
+    auto c1  = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w64);
+    m->add_return({m->add_instruction(make_op("convolution"), c1, w24)});
+    migraphx::run_passes(*m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{},
+                              migraphx::dead_code_elimination{}});
+    for(auto ins = m->begin(); ins != m->end(); ++ins)
+        if(ins->name() == "dnnl::convolution")
+            EXPECT_EQ(ins->get_operator().to_value().at("dst_layout").get_string(), "nhwc");
 }
 
 TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)

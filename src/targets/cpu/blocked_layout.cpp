@@ -2,6 +2,7 @@
 #include "targets/cpu/dnnl_ops.hpp"
 #include "ir/env.hpp"
 #include <migraphx/operation.hpp>
+#include <memory>
 #include <unordered_map>
 
 namespace migraphx {
@@ -16,6 +17,7 @@ struct layout_rewriter
     std::size_t block;  // 0 for nhwc
     // plain instruction -> the instruction computing the same value in the blocked layout
     std::unordered_map<const instruction*, instruction_ref> blocked;
+    layout_stats stats = {};
 
     bool has_blocked(instruction_ref x) const { return blocked.count(&*x) > 0; }
 
@@ -38,17 +40,22 @@ struct layout_rewriter
         blocked[&*back] = b;
     }
 
-    /// With MIGRAPHX_CPU_WINOGRAD=1: oneDNN's Winograd convolution (F(2x2,3x3) / F(4x4,3x3),
-    /// AVX-512 only, 16-channel blocks) for a 3x3, stride 1, undilated, ungrouped convolution of at
-    /// least 64 channels. On a 2-core AVX-512 box it took 0.34-0.62 ms where the direct kernel took
-    /// 0.81-1.0 (ResNet-50's 3x3 layers, bias + residual + relu fused alike: the model 43 -> 34 ms).
-    /// Not the default: its fp32 transforms round more than the direct sum (Mask R-CNN's masks went
-    /// from 9.1e-4 to 1.1e-3 max rel err against torch, past the zoo's fp32 bound).
+    /// oneDNN's Winograd convolution (AVX-512 only, 16-channel blocks) for a 3x3, stride 1,
+    /// undilated, ungrouped convolution of at least 64 channels, where oneDNN's kernel for it is
+    /// F(2x2,3x3) (`jit_fp32_wino_2x3`, which it picks for small images: ResNet-50 at 224 has it
+    /// for its 56x56, 14x14 and 7x7 layers). That one rounds no more than the direct kernels: on
+    /// ResNet-50's layers with random weights its max error against a double sum was 2.9e-7 -
+    /// 8.6e-7 of the largest output, nChw16c's direct kernel 2.2e-7 - 2.8e-7, the channels-last
+    /// one 9.1e-7 - 1.9e-6; and it took 0.57 / 0.94 / 0.67 ms where the direct kernel took 1.10
+    /// / 1.83 / 0.84 (2 cores, Zen 4). F(4x4,3x3) (`jit_wino_4x3`, larger images) rounds more
+    /// (2.0e-6 on the 28x28 layer; Mask R-CNN's masks went from 9.1e-4 to 1.1e-3 max rel err
+    /// against torch with it, past the zoo's fp32 bound): only with MIGRAPHX_CPU_WINOGRAD=all.
+    /// MIGRAPHX_CPU_WINOGRAD=off: no Winograd.
     bool winograd_fits(const dnnl_convolution& op, const std::vector<shape>& shapes) const
     {
-        if(layout != "blocked16" or not env_enabled("MIGRAPHX_CPU_WINOGRAD") or op.group != 1 or
-           op.packed_weights or op.stride != std::vector<std::size_t>{1, 1} or
-           op.dilation != std::vector<std::size_t>{1, 1})
+        auto mode = winograd_mode();
+        if(layout != "blocked16" or mode == "off" or op.group != 1 or op.packed_weights or
+           op.stride != std::vector<std::size_t>{1, 1} or op.dilation != std::vector<std::size_t>{1, 1})
             return false;
         auto x = logical_lens(shapes[0], op.src_layout);
         const auto& w = shapes[1].lens();
@@ -58,7 +65,8 @@ struct layout_rewriter
         wino.algo = "winograd";
         try
         {
-            return wino.impl(ctx, shapes).rfind("ref", 0) != 0;
+            auto impl = wino.impl(ctx, shapes);
+            return impl.rfind("ref", 0) != 0 and (mode == "all" or impl.find("wino_2x3") != std::string::npos);
         }
         catch(const exception&) // oneDNN has no Winograd kernel here
         {
@@ -76,7 +84,10 @@ struct layout_rewriter
         auto op = *ins->get_operator().any_cast<dnnl_convolution>();
         auto x  = ins->inputs()[0];
         if(op.src_layout != "plain" or not channels_fit(ins->get_shape()) or x->get_shape().lens().size() != 4)
+        {
+            stats.left_plain++;
             return;
+        }
         // A first layer (few input channels) reads plain input and writes blocked.
         bool src_blocked = has_blocked(x) or channels_fit(x->get_shape());
         auto cand        = op;
@@ -92,9 +103,15 @@ struct layout_rewriter
             shapes.push_back(i->get_shape());
         // Only where oneDNN has a real kernel for the blocked layout (not its reference loops).
         if(cand.impl(ctx, shapes).rfind("ref", 0) == 0)
+        {
+            stats.left_plain++;
             return;
+        }
         if(winograd_fits(cand, shapes))
+        {
             cand.algo = "winograd";
+            stats.winograd++;
+        }
         publish(ins, m.insert_instruction(ins, operation{cand}, in));
     }
 
@@ -130,13 +147,42 @@ bool is_pointwise(instruction_ref ins)
     return a.is_object() and a.contains("pointwise") and ins->module_inputs().empty();
 }
 
+/// m's instructions in a new module, literals as parameters of their shapes (no data copied), for
+/// a trial rewrite; null where m runs sub-modules or reads another module's values.
+std::unique_ptr<module> scratch_copy(const module& m)
+{
+    auto copy = std::make_unique<module>(m.name() + ":layout_trial");
+    std::unordered_map<const instruction*, instruction_ref> map;
+    std::size_t n = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+    {
+        if(not it->module_inputs().empty())
+            return nullptr;
+        if(it->name() == "@literal" or it->name() == "@param")
+        {
+            map[&*it] = copy->insert_parameter(copy->end(), "trial" + std::to_string(n++), it->get_shape());
+            continue;
+        }
+        std::vector<instruction_ref> args;
+        for(auto in : it->inputs())
+        {
+            auto found = map.find(&*in);
+            if(found == map.end())
+                return nullptr;
+            args.push_back(found->second);
+        }
+        map[&*it] = it->name() == "@return"
+                        ? copy->add_return(args)
+                        : copy->insert_instruction_unchecked(copy->end(), it->get_operator(), it->get_shape(), args);
+    }
+    return copy;
+}
+
 } // namespace
 
-void blocked_layout::apply(module& m) const
+layout_stats rewrite_layout(module& m, context& ctx, const std::string& layout)
 {
-    context fallback;
-    auto layout = preferred_layout();
-    layout_rewriter r{m, ctx != nullptr ? *ctx : fallback, layout, layout_block(layout), {}};
+    layout_rewriter r{m, ctx, layout, layout_block(layout), {}};
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(ins->name() == "dnnl::convolution")
@@ -146,6 +192,31 @@ void blocked_layout::apply(module& m) const
         else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)
             r.elementwise(ins);
     }
+    return r.stats;
+}
+
+std::string module_layout(const module& m, context& ctx)
+{
+    auto layout = preferred_layout();
+    if(layout != "nhwc" or layout_forced())
+        return layout;
+    // On AVX-512: 16-channel blocks where every convolution fits them and some run Winograd (the
+    // F(2x2,3x3) kernels exist for blocks only), else channels-last, which takes any channel
+    // count (MobileNetV2's 24-channel layers would stay plain between reorders in blocks: 1.6x
+    // slower) and whose direct kernels are as fast as the blocked ones (ResNet-50 on a Zen 4:
+    // 1.00x over 10 alternating runs).
+    auto trial = scratch_copy(m);
+    if(trial == nullptr)
+        return layout;
+    auto stats = rewrite_layout(*trial, ctx, "blocked16");
+    return stats.left_plain == 0 and stats.winograd > 0 ? "blocked16" : layout;
+}
+
+void blocked_layout::apply(module& m) const
+{
+    context fallback;
+    auto& c = ctx != nullptr ? *ctx : fallback;
+    rewrite_layout(m, c, module_layout(m, c));
 }
 
 } // namespace cpu

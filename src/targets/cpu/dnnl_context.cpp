@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <map>
 #include <cstdint>
 #include <iomanip>
@@ -85,6 +86,23 @@ std::string preferred_layout()
     // oneDNN's AVX-512 brgemm convolutions read channels-last tensors of any channel count and
     // beat its nChw16c kernels on 3x3 layers; without AVX-512 it has AVX2 kernels for nChw8c
     return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? "nhwc" : "blocked8";
+}
+
+bool layout_forced()
+{
+    return not env_string("MIGRAPHX_CPU_LAYOUT").empty() or not env_string("MIGRAPHX_CPU_BLOCK").empty();
+}
+
+std::string winograd_mode()
+{
+    auto v = env_string("MIGRAPHX_CPU_WINOGRAD");
+    if(v.empty() or v == "2x3")
+        return "2x3";
+    if(v == "all" or v == "1")
+        return "all";
+    if(v == "off" or v == "0")
+        return "off";
+    MIGRAPHX_THROW("MIGRAPHX_CPU_WINOGRAD must be 2x3, all or off, got '" + v + "'");
 }
 
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout)
@@ -229,6 +247,22 @@ void copy_threaded(void* dst, const void* src, std::size_t bytes)
         };
         std::memcpy(d + at(i), s + at(i), at(i + 1) - at(i));
     }
+}
+
+argument uninitialized(const shape& s)
+{
+    constexpr std::align_val_t line{64};
+    auto* p = static_cast<char*>(::operator new(std::max<std::size_t>(s.bytes(), 1), line));
+    return {s, std::shared_ptr<char>(p, [](char* q) { ::operator delete(q, line); })};
+}
+
+argument sum_destination(const shape& out, const argument& summand, bool in_place)
+{
+    if(in_place)
+        return summand;
+    argument result = uninitialized(out);
+    copy_threaded(result.data(), summand.data(), out.bytes());
+    return result;
 }
 
 dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,

@@ -59,6 +59,11 @@ std::size_t layout_block(const std::string& layout);
 /// kernels, else "blocked8"; MIGRAPHX_CPU_LAYOUT=nhwc|blocked8|blocked16 (or the older
 /// MIGRAPHX_CPU_BLOCK=8|16) overrides it.
 std::string preferred_layout();
+/// Whether MIGRAPHX_CPU_LAYOUT or MIGRAPHX_CPU_BLOCK chose the layout.
+bool layout_forced();
+/// MIGRAPHX_CPU_WINOGRAD: "2x3" (unset: oneDNN's F(2x2,3x3) kernels only), "all" (also F(4x4,3x3);
+/// "1" says the same) or "off" ("0" too); another value throws.
+std::string winograd_mode();
 std::vector<std::size_t> logical_lens(const shape& s, const std::string& layout);
 shape blocked_shape(shape::type_t t, const std::vector<std::size_t>& logical, std::size_t block);
 /// The IR shape of logical dims in a layout (plain: standard).
@@ -83,17 +88,23 @@ inline void check_positive(const std::string& op, const std::string& what, const
             MIGRAPHX_THROW(op + ": " + what + " must be positive");
 }
 
-/// A result buffer the kernel overwrites entirely: not zeroed first (argument(shape) is).
-inline argument uninitialized(const shape& s)
-{
-    return {s, std::shared_ptr<char>(new char[std::max<std::size_t>(s.bytes(), 1)], std::default_delete<char[]>())};
-}
+/// A result buffer the kernel overwrites entirely: not zeroed first (argument(shape) is), 64-byte
+/// aligned (a cache line: oneDNN's and our kernels' vectors). Tried and dropped: a pool of
+/// results' buffers by size, reusing the most recently freed - 5 % slower on MobileNetV2 than
+/// glibc's own reuse (which also hands a freed buffer to a result of another size), no gain on
+/// ResNet-50 (Zen 4, 2 cores).
+argument uninitialized(const shape& s);
 
 dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, const void* data);
 
 /// memcpy on the cpu target's threads (a residual copied into the result before oneDNN's sum
 /// post-op adds to it: 3.2 MB in each of ResNet-50's first three blocks).
 void copy_threaded(void* dst, const void* src, std::size_t bytes);
+
+/// The destination of an op with a residual sum post-op (oneDNN adds the result to what the
+/// destination holds): the summand itself where cpu::sum_in_place found nothing else needs it,
+/// else a new buffer holding a copy of it.
+argument sum_destination(const shape& out, const argument& summand, bool in_place);
 
 /// Post-operation list shared by convolution and matmul: eltwise ops by oneDNN algorithm name
 /// ("relu", "clip", "logistic", "tanh", "elu", "gelu_erf", ...) with alpha/beta, or "sum".

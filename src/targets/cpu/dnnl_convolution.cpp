@@ -128,9 +128,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument result = uninitialized(out);
-    if(sum)
-        copy_threaded(result.data(), args.back().data(), out.bytes());
+    argument result = sum ? sum_destination(out, args.back(), sum_in_place) : uninitialized(out);
     auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
     argument packed;
     if(cache->weights_reorder)

@@ -102,9 +102,7 @@ argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument result = uninitialized(out);
-    if(sum)
-        copy_threaded(result.data(), args.back().data(), out.bytes());
+    argument result = sum ? sum_destination(out, args.back(), sum_in_place) : uninitialized(out);
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
         {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, args[1].data())},

@@ -24,6 +24,7 @@ struct dnnl_convolution
     std::int64_t group = 1;
     bool bias          = false;
     bool sum           = false;
+    bool sum_in_place  = false; // the result is written into the summand's buffer (cpu::sum_in_place)
     std::vector<std::string> post_ops;
     std::vector<float> post_alpha;
     std::vector<float> post_beta;
@@ -43,6 +44,7 @@ struct dnnl_convolution
         f(self.group, "group");
         f(self.bias, "bias");
         f(self.sum, "sum");
+        f(self.sum_in_place, "sum_in_place");
         f(self.post_ops, "post_ops");
         f(self.post_alpha, "post_alpha");
         f(self.post_beta, "post_beta");
@@ -54,6 +56,10 @@ struct dnnl_convolution
         f(self.weights_format, "weights_format");
     }
     std::string name() const { return "dnnl::convolution"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return sum_in_place ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
@@ -83,8 +89,9 @@ struct dnnl_convolution
 /// stride 0 (broadcast) are passed to oneDNN as 1.
 struct dnnl_matmul
 {
-    bool bias = false;
-    bool sum  = false;
+    bool bias         = false;
+    bool sum          = false;
+    bool sum_in_place = false; // the result is written into the summand's buffer (cpu::sum_in_place)
     std::vector<std::string> post_ops;
     std::vector<float> post_alpha;
     std::vector<float> post_beta;
@@ -97,6 +104,7 @@ struct dnnl_matmul
     {
         f(self.bias, "bias");
         f(self.sum, "sum");
+        f(self.sum_in_place, "sum_in_place");
         f(self.post_ops, "post_ops");
         f(self.post_alpha, "post_alpha");
         f(self.post_beta, "post_beta");
@@ -105,6 +113,10 @@ struct dnnl_matmul
         f(self.weights_format, "weights_format");
     }
     std::string name() const { return "dnnl::matmul"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return sum_in_place ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;

@@ -217,10 +217,9 @@ argument gemm_op::compute(context& ctx, const shape& out, const std::vector<argu
             post_ops[i], i < post_alpha.size() ? post_alpha[i] : 0.0f, i < post_beta.size() ? post_beta[i] : 0.0f));
 
     // result: 64-byte aligned rows where n allows; its batches and rows where out_strides says
-    auto mem = aligned_floats(out.elements());
     std::vector<std::ptrdiff_t> coff(batches);
-    const auto ldc = static_cast<std::ptrdiff_t>(out.strides()[r - 2]);
-    argument result{out, std::shared_ptr<char>(mem, reinterpret_cast<char*>(mem.get()))};
+    const auto ldc  = static_cast<std::ptrdiff_t>(out.strides()[r - 2]);
+    argument result = uninitialized(out);
     auto* c = reinterpret_cast<float*>(result.data());
     if(out.elements() == 0)
         return result;

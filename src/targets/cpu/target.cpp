@@ -13,6 +13,7 @@
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
 #include "targets/cpu/row_kernels.hpp"
+#include "targets/cpu/sum_in_place.hpp"
 
 namespace migraphx {
 namespace cpu {
@@ -35,7 +36,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    pack_weights{&ctx},
                    fuse_pointwise{},
                    lower_pointwise{},
-                   dead_code_elimination{}});
+                   dead_code_elimination{},
+                   sum_in_place{}});
     return passes;
 }
 
