@@ -45,7 +45,10 @@ std::vector<argument> step_evaluator::run_module(const module& m,
     };
     // As eval: each result is dropped after its last reader, so per-instruction times see the
     // same warm memory a plain run does.
-    const auto last_uses = last_use_points(m);
+    auto found = m_last_uses.find(&m);
+    if(found == m_last_uses.end())
+        found = m_last_uses.emplace(&m, last_use_points(m)).first;
+    const auto& last_uses = found->second;
     std::size_t pos      = 0;
     for(auto ins = m.begin(); ins != m.end(); ++ins, ++pos)
     {

@@ -34,6 +34,7 @@ class step_evaluator
 
     const program* m_prog;
     std::unordered_map<const module*, std::unordered_map<const instruction*, std::string>> m_names;
+    std::unordered_map<const module*, std::vector<std::vector<const instruction*>>> m_last_uses; // per module, once
 };
 
 } // namespace driver

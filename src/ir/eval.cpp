@@ -184,6 +184,7 @@ struct evaluator
     context& ctx;
     tracer trace;
     replay_cache* replays = nullptr; // set where recorded runs may be replayed
+    last_use_cache* lifetime_cache = nullptr; // a compiled program's, else each run finds them
 
     std::vector<argument> run(const module& m,
                               const parameter_map& params,
@@ -237,10 +238,11 @@ struct evaluator
             segments = &replays->segments(m, ctx);
         std::size_t next_segment = 0;
         // Results are dropped after their last reader, so their memory is reused while warm.
-        const auto last_uses = last_use_points(m);
-        std::size_t pos      = 0;
-        auto release         = [&](std::size_t p) {
-            for(const auto* x : last_uses[p])
+        last_use_table own;
+        const auto& lifetimes = lifetime_cache != nullptr ? lifetime_cache->of(m) : (own = make_last_use_table(m));
+        std::size_t pos       = 0;
+        auto release          = [&](std::size_t p) {
+            for(const auto* x : lifetimes.points[p])
                 results.erase(x);
         };
         for(auto ins = m.begin(); ins != m.end(); ++ins, ++pos)
@@ -253,11 +255,20 @@ struct evaluator
                     results[&*i] = r;
                     return r;
                 };
-                for(auto& [i, a] : replays->run(seg, ctx, lookup, step))
+                auto done = replays->run(seg, ctx, lookup, step);
+                for(auto& [i, a] : done.results)
                     results[i] = std::move(a);
+                auto first = pos;
                 for(; std::next(ins) != seg.end; ++ins, ++pos)
+                    if(not done.replayed)
+                        release(pos);
+                if(not done.replayed)
                     release(pos);
-                release(pos);
+                else // only its outputs came back: drop the inputs nothing reads after it
+                    for(auto x : seg.inputs)
+                        if(auto it = lifetimes.last.find(&*x); it != lifetimes.last.end() and it->second >= first and
+                                                               it->second <= pos)
+                            results.erase(&*x);
                 continue;
             }
             const auto& n = ins->name();
@@ -334,6 +345,7 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
     context fallback;
     context& ctx = impl.ctx.empty() ? fallback : impl.ctx;
     evaluator e{p, ctx, tracer{}};
+    e.lifetime_cache = impl.lifetimes.get();
     e.trace.level = env_level("MIGRAPHX_TRACE_EVAL");
     if(not impl.target_ref.empty())
         e.trace.t = &impl.target_ref;

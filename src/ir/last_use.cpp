@@ -38,4 +38,23 @@ std::vector<std::vector<const instruction*>> last_use_points(const module& m)
     return points;
 }
 
+last_use_table make_last_use_table(const module& m)
+{
+    last_use_table t;
+    t.points = last_use_points(m);
+    for(std::size_t p = 0; p < t.points.size(); p++)
+        for(const auto* x : t.points[p])
+            t.last.emplace(x, p);
+    return t;
+}
+
+const last_use_table& last_use_cache::of(const module& m)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto& t = m_tables[&m];
+    if(t == nullptr)
+        t = std::make_unique<last_use_table>(make_last_use_table(m));
+    return *t;
+}
+
 } // namespace migraphx

@@ -7,6 +7,9 @@
 
 #include <migraphx/module.hpp>
 #include <cstddef>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace migraphx {
@@ -16,6 +19,26 @@ namespace migraphx {
 /// read outer values directly), results nothing reads (a module's last value) and returned
 /// results are never listed; nor is anything in a module that runs sub-modules.
 std::vector<std::vector<const instruction*>> last_use_points(const module& m);
+
+/// last_use_points, and for each instruction listed there the position of its last reader.
+struct last_use_table
+{
+    std::vector<std::vector<const instruction*>> points;
+    std::unordered_map<const instruction*, std::size_t> last;
+};
+last_use_table make_last_use_table(const module& m);
+
+/// The tables of a compiled program's modules, each made on its first run (a compiled module does
+/// not change), so that a run does not walk the module first; safe to use from several threads.
+class last_use_cache
+{
+    public:
+    const last_use_table& of(const module& m);
+
+    private:
+    std::mutex m_mutex;
+    std::unordered_map<const module*, std::unique_ptr<last_use_table>> m_tables;
+};
 
 } // namespace migraphx
 

@@ -11,6 +11,7 @@
 #include "ir/env.hpp"
 #include "ir/eval.hpp"
 #include "ir/program_impl.hpp"
+#include "ir/last_use.hpp"
 #include "passes/pass_manager.hpp"
 
 namespace migraphx {
@@ -132,7 +133,8 @@ void program::compile(const target& t, compile_options options)
     m_impl->ctx                    = t.get_context();
     m_impl->options                = options;
     run_passes(*this, t.get_passes(m_impl->ctx, options));
-    m_impl->compiled = true;
+    m_impl->compiled  = true;
+    m_impl->lifetimes = std::make_shared<last_use_cache>();
     finalize();
     precompile_optimals(*this);
 }

@@ -2,6 +2,7 @@
 #include <unordered_map>
 #include "ir/builtin.hpp"
 #include "ir/dynamic_program.hpp"
+#include "ir/last_use.hpp"
 
 namespace migraphx {
 
@@ -60,6 +61,7 @@ void copy_program_impl(const program::impl& from, program::impl& to)
     to.compiled               = from.compiled;
     to.dynamic                = from.dynamic;
     to.variants               = from.dynamic ? std::make_shared<variant_cache>() : nullptr;
+    to.lifetimes              = from.lifetimes ? std::make_shared<last_use_cache>() : nullptr;
 }
 
 } // namespace migraphx

@@ -11,6 +11,7 @@ namespace migraphx {
 struct dynamic_source;
 class variant_cache;
 class replay_cache;
+class last_use_cache;
 
 struct program::impl
 {
@@ -30,6 +31,9 @@ struct program::impl
     std::shared_ptr<variant_cache> variants;
     /// Recorded runs for replay (ir/replay.hpp), made on first eval; a copy starts without.
     std::shared_ptr<replay_cache> replays;
+    /// Where each run drops each result (ir/last_use.hpp), per module; made when the program is
+    /// compiled (or loaded compiled); a copy gets its own.
+    std::shared_ptr<last_use_cache> lifetimes;
 };
 
 /// Deep-copies modules (remapping instructions and sub-module references) and state.

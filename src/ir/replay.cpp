@@ -25,14 +25,20 @@ std::vector<replay_segment> find_replay_segments(const module& m,
     auto close = [&](instruction_ref b, instruction_ref e, std::size_t n) {
         if(n < min_size)
             return;
-        replay_segment s{b, e, {}};
+        replay_segment s{b, e, {}, {}};
         std::unordered_set<const instruction*> inside, seen;
         for(auto i = b; i != e; ++i)
             inside.insert(&*i);
         for(auto i = b; i != e; ++i)
+        {
             for(auto x : i->inputs())
                 if(inside.count(&*x) == 0 and seen.insert(&*x).second)
                     s.inputs.push_back(x);
+            bool read_outside = std::any_of(i->outputs().begin(), i->outputs().end(),
+                                            [&](instruction_ref u) { return inside.count(&*u) == 0; });
+            if(read_outside or std::next(i) == m.end())
+                s.outputs.push_back(i);
+        }
         segs.push_back(std::move(s));
     };
     auto begin      = m.end();
@@ -94,7 +100,7 @@ const std::vector<replay_segment>& replay_cache::segments(const module& m, const
     return it->second;
 }
 
-std::vector<std::pair<const instruction*, argument>>
+replay_cache::outcome
 replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& lookup, const step_fn& step)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -108,11 +114,20 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
         shapes.push_back(a.get_shape());
         fits = fits and a.get_shape() == x->get_shape();
     }
-    auto compute_all = [&] {
+    // The outputs' results from the results of all the segment's instructions (in order).
+    auto outputs_of = [&](const std::vector<argument>& all) {
         std::vector<std::pair<const instruction*, argument>> r;
-        for(auto i = seg.begin; i != seg.end; ++i)
-            r.emplace_back(&*i, step(i));
+        std::size_t k = 0, n = 0;
+        for(auto i = seg.begin; i != seg.end and k < seg.outputs.size(); ++i, ++n)
+            if(i == seg.outputs[k])
+                r.emplace_back(&*seg.outputs[k++], all[n]);
         return r;
+    };
+    auto compute_all = [&] {
+        std::vector<argument> all;
+        for(auto i = seg.begin; i != seg.end; ++i)
+            all.push_back(step(i));
+        return outcome{outputs_of(all), false};
     };
 
     auto& e = m_entries[&*seg.begin];
@@ -125,7 +140,7 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
         replays++;
         e.hits++;
         std::rotate(e.recordings.begin(), found, found + 1);
-        return e.recordings.front().results;
+        return {e.recordings.front().results, true};
     }
     if(e.made >= max_unused_recordings and e.hits == 0)
     {
@@ -139,13 +154,14 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
 
     recording rec{pointers, shapes, nullptr, {}};
     const instruction* failing = nullptr; // the instruction whose call failed while recording
+    std::vector<argument> all;
     try
     {
         rec.handle = ctx.record([&] {
             for(auto i = seg.begin; i != seg.end; ++i)
             {
                 failing = &*i;
-                rec.results.emplace_back(&*i, step(i));
+                all.push_back(step(i));
             }
             failing = nullptr;
         });
@@ -172,6 +188,7 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
                       << "); it runs instruction by instruction\n";
         return compute_all();
     }
+    rec.results = outputs_of(all);
     recordings++;
     e.made++;
     if(trace_replay())
@@ -182,7 +199,7 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
     e.recordings.insert(e.recordings.begin(), std::move(rec));
     if(e.recordings.size() > max_recordings_per_segment)
         e.recordings.pop_back();
-    return e.recordings.front().results;
+    return {e.recordings.front().results, false};
 }
 
 } // namespace migraphx

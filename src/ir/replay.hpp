@@ -31,6 +31,9 @@ struct replay_segment
     instruction_ref end; // one past the last
     /// Instructions outside the segment whose results it reads, each once.
     std::vector<instruction_ref> inputs;
+    /// Its instructions whose results something outside it reads (or the module's last one):
+    /// all a run hands back, so that a replay copies a few results, not one per instruction.
+    std::vector<instruction_ref> outputs;
 };
 
 /// The maximal runs of at least `min_size` consecutive replayable instructions of m, leaving
@@ -49,10 +52,16 @@ class replay_cache
 
     using lookup_fn = std::function<const argument&(instruction_ref)>;
     using step_fn   = std::function<argument(instruction_ref)>; // computes one instruction
+    struct outcome
+    {
+        /// The results of the segment's outputs.
+        std::vector<std::pair<const instruction*, argument>> results;
+        /// Replayed: `step` ran for none of its instructions.
+        bool replayed = false;
+    };
     /// Runs the segment: replayed if a recording fits its inputs, else computed by `step` (and
-    /// recorded, on its second run). Returns the results of the segment's instructions.
-    std::vector<std::pair<const instruction*, argument>>
-    run(const replay_segment& seg, context& ctx, const lookup_fn& lookup, const step_fn& step);
+    /// recorded, on its second run).
+    outcome run(const replay_segment& seg, context& ctx, const lookup_fn& lookup, const step_fn& step);
 
     /// How many times a recording was replayed / made / failed (for tests and tracing).
     std::size_t replays = 0, recordings = 0, failures = 0;
@@ -63,7 +72,7 @@ class replay_cache
         std::vector<const void*> pointers;
         std::vector<shape> shapes;
         std::shared_ptr<void> handle;
-        std::vector<std::pair<const instruction*, argument>> results;
+        std::vector<std::pair<const instruction*, argument>> results; // the segment's outputs
     };
     struct entry
     {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include "ir/builtin.hpp"
+#include "ir/last_use.hpp"
 #include "ir/program_impl.hpp"
 #include "serialize/dynamic_value.hpp"
 #include "serialize/json_value.hpp"
@@ -315,7 +316,8 @@ void restore_compiled_state(program& p, const value& v, std::size_t device_id, c
     // The passes are not run: asking for them only prepares the context as compile does (the
     // gpu target picks the device here and fails clearly where there is none).
     (void)t.get_passes(impl.ctx, impl.options);
-    impl.compiled = true;
+    impl.compiled  = true;
+    impl.lifetimes = std::make_shared<last_use_cache>();
     p.finalize();
 }
 

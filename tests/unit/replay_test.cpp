@@ -160,6 +160,10 @@ TEST(replay, segments_are_maximal_runs_of_replayable_instructions)
     EXPECT_EQ(std::distance(segs[0].begin, segs[0].end), 2);
     // Its inputs from outside: x, b1, b2 (each once).
     EXPECT_EQ(segs[0].inputs.size(), 3u);
+    // Its outputs: only the second scale is read outside it (by @return); the first stays inside,
+    // so a replay hands back one result, not one per instruction.
+    ASSERT_EQ(segs[0].outputs.size(), 1u);
+    EXPECT_EQ(segs[0].outputs[0], std::next(segs[0].begin));
     // A single instruction is not worth a recording by default.
     EXPECT_TRUE(migraphx::find_replay_segments(*p.get_main_module(), p.get_context(), 3).empty());
 }
@@ -298,4 +302,34 @@ TEST(replay, an_instruction_that_cannot_be_recorded_is_left_out_and_the_rest_rec
     // 1: plain. 2: recording fails at test::sync -> plain. 3: segments found again without
     // it (scale | sync | scale scale): plain. 4: the two scales recorded. 5: replayed.
     EXPECT_EQ(replays, (std::vector<int>{0, 0, 0, 1, 2}));
+}
+
+// A replay hands back only the segment's outputs; a result of the segment read after it (by an
+// instruction that runs outside the recordings) is one of them and holds the replayed values.
+TEST(replay, a_result_read_after_the_segment_comes_back_from_the_replay)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape s{shape::float_type, {4}};
+    auto x  = m->add_parameter("x", s);
+    auto b1 = m->add_parameter("b1", s);
+    auto b2 = m->add_parameter("b2", s);
+    auto a  = m->add_instruction(migraphx::operation{scale{2}}, x, b1);
+    auto b  = m->add_instruction(migraphx::operation{scale{3}}, a, b2);
+    m->add_return({m->add_instruction(migraphx::make_op("add"), a, b)}); // add: not replayable
+    p.compile(fake_target{});
+    auto segs = migraphx::find_replay_segments(*p.get_main_module(), p.get_context());
+    ASSERT_EQ(segs.size(), 1u);
+    EXPECT_EQ(segs[0].outputs.size(), 2u); // a (read by add) and b
+    auto xa = filled(1), ba = filled(0), bb = filled(0);
+    for(int run = 0; run < 4; run++)
+    {
+        for(std::size_t i = 0; i < 4; i++)
+            reinterpret_cast<float*>(xa.data())[i] = static_cast<float>(run + i);
+        auto r = p.eval({{"x", xa}, {"b1", ba}, {"b2", bb}});
+        ASSERT_EQ(r.size(), 1u);
+        for(std::size_t i = 0; i < 4; i++) // 2x + 6x
+            EXPECT_FLOAT_EQ(reinterpret_cast<float*>(r[0].data())[i], 8.0f * static_cast<float>(run + i));
+    }
+    EXPECT_GE(*ctx_of(p).replays, 2);
 }
