@@ -309,7 +309,9 @@ struct evaluator
                 auto t2 = std::chrono::steady_clock::now();
                 std::cout << "Time: " << std::chrono::duration<double, std::milli>(t1 - t0).count() << "ms, "
                           << std::chrono::duration<double, std::milli>(t2 - t0).count() << "ms" << std::endl;
-                if(trace.level > 1 and n.front() != '@' and n != "load" and not out.empty())
+                // Allocations and the views planned in them (load) hold nothing written yet.
+                bool unwritten = n == "load" or n.find("allocate") != std::string::npos;
+                if(trace.level > 1 and n.front() != '@' and not unwritten and not out.empty())
                     trace.output(std::cout, out);
                 std::cout << std::flush;
             }

@@ -166,7 +166,8 @@ def check_trace(blocks, level):
     for text, t1, t2, kinds, values in blocks:
         check(0 <= t1 <= t2, f"Time: {t1}ms, {t2}ms: compute time then time with the sync")
         op = text.split(" = ", 1)[1]
-        if level == 1 or op.startswith("@"):
+        # allocations and their planned views (load) hold nothing written yet: no summary
+        if level == 1 or op.startswith("@") or op.startswith("load[") or "allocate" in op.split("[")[0]:
             check(kinds is None, "no output summary for " + text)
             continue
         check(kinds and set(kinds) <= {"normal", "subnormal", "zero", "inf", "nan"}, "Output has: " + str(kinds))

@@ -265,6 +265,26 @@ argument sum_destination(const shape& out, const argument& summand, bool in_plac
     return result;
 }
 
+argument sum_destination(const shape& out, const std::vector<argument>& args, bool planned, bool in_place)
+{
+    if(not planned)
+        return sum_destination(out, args.back(), in_place);
+    const auto& summand = args.at(args.size() - 2);
+    copy_threaded(args.back().data(), summand.data(), out.bytes());
+    return args.back();
+}
+
+shape planned_shape(const std::string& op, const shape& r, const std::vector<shape>& inputs, bool planned)
+{
+    if(planned and not(inputs.back() == r))
+    {
+        std::ostringstream ss;
+        ss << op << ": the planned output buffer is " << inputs.back() << ", the result " << r;
+        MIGRAPHX_THROW(ss.str());
+    }
+    return r;
+}
+
 dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,
                              const std::vector<float>& alpha,
                              const std::vector<float>& beta)

@@ -101,10 +101,32 @@ dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, co
 /// post-op adds to it: 3.2 MB in each of ResNet-50's first three blocks).
 void copy_threaded(void* dst, const void* src, std::size_t bytes);
 
+/// Ops whose output cpu::plan_memory placed in the run's scratch buffer (their `planned` flag)
+/// take that buffer as one more, last input: these give the op's own inputs without it, and the
+/// argument to write the result into (the planned one, or a new buffer).
+template <class T>
+std::vector<T> own_inputs(const std::vector<T>& inputs, bool planned)
+{
+    if(not planned)
+        return inputs;
+    if(inputs.empty())
+        MIGRAPHX_THROW("cpu: a planned op needs its output buffer as its last input");
+    return {inputs.begin(), inputs.end() - 1};
+}
+/// The result shape r of a planned op, checked against its output buffer's.
+shape planned_shape(const std::string& op, const shape& r, const std::vector<shape>& inputs, bool planned);
+inline argument result_buffer(const shape& out, const std::vector<argument>& args, bool planned)
+{
+    return planned ? args.back() : uninitialized(out);
+}
+
 /// The destination of an op with a residual sum post-op (oneDNN adds the result to what the
 /// destination holds): the summand itself where cpu::sum_in_place found nothing else needs it,
 /// else a new buffer holding a copy of it.
 argument sum_destination(const shape& out, const argument& summand, bool in_place);
+/// The same for an op whose args end with the summand, or (planned) with the summand and the
+/// planned buffer, which then receives the copy.
+argument sum_destination(const shape& out, const std::vector<argument>& args, bool planned, bool in_place);
 
 /// Post-operation list shared by convolution and matmul: eltwise ops by oneDNN algorithm name
 /// ("relu", "clip", "logistic", "tanh", "elu", "gelu_erf", ...) with alpha/beta, or "sum".

@@ -14,8 +14,9 @@ std::vector<std::size_t> dnnl_convolution::weight_dims(const std::vector<shape>&
     return packed_weights ? weight_lens : inputs.at(1).lens();
 }
 
-shape dnnl_convolution::compute_shape(const std::vector<shape>& inputs) const
+shape dnnl_convolution::compute_shape(const std::vector<shape>& all) const
 {
+    auto inputs = own_inputs(all, planned);
     std::size_t need = 2 + (bias ? 1 : 0) + (sum ? 1 : 0);
     if(inputs.size() != need)
         MIGRAPHX_THROW("cpu::convolution: expected " + std::to_string(need) + " inputs, got " +
@@ -44,13 +45,14 @@ shape dnnl_convolution::compute_shape(const std::vector<shape>& inputs) const
     auto r = layout_shape(inputs[0].type(), out, dst_layout);
     if(sum and not(inputs.back() == r))
         MIGRAPHX_THROW("cpu::convolution: the summed input must have the result's shape");
-    return r;
+    return planned_shape("cpu::convolution", r, all, planned);
 }
 
 dnnl::convolution_forward::primitive_desc dnnl_convolution::make_pd(const dnnl_context& c,
-                                                                    const std::vector<shape>& inputs) const
+                                                                    const std::vector<shape>& all) const
 {
-    auto out  = compute_shape(inputs);
+    auto out    = compute_shape(all);
+    auto inputs = own_inputs(all, planned);
     auto src  = to_dnnl_md(inputs[0], src_layout);
     auto dst  = to_dnnl_md(out, dst_layout);
     auto wl   = weight_dims(inputs);
@@ -128,7 +130,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument result = sum ? sum_destination(out, args.back(), sum_in_place) : uninitialized(out);
+    argument result = sum ? sum_destination(out, args, planned, sum_in_place) : result_buffer(out, args, planned);
     auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
     argument packed;
     if(cache->weights_reorder)

@@ -33,8 +33,9 @@ shape dnnl_matmul::weight_shape(const std::vector<shape>& inputs) const
     return inputs.at(1);
 }
 
-shape dnnl_matmul::compute_shape(const std::vector<shape>& inputs) const
+shape dnnl_matmul::compute_shape(const std::vector<shape>& all) const
 {
+    auto inputs = own_inputs(all, planned);
     std::size_t need = 2 + (bias ? 1 : 0) + (sum ? 1 : 0);
     if(inputs.size() != need)
         MIGRAPHX_THROW("dnnl::matmul: expected " + std::to_string(need) + " inputs, got " +
@@ -50,7 +51,7 @@ shape dnnl_matmul::compute_shape(const std::vector<shape>& inputs) const
     shape r{inputs[0].type(), out};
     if(sum and not(inputs.back() == r))
         MIGRAPHX_THROW("dnnl::matmul: the summed input must have the result's shape");
-    return r;
+    return planned_shape("dnnl::matmul", r, all, planned);
 }
 
 dnnl::matmul::primitive_desc
@@ -102,7 +103,7 @@ argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument result = sum ? sum_destination(out, args.back(), sum_in_place) : uninitialized(out);
+    argument result = sum ? sum_destination(out, args, planned, sum_in_place) : result_buffer(out, args, planned);
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
         {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, args[1].data())},

@@ -25,6 +25,7 @@ struct dnnl_convolution
     bool bias          = false;
     bool sum           = false;
     bool sum_in_place  = false; // the result is written into the summand's buffer (cpu::sum_in_place)
+    bool planned       = false; // the output buffer is the last input (cpu::plan_memory)
     std::vector<std::string> post_ops;
     std::vector<float> post_alpha;
     std::vector<float> post_beta;
@@ -45,6 +46,7 @@ struct dnnl_convolution
         f(self.bias, "bias");
         f(self.sum, "sum");
         f(self.sum_in_place, "sum_in_place");
+        f(self.planned, "planned");
         f(self.post_ops, "post_ops");
         f(self.post_alpha, "post_alpha");
         f(self.post_beta, "post_beta");
@@ -58,7 +60,7 @@ struct dnnl_convolution
     std::string name() const { return "dnnl::convolution"; }
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
     {
-        return sum_in_place ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+        return sum_in_place or planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
     }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
@@ -92,6 +94,7 @@ struct dnnl_matmul
     bool bias         = false;
     bool sum          = false;
     bool sum_in_place = false; // the result is written into the summand's buffer (cpu::sum_in_place)
+    bool planned      = false; // the output buffer is the last input (cpu::plan_memory)
     std::vector<std::string> post_ops;
     std::vector<float> post_alpha;
     std::vector<float> post_beta;
@@ -105,6 +108,7 @@ struct dnnl_matmul
         f(self.bias, "bias");
         f(self.sum, "sum");
         f(self.sum_in_place, "sum_in_place");
+        f(self.planned, "planned");
         f(self.post_ops, "post_ops");
         f(self.post_alpha, "post_alpha");
         f(self.post_beta, "post_beta");
@@ -115,7 +119,7 @@ struct dnnl_matmul
     std::string name() const { return "dnnl::matmul"; }
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
     {
-        return sum_in_place ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+        return sum_in_place or planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
     }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
@@ -144,6 +148,7 @@ struct dnnl_pooling
     std::vector<std::size_t> lengths;
     bool ceil_mode     = false;
     std::string layout = "plain";
+    bool planned       = false; // the output buffer is the last input (cpu::plan_memory)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -154,8 +159,13 @@ struct dnnl_pooling
         f(self.lengths, "lengths");
         f(self.ceil_mode, "ceil_mode");
         f(self.layout, "layout");
+        f(self.planned, "planned");
     }
     std::string name() const { return "dnnl::pooling"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
@@ -178,14 +188,20 @@ struct dnnl_reorder
 {
     std::string from = "plain";
     std::string to   = "plain";
+    bool planned     = false; // the output buffer is the last input (cpu::plan_memory)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.from, "from");
         f(self.to, "to");
+        f(self.planned, "planned");
     }
     std::string name() const { return "dnnl::reorder"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;

@@ -30,19 +30,20 @@ std::vector<std::size_t> dnnl_pooling::out_lens(const std::vector<std::size_t>& 
     return out;
 }
 
-shape dnnl_pooling::compute_shape(const std::vector<shape>& inputs) const
+shape dnnl_pooling::compute_shape(const std::vector<shape>& all) const
 {
+    auto inputs = own_inputs(all, planned);
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::pooling: expected 1 input");
     auto out = out_lens(logical_lens(inputs[0], layout));
-    return layout_shape(inputs[0].type(), out, layout);
+    return planned_shape("dnnl::pooling", layout_shape(inputs[0].type(), out, layout), all, planned);
 }
 
 dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& c,
                                                             const std::vector<shape>& inputs) const
 {
     auto in  = logical_lens(inputs[0], layout);
-    auto out = compute_shape(inputs);
+    auto out = layout_shape(inputs[0].type(), out_lens(in), layout); // the one real input's result
     auto ol  = logical_lens(out, layout);
     auto kd  = in.size() - 2;
     dnnl::memory::dims s(stride.begin(), stride.end()), k(lengths.begin(), lengths.end()), pl, pr;
@@ -73,7 +74,7 @@ argument dnnl_pooling::compute(context& ctx, const shape& out, const std::vector
     auto& c = get_dnnl_context(ctx);
     if(not cache)
         const_cast<dnnl_pooling*>(this)->finalize(ctx, out, {args[0].get_shape()}); // NOLINT: lazy
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     cache->prim.execute(*c.stream,
                         {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
                          {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});

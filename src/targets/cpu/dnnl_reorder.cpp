@@ -6,14 +6,15 @@
 namespace migraphx {
 namespace cpu {
 
-shape dnnl_reorder::compute_shape(const std::vector<shape>& inputs) const
+shape dnnl_reorder::compute_shape(const std::vector<shape>& all) const
 {
+    auto inputs = own_inputs(all, planned);
     if(inputs.size() != 1)
         MIGRAPHX_THROW("dnnl::reorder: expected 1 input");
     for(const auto& l : {from, to})
         layout_block(l); // throws for an unknown layout name
     auto l = logical_lens(inputs[0], from);
-    return layout_shape(inputs[0].type(), l, to);
+    return planned_shape("dnnl::reorder", layout_shape(inputs[0].type(), l, to), all, planned);
 }
 
 void dnnl_reorder::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
@@ -30,7 +31,7 @@ argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector
     auto& c = get_dnnl_context(ctx);
     if(not cache)
         const_cast<dnnl_reorder*>(this)->finalize(ctx, out, {args[0].get_shape()}); // NOLINT: lazy
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     auto src        = make_memory(cache->src, c, args[0].data());
     auto dst        = make_memory(cache->dst, c, result.data());
     cache->prim.execute(*c.stream, src, dst);

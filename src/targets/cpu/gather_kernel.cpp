@@ -9,15 +9,16 @@
 namespace migraphx {
 namespace cpu {
 
-shape gather_kernel::compute_shape(const std::vector<shape>& in) const
+shape gather_kernel::compute_shape(const std::vector<shape>& all) const
 {
+    auto in = own_inputs(all, planned);
     if(in.size() != 2 or not in[0].standard() or axis < 0 or static_cast<std::size_t>(axis) >= in[0].lens().size())
         MIGRAPHX_THROW("cpu::gather: expects standard data and an axis within its rank");
     const auto& d = in[0].lens();
     std::vector<std::size_t> l(d.begin(), d.begin() + axis);
     l.insert(l.end(), in[1].lens().begin(), in[1].lens().end());
     l.insert(l.end(), d.begin() + axis + 1, d.end());
-    return {in[0].type(), l};
+    return planned_shape(name(), {in[0].type(), l}, all, planned);
 }
 
 argument gather_kernel::compute(const shape& out, const std::vector<argument>& args) const
@@ -39,7 +40,7 @@ argument gather_kernel::compute(const shape& out, const std::vector<argument>& a
                            std::to_string(axis) + " of length " + std::to_string(axis_len));
         k = k < 0 ? k + axis_len : k;
     }
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     const char* src = args[0].data();
     char* dst       = result.data();
     auto n          = static_cast<std::int64_t>(outer * indices.size());

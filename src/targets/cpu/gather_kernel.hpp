@@ -15,12 +15,18 @@ namespace cpu {
 struct gather_kernel
 {
     std::int64_t axis = 0;
+    bool planned      = false; // the output buffer is the last input (cpu::plan_memory)
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.axis, "axis");
+        f(self.planned, "planned");
     }
     std::string name() const { return "cpu::gather"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 };

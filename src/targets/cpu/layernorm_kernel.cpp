@@ -31,17 +31,18 @@ normalize_row(const float* x, float* y, std::int64_t n, float eps)
 
 } // namespace
 
-shape layernorm_kernel::compute_shape(const std::vector<shape>& in) const
+shape layernorm_kernel::compute_shape(const std::vector<shape>& all) const
 {
+    auto in = own_inputs(all, planned);
     if(in.size() != 1 or in[0].type() != shape::float_type or not in[0].standard() or in[0].lens().empty() or
        in[0].lens().back() == 0)
         MIGRAPHX_THROW("cpu::layernorm: expects one standard float tensor with a non-empty last axis");
-    return in[0];
+    return planned_shape(name(), in[0], all, planned);
 }
 
 argument layernorm_kernel::compute(const shape& out, const std::vector<argument>& args) const
 {
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     const auto* x   = reinterpret_cast<const float*>(args[0].data());
     auto* y         = reinterpret_cast<float*>(result.data());
     auto cols       = static_cast<std::int64_t>(out.lens().back());

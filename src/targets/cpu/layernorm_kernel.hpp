@@ -15,12 +15,18 @@ namespace cpu {
 struct layernorm_kernel
 {
     float epsilon = 1e-5f;
+    bool planned  = false; // the output buffer is the last input (cpu::plan_memory)
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.epsilon, "epsilon");
+        f(self.planned, "planned");
     }
     std::string name() const { return "cpu::layernorm"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 };

@@ -126,8 +126,9 @@ bool pointwise_kernel::supports(const std::string& op, std::size_t n)
     return it != table().end() and it->second.second == n;
 }
 
-shape pointwise_kernel::compute_shape(const std::vector<shape>& in) const
+shape pointwise_kernel::compute_shape(const std::vector<shape>& all) const
 {
+    auto in = own_inputs(all, planned);
     if(in.size() != inputs or in.empty())
         MIGRAPHX_THROW("cpu::pointwise: expected " + std::to_string(inputs) + " inputs, got " + std::to_string(in.size()));
     for(const auto& s : in)
@@ -149,13 +150,17 @@ shape pointwise_kernel::compute_shape(const std::vector<shape>& in) const
     }
     if(next != args.size())
         MIGRAPHX_THROW("cpu::pointwise: argument list does not match the steps");
-    return {shape::float_type, in[0].lens()};
+    return planned_shape(name(), {shape::float_type, in[0].lens()}, all, planned);
 }
 
-argument pointwise_kernel::compute(const shape& out, const std::vector<argument>& in) const
+argument pointwise_kernel::compute(const shape& out, const std::vector<argument>& all) const
 {
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, all, planned);
     auto* dst       = reinterpret_cast<float*>(result.data());
+    std::vector<argument> own; // the inputs without the planned output buffer
+    if(planned)
+        own.assign(all.begin(), all.end() - 1);
+    const auto& in = planned ? own : all;
     iteration_space space(out.lens(), in);
     // Work items are chunks of rows of the innermost (merged) dim: inputs that are contiguous
     // along it are read in place, broadcast ones are filled once per chunk, others gathered.

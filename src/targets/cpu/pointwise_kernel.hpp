@@ -22,6 +22,7 @@ struct pointwise_kernel
     std::vector<std::int64_t> args;   // each step's input slots, concatenated
     std::vector<std::int64_t> arity;  // how many slots each step reads
     std::vector<float> alpha;         // each step's attribute (leaky_relu alpha...), else 0
+    bool planned = false;             // the output buffer is the last input (cpu::plan_memory)
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -32,8 +33,13 @@ struct pointwise_kernel
         f(self.args, "args");
         f(self.arity, "arity");
         f(self.alpha, "alpha");
+        f(self.planned, "planned");
     }
     std::string name() const { return "cpu::pointwise"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& in) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(in.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 

@@ -54,15 +54,16 @@ softmax_row(const float* x, float* y, std::int64_t cols, bool log)
 
 } // namespace
 
-shape row_softmax::compute_shape(const std::vector<shape>& in) const
+shape row_softmax::compute_shape(const std::vector<shape>& all) const
 {
+    auto in = own_inputs(all, planned);
     check_rows(in, name());
-    return in[0];
+    return planned_shape(name(), in[0], all, planned);
 }
 
 argument row_softmax::compute(const shape& out, const std::vector<argument>& args) const
 {
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     const auto* x = reinterpret_cast<const float*>(args[0].data());
     auto* y       = reinterpret_cast<float*>(result.data());
     for_rows(out, [&](std::int64_t r, std::int64_t cols) { softmax_row(x + r * cols, y + r * cols, cols, log); });
@@ -71,19 +72,20 @@ argument row_softmax::compute(const shape& out, const std::vector<argument>& arg
 
 MIGRAPHX_REGISTER_OP(row_softmax)
 
-shape row_reduce::compute_shape(const std::vector<shape>& in) const
+shape row_reduce::compute_shape(const std::vector<shape>& all) const
 {
+    auto in = own_inputs(all, planned);
     check_rows(in, name());
     if(mode != "sum" and mode != "mean" and mode != "max" and mode != "min")
         MIGRAPHX_THROW("cpu::reduce: unknown mode '" + mode + "'");
     auto l   = in[0].lens();
     l.back() = 1;
-    return {shape::float_type, l};
+    return planned_shape(name(), {shape::float_type, l}, all, planned);
 }
 
 argument row_reduce::compute(const shape& out, const std::vector<argument>& args) const
 {
-    argument result = uninitialized(out);
+    argument result = result_buffer(out, args, planned);
     const auto* x = reinterpret_cast<const float*>(args[0].data());
     auto* y       = reinterpret_cast<float*>(result.data());
     for_rows(args[0].get_shape(), [&](std::int64_t r, std::int64_t cols) {

@@ -15,13 +15,19 @@ namespace cpu {
 
 struct row_softmax
 {
-    bool log = false;
+    bool log     = false;
+    bool planned = false; // the output buffer is the last input (cpu::plan_memory)
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.log, "log");
+        f(self.planned, "planned");
     }
     std::string name() const { return "cpu::softmax"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 };
@@ -30,12 +36,18 @@ struct row_softmax
 struct row_reduce
 {
     std::string mode = "sum";
+    bool planned     = false; // the output buffer is the last input (cpu::plan_memory)
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.mode, "mode");
+        f(self.planned, "planned");
     }
     std::string name() const { return "cpu::reduce"; }
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
+    {
+        return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;
+    }
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 };

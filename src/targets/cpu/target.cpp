@@ -12,6 +12,7 @@
 #include "targets/cpu/lower_gemm.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include "targets/cpu/pack_weights.hpp"
+#include "targets/cpu/plan_memory.hpp"
 #include "targets/cpu/row_kernels.hpp"
 #include "targets/cpu/sum_in_place.hpp"
 
@@ -37,7 +38,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    fuse_pointwise{},
                    lower_pointwise{},
                    dead_code_elimination{},
-                   sum_in_place{}});
+                   sum_in_place{},
+                   plan_memory{}});
     return passes;
 }
 
