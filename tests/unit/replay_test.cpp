@@ -123,8 +123,9 @@ struct fake_target
     migraphx::context get_context() const { return *ctx; }
 };
 
-/// x -> scale 2 -> scale 3 into buffers that are parameters (as a device program's would be).
-migraphx::program two_scales()
+/// x -> scale 2 -> scale 3 into buffers that are parameters (as a device program's would be);
+/// with `add_after`, the program returns the two scales' sum, made outside the recordings.
+migraphx::program two_scales(bool add_after = false)
 {
     migraphx::program p;
     auto* m = p.get_main_module();
@@ -134,7 +135,7 @@ migraphx::program two_scales()
     auto b2 = m->add_parameter("b2", s);
     auto a  = m->add_instruction(migraphx::operation{scale{2}}, x, b1);
     auto b  = m->add_instruction(migraphx::operation{scale{3}}, a, b2);
-    m->add_return({b});
+    m->add_return({add_after ? m->add_instruction(migraphx::make_op("add"), a, b) : b}); // add: not replayable
     return p;
 }
 
@@ -308,15 +309,7 @@ TEST(replay, an_instruction_that_cannot_be_recorded_is_left_out_and_the_rest_rec
 // instruction that runs outside the recordings) is one of them and holds the replayed values.
 TEST(replay, a_result_read_after_the_segment_comes_back_from_the_replay)
 {
-    migraphx::program p;
-    auto* m = p.get_main_module();
-    shape s{shape::float_type, {4}};
-    auto x  = m->add_parameter("x", s);
-    auto b1 = m->add_parameter("b1", s);
-    auto b2 = m->add_parameter("b2", s);
-    auto a  = m->add_instruction(migraphx::operation{scale{2}}, x, b1);
-    auto b  = m->add_instruction(migraphx::operation{scale{3}}, a, b2);
-    m->add_return({m->add_instruction(migraphx::make_op("add"), a, b)}); // add: not replayable
+    auto p = two_scales(true);
     p.compile(fake_target{});
     auto segs = migraphx::find_replay_segments(*p.get_main_module(), p.get_context());
     ASSERT_EQ(segs.size(), 1u);

@@ -6,27 +6,11 @@
 namespace migraphx {
 namespace cpu {
 
-value scratch_allocate::attributes() const
-{
-    if(scratch)
-        return {{"scratch", true}};
-    return value::make_object();
-}
-
 void scratch_allocate::print_attributes(std::ostream& os) const
 {
     os << "shape=" << s;
     if(scratch)
         os << ",scratch=1";
-}
-
-shape scratch_allocate::compute_shape(const std::vector<shape>& inputs) const
-{
-    if(not inputs.empty())
-        MIGRAPHX_THROW("cpu::allocate: takes no inputs, got " + std::to_string(inputs.size()));
-    if(s.type() == shape::tuple_type or s.dynamic())
-        MIGRAPHX_THROW("cpu::allocate: cannot allocate a tuple or dynamic shape");
-    return s;
 }
 
 argument scratch_allocate::compute(const shape& out, const std::vector<argument>&) const

@@ -2,8 +2,7 @@
 #define MIGRAPHX_CPU_SCRATCH_HPP
 
 #include <migraphx/argument.hpp>
-#include <migraphx/shape.hpp>
-#include <migraphx/value.hpp>
+#include "ops/allocation.hpp"
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -19,20 +18,11 @@ namespace cpu {
 /// when its last view goes: so a run writes into the memory the previous run used, still in
 /// cache, with no page faults (a fresh buffer this size per run would come from mmap for 32 MB
 /// and more). Not zeroed (every planned op writes its whole result).
-struct scratch_allocate
+struct scratch_allocate : allocation_fields
 {
-    shape s{};
-    bool scratch = false;
-    template <class Self, class F>
-    static void reflect(Self& self, F f)
-    {
-        f(self.s, "shape");
-        f(self.scratch, "scratch");
-    }
     std::string name() const { return "cpu::allocate"; }
-    value attributes() const;
     void print_attributes(std::ostream& os) const;
-    shape compute_shape(const std::vector<shape>& inputs) const;
+    shape compute_shape(const std::vector<shape>& inputs) const { return allocated_shape(name(), inputs); }
     argument compute(const shape& out, const std::vector<argument>&) const;
 
     struct idle_buffers

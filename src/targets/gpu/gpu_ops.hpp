@@ -8,6 +8,7 @@
 // literals) is built once in finalize at the end of compile and shared by copies of the op.
 
 #include "ir/actual_sizes.hpp"
+#include "ops/allocation.hpp"
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
 #include <migraphx/literal.hpp>
@@ -28,20 +29,11 @@ inline std::ptrdiff_t last_input(const std::vector<shape>& inputs)
 
 /// Device memory of `shape`. The scratch buffer (scratch=1, made by memory_coloring) is
 /// allocated once, at finalize; any other allocation is fresh memory each run.
-struct hip_allocate
+struct hip_allocate : allocation_fields
 {
-    shape s{};
-    bool scratch = false;
-    template <class Self, class F>
-    static void reflect(Self& self, F f)
-    {
-        f(self.s, "shape");
-        f(self.scratch, "scratch");
-    }
     std::string name() const { return "hip::hip_allocate_memory"; }
-    value attributes() const;
     void print_attributes(std::ostream& os) const;
-    shape compute_shape(const std::vector<shape>& inputs) const;
+    shape compute_shape(const std::vector<shape>& inputs) const { return allocated_shape(name(), inputs); }
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::shared_ptr<char> buffer;

@@ -66,26 +66,11 @@ argument copy_to_device(context& ctx, const argument& a)
 
 // ---- hip::hip_allocate_memory ---------------------------------------------------------------
 
-value hip_allocate::attributes() const
-{
-    if(scratch)
-        return {{"scratch", true}};
-    return value::make_object();
-}
-
 void hip_allocate::print_attributes(std::ostream& os) const
 {
     os << "shape=" << s;
     if(scratch)
         os << ",id=main:scratch";
-}
-
-shape hip_allocate::compute_shape(const std::vector<shape>& inputs) const
-{
-    check_inputs(name(), inputs, 0);
-    if(s.type() == shape::tuple_type or s.dynamic())
-        MIGRAPHX_THROW(name() + ": cannot allocate a tuple or dynamic shape");
-    return s;
 }
 
 void hip_allocate::finalize(context& ctx, const shape&, const std::vector<shape>&)
