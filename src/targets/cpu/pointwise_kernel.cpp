@@ -80,10 +80,11 @@ struct iteration_space
     std::vector<std::size_t> lens;
     std::vector<std::vector<std::size_t>> strides; // per input
 
-    iteration_space(const std::vector<std::size_t>& l, const std::vector<argument>& in)
+    /// Over the first n of in (a planned kernel's last argument is its output buffer).
+    iteration_space(const std::vector<std::size_t>& l, const std::vector<argument>& in, std::size_t n)
     {
-        for(const auto& a : in)
-            strides.push_back(a.get_shape().strides());
+        for(std::size_t i = 0; i < n; i++)
+            strides.push_back(in[i].get_shape().strides());
         lens = l;
         if(lens.empty())
         {
@@ -157,11 +158,8 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
 {
     argument result = result_buffer(out, all, planned);
     auto* dst       = reinterpret_cast<float*>(result.data());
-    std::vector<argument> own; // the inputs without the planned output buffer
-    if(planned)
-        own.assign(all.begin(), all.end() - 1);
-    const auto& in = planned ? own : all;
-    iteration_space space(out.lens(), in);
+    const auto& in = all; // the first `inputs` of them; a planned kernel's output buffer follows
+    iteration_space space(out.lens(), in, inputs);
     // Work items are chunks of rows of the innermost (merged) dim: inputs that are contiguous
     // along it are read in place, broadcast ones are filled once per chunk, others gathered.
     std::size_t row    = space.row_length();
@@ -177,8 +175,8 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     for(const auto& o : ops)
         codes.push_back(table().at(o).first);
     std::vector<const float*> data;
-    for(const auto& a : in)
-        data.push_back(reinterpret_cast<const float*>(a.data()));
+    for(std::size_t i = 0; i < inputs; i++)
+        data.push_back(reinterpret_cast<const float*>(in[i].data()));
 
 #pragma omp parallel if(out.elements() > 4 * tile)
     {
