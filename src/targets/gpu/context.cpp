@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <iostream>
 #include <exception>
 #include <mutex>
@@ -121,7 +122,8 @@ struct deferred_worker
     static constexpr std::size_t handle_index = 1; // cuDNN handle 0 is the compiling thread's
     std::mutex m;
     std::condition_variable cv;
-    std::deque<std::function<std::size_t(std::size_t)>> queue;
+    std::deque<std::pair<std::function<std::size_t(std::size_t)>, std::string>> queue;
+    std::vector<std::pair<double, std::string>> times; // MIGRAPHX_TIME_LOAD=2: each job's ms
     bool closing = false;
     std::size_t jobs = 0, need = 0;
     double busy_ms = 0;
@@ -151,7 +153,7 @@ struct deferred_worker
             cv.wait(lock, [&] { return closing or not queue.empty(); });
             if(queue.empty())
                 return;
-            auto job = std::move(queue.front());
+            auto [job, label] = std::move(queue.front());
             queue.pop_front();
             if(not ok or error)
                 continue; // after a failure the rest are dropped; end_finalize rethrows it
@@ -169,12 +171,15 @@ struct deferred_worker
                 error = std::current_exception();
             }
             jobs++;
-            busy_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            busy_ms += ms;
+            if(env_level("MIGRAPHX_TIME_LOAD") >= 2)
+                times.emplace_back(ms, std::move(label));
         }
     }
 };
 
-void gpu_context::defer(std::function<std::size_t(std::size_t)> job) const
+void gpu_context::defer(std::function<std::size_t(std::size_t)> job, std::string label) const
 {
     auto& s = get();
     std::lock_guard<std::mutex> lock(s.deferred_m);
@@ -182,7 +187,7 @@ void gpu_context::defer(std::function<std::size_t(std::size_t)> job) const
         s.worker = std::make_shared<deferred_worker>(s.device);
     {
         std::lock_guard<std::mutex> q(s.worker->m);
-        s.worker->queue.push_back(std::move(job));
+        s.worker->queue.emplace_back(std::move(job), std::move(label));
     }
     s.worker->cv.notify_one();
 }
@@ -210,6 +215,8 @@ void gpu_context::end_finalize() const
                       << " ms on their thread; waited for them "
                       << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
                       << " ms\n";
+        for(const auto& [ms, label] : w->times)
+            std::cerr << "  deferred " << ms << " ms: " << label << "\n";
         if(w->error)
             std::rethrow_exception(w->error);
         reserve_workspace(w->need);
@@ -230,6 +237,47 @@ std::shared_ptr<char> device_alloc(std::size_t n)
     void* p = nullptr;
     MIGX_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1)));
     return {static_cast<char*>(p), [](char* q) { cudaFree(q); }};
+}
+
+namespace {
+struct own_workspaces
+{
+    std::mutex m;
+    std::map<std::uintptr_t, std::size_t> ranges; // start -> bytes
+    static own_workspaces& get()
+    {
+        static own_workspaces w;
+        return w;
+    }
+};
+} // namespace
+
+std::shared_ptr<char> own_workspace(std::size_t n)
+{
+    auto mem   = device_alloc(n);
+    auto start = reinterpret_cast<std::uintptr_t>(mem.get());
+    {
+        auto& w = own_workspaces::get();
+        std::lock_guard<std::mutex> lock(w.m);
+        w.ranges[start] = n;
+    }
+    return {mem.get(), [mem, start](char*) {
+                auto& w = own_workspaces::get();
+                std::lock_guard<std::mutex> lock(w.m);
+                w.ranges.erase(start);
+            }};
+}
+
+bool in_own_workspace(const void* p)
+{
+    auto a  = reinterpret_cast<std::uintptr_t>(p);
+    auto& w = own_workspaces::get();
+    std::lock_guard<std::mutex> lock(w.m);
+    auto it = w.ranges.upper_bound(a);
+    if(it == w.ranges.begin())
+        return false;
+    --it;
+    return a < it->first + it->second;
 }
 
 bool is_device_pointer(const void* p)

@@ -56,7 +56,8 @@ struct gpu_context
     /// is the handle's only user; the device is current) and returns the workspace bytes it
     /// needs. A loaded program's convolutions are completed this way (cuDNN's engine builds were
     /// most of a fresh process's load; the rest of finalize now runs beside them).
-    void defer(std::function<std::size_t(std::size_t handle_index)> job) const;
+    /// `label` names the job in MIGRAPHX_TIME_LOAD=2's per-job times.
+    void defer(std::function<std::size_t(std::size_t handle_index)> job, std::string label = {}) const;
     /// Waits for the deferred jobs (context.hpp; program::finalize calls it), rethrows the first
     /// failure, reserves the workspace they need and waits for the stream (finalize's uploads).
     void end_finalize() const;
@@ -82,6 +83,12 @@ const std::string& device_identity(int device);
 
 /// Device memory of n bytes (uninitialised), freed with the last copy of the pointer.
 std::shared_ptr<char> device_alloc(std::size_t n);
+/// A library workspace of n bytes that one op alone uses (a gemm's own, not the context's shared
+/// one): what the library zeroes in it before a call may be zeroed at the start of a replay
+/// instead, since nothing else in the graph touches it (graph_replay.cpp).
+std::shared_ptr<char> own_workspace(std::size_t n);
+/// Whether p lies in a live own_workspace.
+bool in_own_workspace(const void* p);
 /// Whether p points to device (or managed) memory.
 bool is_device_pointer(const void* p);
 

@@ -291,6 +291,11 @@ algo_choice choose_algorithm(gpu_context& g,
         find(buf, perf, Count, &returned);
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
         MIGX_CUDA_CHECK(cudaDeviceSynchronize());
+        if(trace_cudnn())
+            for(int i = 0; i < returned; i++)
+                std::cerr << "cudnn: " << keys.mem << ": algorithm " << static_cast<int>(perf[i].algo) << " math "
+                          << static_cast<int>(perf[i].mathType) << " status " << static_cast<int>(perf[i].status)
+                          << " " << perf[i].time << " ms, workspace " << perf[i].memory << "\n";
         const auto& best = best_algorithm(perf, returned, plain, what);
         c        = algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
         // Set up as a process that reads the entry will (workspace size from cuDNN's query, as
@@ -792,10 +797,12 @@ void finalize_convolution(convolution& op,
             pp->late_solution_id = to_solution_id(c, plain);
             pp->completed_late   = true;
         };
-        g.defer([p](std::size_t handle_index) {
-            p->ensure_complete(handle_index);
-            return p->workspace_needed();
-        });
+        g.defer(
+            [p](std::size_t handle_index) {
+                p->ensure_complete(handle_index);
+                return p->workspace_needed();
+            },
+            keys.mem);
     }
     else
     {

@@ -17,6 +17,7 @@
 #include "ir/env.hpp"
 #include <migraphx/register_op.hpp>
 #include <cstring>
+#include <iostream>
 #include <sstream>
 #include <optional>
 
@@ -124,6 +125,9 @@ struct gemm::plan
     cublasLtMatmulAlgo_t algo{};       // for 16-byte aligned pointers
     cublasLtMatmulAlgo_t algo_small{}; // for any element-aligned pointers
     std::size_t ws = 0, ws_small = 0;
+    /// This op's own workspace (own_workspace), where its algorithms need a small one; else the
+    /// context's shared one is used.
+    std::shared_ptr<char> own_ws;
     ~plan()
     {
         if(la)
@@ -400,7 +404,17 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     algo.resize(16);
     std::memcpy(algo.data(), &p->algo, sizeof(p->algo));
     std::memcpy(algo.data() + 8, &p->algo_small, sizeof(p->algo_small));
-    g.reserve_workspace(std::max(p->ws, p->ws_small));
+    // A small workspace of its own: cuBLASLt zeroes a counter in it before each call of some
+    // kernels, and a replay can then do that at its start rather than between two kernels
+    // (graph_replay.cpp; MIGRAPHX_GPU_GEMM_OWN_WORKSPACE=0: the shared one).
+    constexpr std::size_t own_limit = 4u << 20;
+    auto need                       = std::max(p->ws, p->ws_small);
+    if(need > 0 and need <= own_limit and env_string("MIGRAPHX_GPU_GEMM_OWN_WORKSPACE") != "0")
+        p->own_ws = own_workspace(need);
+    else
+        g.reserve_workspace(need);
+    if(env_enabled("MIGRAPHX_TRACE_GRAPH"))
+        std::cerr << name() << ": workspace " << need << " bytes" << (p->own_ws ? " (its own)" : "") << "\n";
     cache = p;
 }
 
@@ -451,8 +465,8 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
                                    y.data(),
                                    cache->lc,
                                    &algo,
-                                   g.workspace(),
-                                   g.workspace_size(),
+                                   cache->own_ws ? cache->own_ws.get() : g.workspace(),
+                                   cache->own_ws ? std::max(cache->ws, cache->ws_small) : g.workspace_size(),
                                    g.stream()));
     return y;
 }

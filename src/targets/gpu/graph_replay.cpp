@@ -2,8 +2,11 @@
 // graph, replayed with one cudaGraphLaunch per run instead of one launch per kernel.
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/graph_memsets.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "ir/env.hpp"
 #include <migraphx/instruction.hpp>
+#include <iostream>
 #include <string>
 
 namespace migraphx {
@@ -73,6 +76,20 @@ std::shared_ptr<void> gpu_context::record(const std::function<void()>& run) cons
     {
         cudaGetLastError();
         MIGRAPHX_THROW(std::string("gpu: recording a CUDA graph failed: ") + cudaGetErrorString(ended));
+    }
+    try
+    {
+        auto moved = hoist_own_memsets(graph);
+        if(env_enabled("MIGRAPHX_TRACE_GRAPH"))
+        {
+            std::cerr << "graph: " << moved << " memsets into own workspaces moved to the start\n";
+            trace_graph(graph);
+        }
+    }
+    catch(...)
+    {
+        cudaGraphDestroy(graph);
+        throw;
     }
     cudaGraphExec_t exec = nullptr;
     auto made            = cudaGraphInstantiate(&exec, graph, 0);
