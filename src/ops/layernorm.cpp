@@ -10,7 +10,10 @@ namespace op {
 /// (x - mean) / sqrt(variance + epsilon) over the last axis, mean and variance of each row.
 /// Not made by the ONNX parser (LayerNormalization is spelled as reductions and pointwise ops):
 /// a target's pass that finds that pattern makes it (passes/layernorm_match.hpp), so that the
-/// target runs one kernel per row. Float or half; computed in float.
+/// target runs one kernel per row. Float or half; computed in float. Optional second and third
+/// inputs, a scale and a shift with x's lens and type that vary along the last axis only (a
+/// trained model's LayerNormalization weights, broadcast over the rows): y * scale + shift,
+/// still in float, rounded once.
 struct layernorm
 {
     float epsilon = 1e-5f;
@@ -26,12 +29,21 @@ struct layernorm
     shape compute_shape(const std::vector<shape>& inputs) const
     {
         check_shapes cs{inputs, *this};
-        cs.has(1).not_tuple().static_only();
+        cs.has_between(1, 3).not_tuple().static_only();
         const auto& x = inputs[0];
         if(x.type() != shape::float_type and x.type() != shape::half_type)
             cs.fail("expects float or half");
         if(x.lens().empty() or x.lens().back() == 0)
             cs.fail("expects a non-empty last axis");
+        for(std::size_t i = 1; i < inputs.size(); i++)
+        {
+            const auto& a = inputs[i];
+            if(a.type() != x.type() or a.lens() != x.lens())
+                cs.fail("expects its scale and shift with the input's type and lens");
+            for(std::size_t d = 0; d + 1 < a.lens().size(); d++)
+                if(a.strides()[d] != 0 and a.lens()[d] != 1)
+                    cs.fail("expects a scale and shift that vary along the last axis only");
+        }
         return {x.type(), x.lens()};
     }
 
@@ -41,6 +53,11 @@ struct layernorm
         std::size_t cols = output_shape.lens().back();
         std::size_t rows = output_shape.elements() / cols;
         auto x           = args[0].to_vector<float>(); // in standard order
+        std::vector<float> scale, shift;
+        if(args.size() > 1)
+            scale = args[1].to_vector<float>();
+        if(args.size() > 2)
+            shift = args[2].to_vector<float>();
         std::vector<float> y(x.size());
         for(std::size_t r = 0; r < rows; r++)
         {
@@ -53,7 +70,14 @@ struct layernorm
                 var += (row[c] - mean) * (row[c] - mean);
             float inv = 1.0f / std::sqrt(var / static_cast<float>(cols) + epsilon);
             for(std::size_t c = 0; c < cols; c++)
-                y[r * cols + c] = (row[c] - mean) * inv;
+            {
+                auto i = r * cols + c;
+                y[i]   = (row[c] - mean) * inv;
+                if(not scale.empty())
+                    y[i] *= scale[i];
+                if(not shift.empty())
+                    y[i] += shift[i];
+            }
         }
         result.visit([&](auto out) {
             using T = typename decltype(out)::value_type;

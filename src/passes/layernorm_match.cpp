@@ -77,5 +77,55 @@ std::optional<layernorm_match> match_layernorm(instruction_ref mean)
     return layernorm_match{x, y, *eps};
 }
 
+namespace {
+
+/// Whether v holds one value per position of y's last axis: y's lens and type, every other dim
+/// broadcast.
+bool along_last_axis(instruction_ref v, instruction_ref y)
+{
+    const auto& s = v->get_shape();
+    const auto& t = y->get_shape();
+    if(s.dynamic() or s.lens() != t.lens() or s.type() != t.type() or s.lens().empty())
+        return false;
+    for(std::size_t d = 0; d + 1 < s.lens().size(); d++)
+        if(s.strides()[d] != 0 and s.lens()[d] != 1)
+            return false;
+    return true;
+}
+
+/// The operand of the binary op `op` other than `x`, where it lies along y's last axis.
+std::optional<instruction_ref> other_operand(instruction_ref op, instruction_ref x, instruction_ref y)
+{
+    if(op->inputs().size() != 2 or (op->inputs()[0] == x) == (op->inputs()[1] == x))
+        return std::nullopt;
+    auto v = op->inputs()[0] == x ? op->inputs()[1] : op->inputs()[0];
+    if(not along_last_axis(v, y))
+        return std::nullopt;
+    return v;
+}
+
+} // namespace
+
+std::optional<layernorm_affine> match_layernorm_affine(instruction_ref y)
+{
+    auto mul = sole_user(y);
+    if(mul == instruction_ref{} or mul->name() != "mul")
+        return std::nullopt;
+    auto scale = other_operand(mul, y, y);
+    if(not scale)
+        return std::nullopt;
+    layernorm_affine a{*scale, std::nullopt, mul};
+    auto add = sole_user(mul);
+    if(add != instruction_ref{} and add->name() == "add")
+    {
+        if(auto shift = other_operand(add, mul, y))
+        {
+            a.shift = *shift;
+            a.out   = add;
+        }
+    }
+    return a;
+}
+
 
 } // namespace migraphx

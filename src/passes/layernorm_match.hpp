@@ -20,6 +20,19 @@ struct layernorm_match
 /// within the pattern).
 std::optional<layernorm_match> match_layernorm(instruction_ref mean);
 
+/// The scale and shift a layer norm's output `y` goes through next: mul(y, scale), then
+/// add(that, shift), either operand order, where scale and shift hold one value per position of
+/// the last axis (their other dims broadcast: stride 0 or length 1) and have y's type. `out` is
+/// the add, or the mul where no such add follows; y and the mul are used only there.
+struct layernorm_affine
+{
+    instruction_ref scale;
+    std::optional<instruction_ref> shift;
+    instruction_ref out;
+};
+
+std::optional<layernorm_affine> match_layernorm_affine(instruction_ref y);
+
 } // namespace migraphx
 
 #endif

@@ -1,5 +1,6 @@
-// cpu::fuse_layernorm / cpu::layernorm: the importer's nine-op layer norm becomes one kernel with
-// ref's results; a near miss of the pattern is left alone.
+// cpu::fuse_layernorm / cpu::layernorm: the importer's nine-op layer norm, and the scale and shift
+// after it, become one kernel with ref's results; a near miss of the pattern is left alone.
+#include <migraphx/generate.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
@@ -11,7 +12,7 @@ namespace {
 
 // The ONNX importer's LayerNormalization over the last axis of x (or a look-alike when
 // `square_other` makes the variance use another tensor).
-migraphx::program layer_norm(bool transposed_input, bool square_other)
+migraphx::program layer_norm(bool transposed_input, bool square_other, bool affine = false)
 {
     migraphx::program p;
     auto* m = p.get_main_module();
@@ -30,7 +31,14 @@ migraphx::program layer_norm(bool transposed_input, bool square_other)
     auto eps  = m->add_instruction(make_op("multibroadcast", {{"out_lens", var->get_shape().lens()}}),
                                   m->add_literal(migraphx::literal{1e-5f}));
     auto inv  = m->add_instruction(make_op("rsqrt"), m->add_instruction(make_op("add"), var, eps));
-    m->add_return({m->add_instruction(make_op("mul"), d, bc(inv))});
+    auto y = m->add_instruction(make_op("mul"), d, bc(inv));
+    if(affine) // a trained model's scale and shift, one value per position of the last axis
+    {
+        auto g = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {40}}, 5));
+        auto b = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {40}}, 6));
+        y      = m->add_instruction(make_op("add"), m->add_instruction(make_op("mul"), bc(g), y), bc(b));
+    }
+    m->add_return({y});
     return p;
 }
 
@@ -49,6 +57,15 @@ TEST(cpu_layernorm_kernel, pattern_becomes_one_kernel)
     }
 }
 
+TEST(cpu_layernorm_kernel, scale_and_shift_join_the_kernel)
+{
+    MIGX_REQUIRE_CPU();
+    auto cpu   = migx_test::expect_cpu_matches_ref(layer_norm(false, false, true), 1e-4, 1e-5);
+    auto names = migx_test::op_names(*cpu.get_main_module());
+    EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::layernorm"), 1);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::pointwise"), 0) << cpu;
+}
+
 TEST(cpu_layernorm_kernel, near_miss_is_left_alone)
 {
     MIGX_REQUIRE_CPU();
@@ -63,4 +80,8 @@ TEST(cpu_layernorm_kernel, bad_input_is_an_exception)
     auto op = migraphx::make_op("cpu::layernorm");
     EXPECT_THROW(op.compute_shape({shape{shape::float_type, {2, 0}}}), migraphx::exception);
     EXPECT_THROW(op.compute_shape({shape{shape::half_type, {2, 3}}}), migraphx::exception);
+    shape x{shape::float_type, {2, 3}};
+    EXPECT_NO_THROW(op.compute_shape({x, shape{shape::float_type, {2, 3}, {0, 1}}}));
+    EXPECT_THROW(op.compute_shape({x, shape{shape::float_type, {2, 3}, {1, 0}}}), migraphx::exception); // per row
+    EXPECT_THROW(op.compute_shape({x, x, x, x}), migraphx::exception);
 }

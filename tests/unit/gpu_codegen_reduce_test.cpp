@@ -144,6 +144,40 @@ TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
     }
 }
 
+TEST(gpu_codegen_reduce, layernorm_scale_and_shift_in_the_same_kernel)
+{
+    // BERT's trained LayerNorm weights: one value a column, broadcast over the rows
+    shape h768{shape::half_type, {64, 128, 768}}, col{shape::half_type, {64, 128, 768}, {0, 0, 1}};
+    auto k = gpu::generate_layernorm(1e-12f, h768, h768, {col, col});
+    ASSERT_TRUE(k.has_value());
+    // read as 16-byte vectors on the register path (their pointers checked for alignment too)
+    EXPECT_NE(k->source.find("a1.w = reinterpret_cast<const uint4*>(x1)[c];"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("a2.w = reinterpret_cast<const uint4*>(x2)[c];"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("| (unsigned long long)(const void*)x1 | (unsigned long long)(const void*)x2)"),
+              std::string::npos)
+        << k->source;
+    EXPECT_NE(k->source.find("u.e[k] = f2h((((h2f(p.e[k]) - m) * r * h2f(a1.e[k])) + h2f(a2.e[k])));"),
+              std::string::npos)
+        << k->source;
+    // and element by element on the generic path
+    EXPECT_NE(k->source.find("* r * h2f(x1[e * 1u])) + h2f(x2[e * 1u])"), std::string::npos) << k->source;
+    expect_compiles(*k);
+    // a scale alone; a scale read at a stride of 2 (no vectors: element by element on both paths)
+    shape f{shape::float_type, {4, 256}}, fcol{shape::float_type, {4, 256}, {0, 1}},
+        f2{shape::float_type, {4, 256}, {0, 2}};
+    auto ks = gpu::generate_layernorm(1e-5f, f, f, {fcol});
+    ASSERT_TRUE(ks.has_value());
+    EXPECT_EQ(ks->source.find("x2"), std::string::npos);
+    expect_compiles(*ks);
+    auto kt = gpu::generate_layernorm(1e-5f, f, f, {f2, fcol});
+    ASSERT_TRUE(kt.has_value());
+    EXPECT_NE(kt->source.find("x1[(c * 4u + k) * 2u]"), std::string::npos) << kt->source;
+    expect_compiles(*kt);
+    // not along the last axis, or another type: no kernel
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, f, f, {shape{shape::float_type, {4, 256}, {1, 0}}}).has_value());
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, f, f, {col}).has_value());
+}
+
 TEST(gpu_codegen_reduce, generic_path_only_where_rows_are_no_vectors)
 {
     auto generic = [](const std::optional<gpu::kernel_source>& k) {

@@ -1,8 +1,10 @@
-// gpu::fuse_layernorm: the importer's LayerNormalization runs as one layernorm_kernel (before:
-// two reduce_mean and four pointwise kernels), with ref's results, float and half.
+// gpu::fuse_layernorm: the importer's LayerNormalization runs as one layernorm_kernel, its scale and
+// shift included (before: two reduce_mean and four pointwise kernels, then a mul_add kernel), with
+// ref's results, float and half.
 #include "gpu_test_util.hpp"
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
+#include <algorithm>
 #include <sstream>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "passes/pass_manager.hpp"
@@ -55,7 +57,20 @@ TEST(gpu_fuse_layernorm_no_device, pattern_becomes_one_kernel)
             EXPECT_NE(tx.find("symbol_name=layernorm_kernel"), std::string::npos) << tx;
             EXPECT_EQ(tx.find("reduce_mean"), std::string::npos) << tx;
             EXPECT_EQ(tx.find("rsqrt"), std::string::npos) << tx;
+            // the scale and shift are the kernel's inputs 1 and 2, not a kernel after it
+            EXPECT_EQ(tx.find("mul_add"), std::string::npos) << tx;
+            auto open = tx.find("](", tx.find("symbol_name=layernorm_kernel")) + 2;
+            auto args = tx.substr(open, tx.find(')', open) - open);
+            EXPECT_EQ(std::count(args.begin(), args.end(), ','), 3) << args; // x, scale, shift, output
         }
+}
+
+TEST(gpu_fuse_layernorm_no_device, before_the_pass_the_scale_and_shift_are_a_kernel_of_their_own)
+{
+    setenv("MIGRAPHX_DISABLE_PASSES", "gpu::fuse_layernorm", 1);
+    auto tx = lowered(layer_norm(shape::half_type, {2, 7, 96}, true));
+    unsetenv("MIGRAPHX_DISABLE_PASSES");
+    EXPECT_NE(tx.find("mul_add"), std::string::npos) << tx;
 }
 
 TEST(gpu_fuse_layernorm_no_device, disabled_by_name)

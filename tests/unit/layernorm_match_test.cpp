@@ -1,5 +1,7 @@
 // passes/layernorm_match: the importer's LayerNormalization (without scale and shift) is found
-// in float and half, with or without the epsilon add; a near miss is not.
+// in float and half, with or without the epsilon add; a near miss is not. The scale and shift after
+// it (match_layernorm_affine) in either operand order, not a scale per row.
+#include <migraphx/generate.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
@@ -67,4 +69,60 @@ TEST(layernorm_match, near_misses_are_not_matched)
     EXPECT_FALSE(migraphx::match_layernorm(b.mean).has_value());
     auto c = layer_norm(shape::float_type, true);
     EXPECT_FALSE(migraphx::match_layernorm(c.y).has_value()); // not a reduce_mean
+}
+
+namespace {
+
+/// b's normalized y, then y * scale [+ shift] (operands in either order); scale and shift one value
+/// per column, or (`per_row`) one per row.
+migraphx::instruction_ref with_affine(built& b, bool shift, bool swapped, bool per_row = false)
+{
+    auto* m   = b.p.get_main_module();
+    auto ret  = std::prev(m->end()); // the new instructions go before the return
+    auto lens = b.y->get_shape().lens();
+    auto t    = b.y->get_shape().type();
+    std::vector<std::size_t> one = per_row ? std::vector<std::size_t>{2, 5, 1} : std::vector<std::size_t>{24};
+    auto add = [&](const std::string& name, std::vector<migraphx::instruction_ref> args) {
+        return m->insert_instruction(ret, make_op(name), args);
+    };
+    auto bc = [&](int seed) {
+        return m->insert_instruction(ret, make_op("multibroadcast", {{"out_lens", lens}}),
+                                     {m->add_literal(migraphx::generate_literal(shape{t, one}, seed))});
+    };
+    auto g   = bc(1);
+    auto s   = swapped ? add("mul", {g, b.y}) : add("mul", {b.y, g});
+    auto out = s;
+    if(shift)
+    {
+        auto sh = bc(2);
+        out     = swapped ? add("add", {sh, s}) : add("add", {s, sh});
+    }
+    m->replace_return({out});
+    return out;
+}
+
+} // namespace
+
+TEST(layernorm_match, scale_and_shift_after_it_in_either_operand_order)
+{
+    for(bool shift : {true, false})
+        for(bool swapped : {true, false})
+        {
+            auto b   = layer_norm(shape::half_type, true);
+            auto out = with_affine(b, shift, swapped);
+            auto a   = migraphx::match_layernorm_affine(b.y);
+            ASSERT_TRUE(a.has_value()) << shift << swapped;
+            EXPECT_EQ(a->out, out);
+            EXPECT_EQ(a->shift.has_value(), shift);
+            EXPECT_EQ(a->scale->name(), "multibroadcast");
+        }
+}
+
+TEST(layernorm_match, a_scale_per_row_or_a_second_reader_is_not_an_affine)
+{
+    auto b = layer_norm(shape::float_type, true);
+    with_affine(b, true, false, true);
+    EXPECT_FALSE(migraphx::match_layernorm_affine(b.y).has_value());
+    auto c = layer_norm(shape::float_type, true); // y is returned: no mul after it
+    EXPECT_FALSE(migraphx::match_layernorm_affine(c.y).has_value());
 }

@@ -49,3 +49,43 @@ TEST(ops_layernorm, bad_inputs_throw)
     auto z = m->add_parameter("z", shape{shape::float_type, {2, 0}});
     EXPECT_THROW(m->add_instruction(make_op("layernorm"), z), migraphx::exception);
 }
+
+TEST(ops_layernorm, scale_and_shift_along_the_last_axis)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 4}});
+    auto g  = m->add_parameter("g", shape{shape::float_type, {4}});
+    auto b  = m->add_parameter("b", shape{shape::float_type, {4}});
+    auto bc = [&](migraphx::instruction_ref v) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4}}}), v);
+    };
+    auto y  = m->add_instruction(make_op("layernorm", {{"epsilon", 0.5f}}), x, bc(g), bc(b));
+    auto ys = m->add_instruction(make_op("layernorm", {{"epsilon", 0.5f}}), x, bc(g));
+    m->add_return({y, ys});
+    p.compile(migraphx::ref::target{});
+    std::vector<float> xv = {1, 2, 3, 6, -1, -1, -1, -1}, gv = {2, -1, 3, 0.5f}, bv = {1, 0, -2, 4};
+    auto r = p.eval({{"x", migraphx::argument{shape{shape::float_type, {2, 4}}, xv.data()}},
+                     {"g", migraphx::argument{shape{shape::float_type, {4}}, gv.data()}},
+                     {"b", migraphx::argument{shape{shape::float_type, {4}}, bv.data()}}});
+    std::vector<float> norm = {-1, -0.5f, 0, 1.5f, 0, 0, 0, 0}; // as in the first test
+    auto both = r[0].to_vector<float>(), scaled = r[1].to_vector<float>();
+    for(std::size_t i = 0; i < norm.size(); i++)
+    {
+        EXPECT_NEAR(both[i], norm[i] * gv[i % 4] + bv[i % 4], 1e-6) << i;
+        EXPECT_NEAR(scaled[i], norm[i] * gv[i % 4], 1e-6) << i;
+    }
+}
+
+TEST(ops_layernorm, a_scale_that_varies_along_another_axis_throws)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 4}});
+    auto g  = m->add_parameter("g", shape{shape::float_type, {2, 1}});
+    auto gb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4}}}), g); // one value a row
+    EXPECT_THROW(m->add_instruction(make_op("layernorm"), x, gb), migraphx::exception);
+    auto h = m->add_parameter("h", shape{shape::half_type, {2, 4}});
+    EXPECT_THROW(m->add_instruction(make_op("layernorm"), x, h), migraphx::exception); // another type
+    EXPECT_THROW(m->add_instruction(make_op("layernorm"), x, x, x, x), migraphx::exception);
+}

@@ -11,8 +11,9 @@ namespace migraphx {
 namespace cpu {
 namespace {
 
+/// A row's normalized values, times scale[i] and plus shift[i] where given (nullptr: none).
 __attribute__((target_clones("avx2", "default"))) void
-normalize_row(const float* x, float* y, std::int64_t n, float eps)
+normalize_row(const float* x, float* y, std::int64_t n, float eps, const float* scale, const float* shift)
 {
     float sum = 0;
     for(std::int64_t i = 0; i < n; i++)
@@ -25,8 +26,27 @@ normalize_row(const float* x, float* y, std::int64_t n, float eps)
         sq += d * d;
     }
     float inv = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
-    for(std::int64_t i = 0; i < n; i++)
-        y[i] = (x[i] - mean) * inv;
+    if(scale == nullptr)
+        for(std::int64_t i = 0; i < n; i++)
+            y[i] = (x[i] - mean) * inv;
+    else if(shift == nullptr)
+        for(std::int64_t i = 0; i < n; i++)
+            y[i] = (x[i] - mean) * inv * scale[i];
+    else
+        for(std::int64_t i = 0; i < n; i++)
+            y[i] = (x[i] - mean) * inv * scale[i] + shift[i];
+}
+
+/// Whether a is a float scale or shift for x: x's lens, one value per position of the last axis
+/// (unit stride there), every other dim broadcast.
+bool column_values(const shape& a, const shape& x)
+{
+    if(a.type() != shape::float_type or a.lens() != x.lens() or a.strides().back() != 1)
+        return false;
+    for(std::size_t d = 0; d + 1 < a.lens().size(); d++)
+        if(a.strides()[d] != 0 and a.lens()[d] != 1)
+            return false;
+    return true;
 }
 
 } // namespace
@@ -34,9 +54,14 @@ normalize_row(const float* x, float* y, std::int64_t n, float eps)
 shape layernorm_kernel::compute_shape(const std::vector<shape>& all) const
 {
     auto in = own_inputs(all, planned);
-    if(in.size() != 1 or in[0].type() != shape::float_type or not in[0].standard() or in[0].lens().empty() or
-       in[0].lens().back() == 0)
-        MIGRAPHX_THROW("cpu::layernorm: expects one standard float tensor with a non-empty last axis");
+    if(in.empty() or in.size() > 3 or in[0].type() != shape::float_type or not in[0].standard() or
+       in[0].lens().empty() or in[0].lens().back() == 0)
+        MIGRAPHX_THROW("cpu::layernorm: expects one standard float tensor with a non-empty last axis (and maybe "
+                       "its scale and shift)");
+    for(std::size_t i = 1; i < in.size(); i++)
+        if(not column_values(in[i], in[0]))
+            MIGRAPHX_THROW("cpu::layernorm: expects a float scale and shift with one value per position of the "
+                           "last axis");
     return planned_shape(name(), in[0], all, planned);
 }
 
@@ -47,9 +72,12 @@ argument layernorm_kernel::compute(const shape& out, const std::vector<argument>
     auto* y         = reinterpret_cast<float*>(result.data());
     auto cols       = static_cast<std::int64_t>(out.lens().back());
     auto rows       = static_cast<std::int64_t>(out.elements()) / cols;
+    auto own        = own_inputs(args, planned);
+    const auto* scale = own.size() > 1 ? reinterpret_cast<const float*>(own[1].data()) : nullptr;
+    const auto* shift = own.size() > 2 ? reinterpret_cast<const float*>(own[2].data()) : nullptr;
 #pragma omp parallel for schedule(static) if(rows * cols > 16384)
     for(std::int64_t r = 0; r < rows; r++)
-        normalize_row(x + r * cols, y + r * cols, cols, epsilon);
+        normalize_row(x + r * cols, y + r * cols, cols, epsilon, scale, shift);
     return result;
 }
 
@@ -65,7 +93,18 @@ void fuse_layernorm::apply(module& m) const
         auto x = found->x;
         if(not x->get_shape().standard())
             x = m.insert_instruction(found->y, make_op("contiguous"), {x});
-        m.replace_instruction(found->y, operation{layernorm_kernel{found->epsilon}}, {x});
+        // The scale and shift after it in the same pass over the row (a trained model's weights).
+        auto a = match_layernorm_affine(found->y);
+        if(a and column_values(a->scale->get_shape(), x->get_shape()) and
+           (not a->shift or column_values((*a->shift)->get_shape(), x->get_shape())))
+        {
+            std::vector<instruction_ref> args{x, a->scale};
+            if(a->shift)
+                args.push_back(*a->shift);
+            m.replace_instruction(a->out, operation{layernorm_kernel{found->epsilon}}, args);
+        }
+        else
+            m.replace_instruction(found->y, operation{layernorm_kernel{found->epsilon}}, {x});
     }
 }
 

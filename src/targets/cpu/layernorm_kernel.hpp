@@ -11,7 +11,9 @@ namespace migraphx {
 namespace cpu {
 
 /// (x - mean) / sqrt(var + epsilon) over the last axis of a standard float tensor, one pass per
-/// row (the ONNX importer spells it as nine ops: two reductions and their pointwise glue).
+/// row (the ONNX importer spells it as nine ops: two reductions and their pointwise glue); with a
+/// second and third input, times a scale and plus a shift (one value per position of the last
+/// axis, unit stride there, broadcast over the rows: LayerNormalization's weights).
 struct layernorm_kernel
 {
     float epsilon = 1e-5f;
@@ -31,8 +33,9 @@ struct layernorm_kernel
     argument compute(const shape& out, const std::vector<argument>& args) const;
 };
 
-/// Finds mean/sub/square/mean/add-epsilon/rsqrt/mul over the last axis and makes it one
-/// cpu::layernorm. Runs before the reductions are lowered.
+/// Finds mean/sub/square/mean/add-epsilon/rsqrt/mul over the last axis, and the scale and shift
+/// after it (passes/layernorm_match.hpp), and makes them one cpu::layernorm. Runs before the
+/// reductions are lowered.
 struct fuse_layernorm
 {
     std::string name() const { return "cpu::fuse_layernorm"; }

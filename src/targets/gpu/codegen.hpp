@@ -56,8 +56,11 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out);
 
 /// layernorm (ops/layernorm.cpp: (x - mean) / sqrt(var + epsilon) over the last axis) of `in`
-/// (any strides) into the standard `out`; one group of threads a row, in float.
-std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out);
+/// (any strides) into the standard `out`; one group of threads a row, in float. `affine`: none, the
+/// scale, or the scale and the shift (in's lens and type, varying along the last axis only), the
+/// kernel's inputs 1 and 2, applied in float before the one rounding.
+std::optional<kernel_source>
+generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine = {});
 
 /// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm. The input
 /// at any strides, the output packed in any layout (standard or NHWC), walked in memory order.

@@ -7,6 +7,7 @@
 // registers for all the passes and stores 16-byte vectors; taken when the pointers are 16-byte
 // aligned at run time, the generic loop otherwise.
 #include "targets/gpu/codegen.hpp"
+#include <algorithm>
 #include <sstream>
 
 namespace migraphx {
@@ -301,17 +302,20 @@ std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std
     return r;
 }
 
-/// The register path's frame: when x0 and y are 16-byte aligned, a loop over the block's rows
+/// The register path's frame: when x0, y and the pointers `also_aligned` are 16-byte aligned, a loop over the block's rows
 /// (blockDim.x / g of them, the loop uniform over the block, a lane of a row past the last idle
 /// but taking part in the reductions) with the row's offsets, `live` (the row exists), `rlane`,
 /// and `body`; then the kernel returns.
 std::string register_frame(const register_rows& r, std::size_t axis, const shape& in, const shape& out,
-                           const std::string& body)
+                           const std::string& body, const std::vector<std::string>& also_aligned = {})
 {
     std::ostringstream ss;
     ss << "    // register path: a row a group of " << r.g << " lanes, " << r.per_lane << " vector(s) of " << r.v
        << " a lane, held in registers, when x0 and y are 16-byte aligned\n";
-    ss << "    if((((unsigned long long)(const void*)x0 | (unsigned long long)(const void*)y) & 15ull) == 0ull)\n    {\n";
+    ss << "    if((((unsigned long long)(const void*)x0 | (unsigned long long)(const void*)y";
+    for(const auto& p : also_aligned)
+        ss << " | (unsigned long long)(const void*)" << p;
+    ss << ") & 15ull) == 0ull)\n    {\n";
     ss << "        constexpr unsigned RG = " << r.g << ", NV = " << r.nv << ", PL = " << r.per_lane
        << ", FULL = NV / RG;\n";
     ss << "        const unsigned rlane = threadIdx.x % RG;\n";
@@ -361,7 +365,7 @@ std::string store_vector(const shape& out, unsigned v, const std::string& e)
 }
 
 axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::size_t axis, const shape& in,
-                          const shape& out, const std::string& fast = "")
+                          const shape& out, const std::string& fast = "", const std::vector<shape>& more = {})
 {
     axis_rows r;
     r.len  = in.lens()[axis];
@@ -369,7 +373,14 @@ axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::
     r.g    = group_size(r.len);
     r.oa   = out.strides()[axis];
     r.x    = load(in, "x0[base + e * " + std::to_string(in.strides()[axis]) + "u]");
-    ss << head(name, {storage(in)}, storage(out), {in, out}, r.g, r.rows, fast);
+    std::vector<std::string> types{storage(in)};
+    std::vector<shape> all{in, out};
+    for(const auto& m : more)
+    {
+        types.push_back(storage(m));
+        all.push_back(m);
+    }
+    ss << head(name, types, storage(out), all, r.g, r.rows, fast);
     ss << row_offsets(axis, in, out, 0);
     return r;
 }
@@ -439,15 +450,38 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
     return finish_rows(name, ss.str(), r);
 }
 
-std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, const shape& out)
+std::optional<kernel_source>
+generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine)
 {
     if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
-       in.lens().empty() or in.elements() == 0)
+       in.lens().empty() or in.elements() == 0 or affine.size() > 2)
         return std::nullopt;
+    auto axis = in.lens().size() - 1;
+    for(const auto& a : affine)
+    {
+        if(a.type() != in.type() or a.lens() != in.lens())
+            return std::nullopt;
+        for(std::size_t d = 0; d < axis; d++)
+            if(a.strides()[d] != 0 and a.lens()[d] != 1)
+                return std::nullopt;
+    }
     std::string name = "layernorm_kernel";
-    auto axis        = in.lens().size() - 1;
     auto reg         = plan_register_rows(axis, in, out);
     auto eps         = detail::float_literal(epsilon);
+    // The scale (x1) and shift (x2) of column `col` (an expression), as float.
+    auto affine_of = [&](const std::string& normalized, const std::string& col) {
+        std::string e = normalized;
+        for(std::size_t i = 0; i < affine.size(); i++)
+            e = "(" + e + (i == 0 ? " * " : " + ") +
+                load(affine[i], "x" + std::to_string(i + 1) + "[" + col + " * " +
+                                    std::to_string(affine[i].strides()[axis]) + "u]") +
+                ")";
+        return e;
+    };
+    // The register path reads a contiguous scale and shift as 16-byte vectors too.
+    bool affine_vectors = std::all_of(affine.begin(), affine.end(), [&](const shape& a) {
+        return a.strides()[axis] == 1 or a.lens()[axis] == 1;
+    });
     std::string fast;
     if(reg)
     {
@@ -478,11 +512,32 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
                           "; k++)\n                    {\n                        const float d = " + val +
                           " - m;\n                        q += d * d;\n                    }\n");
         b << "            const float r = rsqrtf(row_reduce<RG>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
-        b << lane_vectors(unpack + store_vector(out, reg->v, "(" + val + " - m) * r"));
-        fast = register_frame(*reg, axis, in, out, b.str());
+        std::string result = "(" + val + " - m) * r";
+        std::string affine_loads;
+        std::vector<std::string> aligned;
+        for(std::size_t i = 0; i < affine.size(); i++)
+        {
+            auto xi = "x" + std::to_string(i + 1);
+            auto ai = "a" + std::to_string(i + 1);
+            if(affine_vectors and affine[i].lens()[axis] != 1)
+            {
+                affine_loads += "                    union { uint4 w; " + storage(in) + " e[" + vs + "]; } " + ai +
+                                ";\n                    " + ai + ".w = reinterpret_cast<const uint4*>(" + xi +
+                                ")[c];\n";
+                result = "(" + result + (i == 0 ? " * " : " + ") + load(in, ai + ".e[k]") + ")";
+                aligned.push_back(xi);
+            }
+            else
+                result = "(" + result + (i == 0 ? " * " : " + ") +
+                         load(affine[i], xi + "[(c * " + vs + "u + k) * " +
+                                             std::to_string(affine[i].strides()[axis]) + "u]") +
+                         ")";
+        }
+        b << lane_vectors(unpack + affine_loads + store_vector(out, reg->v, result));
+        fast = register_frame(*reg, axis, in, out, b.str(), aligned);
     }
     std::ostringstream ss;
-    auto r           = begin_axis_rows(ss, name, axis, in, out, fast);
+    auto r           = begin_axis_rows(ss, name, axis, in, out, fast, affine);
     r.reg            = reg;
     auto len         = r.len;
     const auto& x    = r.x;
@@ -496,12 +551,14 @@ std::optional<kernel_source> generate_layernorm(float epsilon, const shape& in, 
     ss << "            const float d = " << x << " - m;\n            q += d * d;\n        }\n";
     ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
-    ss << "            y[obase + e * " << r.oa << "u] = " << store(out, "(" + x + " - m) * r") << ";\n";
+    ss << "            y[obase + e * " << r.oa << "u] = " << store(out, affine_of("(" + x + " - m) * r", "e")) << ";\n";
     ss << "    }\n}\n";
     auto src = ss.str();
     if(reg and in.type() == shape::half_type and reg->g <= 32 and reg->per_lane <= 4)
     {
         // 8 blocks of 256 an SM (32 registers a thread) for the packed rows.
+        // With a scale and shift ptxas keeps it there by spilling 52 bytes a thread (40 registers
+        // without the cap); not measured against 6 blocks of 40 yet.
         auto at = src.find("__global__ void " + name);
         if(at != std::string::npos)
             src.insert(at + std::string("__global__ void ").size(), "__launch_bounds__(256, 8) ");

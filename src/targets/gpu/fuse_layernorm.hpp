@@ -9,7 +9,8 @@ namespace gpu {
 
 /// The ONNX importer's LayerNormalization (passes/layernorm_match.hpp), float or half, becomes
 /// one `layernorm` op, which lowering runs as one generated kernel (two reductions and four
-/// pointwise kernels before). Runs before fuse_pointwise, which would merge the pattern's
+/// pointwise kernels before), with the scale and shift that follow it as the op's second and third
+/// inputs (passes/layernorm_match.hpp: match_layernorm_affine). Runs before fuse_pointwise, which would merge the pattern's
 /// pointwise ops away. MIGRAPHX_DISABLE_PASSES=gpu::fuse_layernorm turns it off.
 struct fuse_layernorm
 {

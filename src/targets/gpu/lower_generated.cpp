@@ -60,8 +60,9 @@ std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
         return generate_depthwise(depthwise_spec_of(v, in[0], in[1], out));
     if(n.rfind("reduce_", 0) == 0 and in.size() == 1)
         return generate_reduce(n.substr(7), in[0], out);
-    if(n == "layernorm" and in.size() == 1)
-        return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()), in[0], out);
+    if(n == "layernorm" and not in.empty() and in.size() <= 3)
+        return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()), in[0], out,
+                                  std::vector<shape>(in.begin() + 1, in.end()));
     if((n == "softmax" or n == "logsoftmax") and in.size() == 1)
         return generate_softmax(n == "logsoftmax", axis_of(v, out.lens().size()), in[0], out);
     if(n == "pooling" and in.size() == 1)
