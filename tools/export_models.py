@@ -113,11 +113,17 @@ class BertEncoder(nn.Module):
         self.pos = nn.Embedding(seq, d)
         self.ln = nn.LayerNorm(d)
         self.layers = nn.ModuleList([EncoderLayer(d, heads, ffn) for _ in range(layers)])
+        # Biases and LayerNorm scales and shifts drawn around their initial values, as a trained
+        # model has them: at exactly 0 and 1 an engine's simplifier removes them and the model is
+        # lighter than any real one.
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):
                 nn.init.normal_(m.weight, std=0.02)
             if isinstance(m, nn.Linear):
-                nn.init.zeros_(m.bias)
+                nn.init.normal_(m.bias, std=0.02)
+            if isinstance(m, nn.LayerNorm):
+                nn.init.normal_(m.weight, mean=1.0, std=0.1)
+                nn.init.normal_(m.bias, std=0.1)
 
     def forward(self, input_ids, attention_mask):
         positions = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
