@@ -12,6 +12,9 @@
 #   perf     migraphx-driver perf --gpu $PERF_FLAGS (default --fp16) per-instruction reports ($PERF_MODELS, default
 #            "resnet50:1 resnet50:32"; exported first where missing; PERF_FULL=1 keeps every line)
 #   python   tools/gpu/python_gpu_check.sh (the Python module built there; spec programs on gpu)
+#   firstuse tools/gpu/conv_first_use.cpp (built into the install by make_install.sh): each legacy
+#            cuDNN algorithm's first use in a fresh process on the fp32 ResNet-50 problems whose
+#            loaded checks were slow (bench/results/2026-12-04-session20.md), and a fast one
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -51,6 +54,10 @@ for s in ${STEPS:-unit export bench}; do
             [ "${PERF_FULL:-0}" = 1 ] && cp /tmp/perf_full.log $OUT/perf_${m%:*}_b${m#*:}_full.log
           done ;;
     python) INST=${INST:-install-gpu} bash tools/gpu/python_gpu_check.sh ;;
+    firstuse) for prob in "1 3 224 224 64 7 7 3 2" "1 256 28 28 256 3 3 1 2" "1 2048 7 7 512 1 1 0 1" \
+                          "1 64 56 56 64 3 3 1 1"; do
+                for a in 0 1 2 3 4 5 6 7; do echo "$prob: $(timeout 20 $inst/bin/conv_first_use $prob $a)"; done
+              done > $OUT/first_use.txt 2>&1 ;;
   esac
 done
 true

@@ -23,6 +23,11 @@ for exe in tests/migx_unit_tests tests/unit/migx_unit_tests bench/migx_gpu_bench
            tests/serialize/mxr_load_time tests/server/migx_server_grpc_client; do
   [ -f "$build/$exe" ] && cp "$build/$exe" "$prefix/bin/"
 done
+# The cuDNN first-use probe (tools/gpu/conv_first_use.cpp; standalone, CUDA and cuDNN only)
+if [ -f /usr/local/cuda/include/cudnn.h ]; then
+  g++ -O2 -std=c++17 tools/gpu/conv_first_use.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcudnn -lcudart \
+      -o "$prefix/bin/conv_first_use"
+fi
 # migraphx-server (where configured): gRPC, abseil, httplib... are not on the GPU machine
 if [ -f "$prefix/bin/migraphx-server" ]; then
   ldd "$prefix/bin/migraphx-server" | awk '$3 ~ /^\/lib\/x86_64-linux-gnu\// {print $3}' |
