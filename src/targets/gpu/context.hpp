@@ -85,7 +85,7 @@ const std::string& device_identity(int device);
 std::shared_ptr<char> device_alloc(std::size_t n);
 /// A library workspace of n bytes that one op alone uses (a gemm's own, not the context's shared
 /// one): what the library zeroes in it before a call may be zeroed at the start of a replay
-/// instead, since nothing else in the graph touches it (graph_replay.cpp).
+/// instead, since nothing else in the graph touches it (graph_memsets.hpp).
 std::shared_ptr<char> own_workspace(std::size_t n);
 /// Whether p lies in a live own_workspace.
 bool in_own_workspace(const void* p);

@@ -406,7 +406,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     std::memcpy(algo.data() + 8, &p->algo_small, sizeof(p->algo_small));
     // A small workspace of its own: cuBLASLt zeroes a counter in it before each call of some
     // kernels, and a replay can then do that at its start rather than between two kernels
-    // (graph_replay.cpp; MIGRAPHX_GPU_GEMM_OWN_WORKSPACE=0: the shared one).
+    // (graph_memsets.hpp; MIGRAPHX_GPU_GEMM_OWN_WORKSPACE=0: the shared one).
     constexpr std::size_t own_limit = 4u << 20;
     auto need                       = std::max(p->ws, p->ws_small);
     if(need > 0 and need <= own_limit and env_string("MIGRAPHX_GPU_GEMM_OWN_WORKSPACE") != "0")
