@@ -7,7 +7,6 @@
 // registers for all the passes and stores 16-byte vectors; taken when the pointers are 16-byte
 // aligned at run time, the generic loop otherwise.
 #include "targets/gpu/codegen.hpp"
-#include <algorithm>
 #include <sstream>
 
 namespace migraphx {
@@ -302,16 +301,19 @@ std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std
     return r;
 }
 
-/// The register path's frame: when x0, y and the pointers `also_aligned` are 16-byte aligned, a loop over the block's rows
-/// (blockDim.x / g of them, the loop uniform over the block, a lane of a row past the last idle
+/// The register path's frame: when x0, y and the pointers `also_aligned` are 16-byte aligned, a
+/// loop over the block's rows (blockDim.x / g of them, the loop uniform over the block, a lane of a row past the last idle
 /// but taking part in the reductions) with the row's offsets, `live` (the row exists), `rlane`,
 /// and `body`; then the kernel returns.
 std::string register_frame(const register_rows& r, std::size_t axis, const shape& in, const shape& out,
                            const std::string& body, const std::vector<std::string>& also_aligned = {})
 {
     std::ostringstream ss;
+    std::string also;
+    for(const auto& p : also_aligned)
+        also += ", " + p;
     ss << "    // register path: a row a group of " << r.g << " lanes, " << r.per_lane << " vector(s) of " << r.v
-       << " a lane, held in registers, when x0 and y are 16-byte aligned\n";
+       << " a lane, held in registers, when x0" << also << " and y are 16-byte aligned\n";
     ss << "    if((((unsigned long long)(const void*)x0 | (unsigned long long)(const void*)y";
     for(const auto& p : also_aligned)
         ss << " | (unsigned long long)(const void*)" << p;
@@ -478,10 +480,6 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
                 ")";
         return e;
     };
-    // The register path reads a contiguous scale and shift as 16-byte vectors too.
-    bool affine_vectors = std::all_of(affine.begin(), affine.end(), [&](const shape& a) {
-        return a.strides()[axis] == 1 or a.lens()[axis] == 1;
-    });
     std::string fast;
     if(reg)
     {
@@ -519,7 +517,7 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
         {
             auto xi = "x" + std::to_string(i + 1);
             auto ai = "a" + std::to_string(i + 1);
-            if(affine_vectors and affine[i].lens()[axis] != 1)
+            if(affine[i].strides()[axis] == 1) // 16-byte vectors, as the row's
             {
                 affine_loads += "                    union { uint4 w; " + storage(in) + " e[" + vs + "]; } " + ai +
                                 ";\n                    " + ai + ".w = reinterpret_cast<const uint4*>(" + xi +
