@@ -72,9 +72,10 @@ argument layernorm_kernel::compute(const shape& out, const std::vector<argument>
     auto* y         = reinterpret_cast<float*>(result.data());
     auto cols       = static_cast<std::int64_t>(out.lens().back());
     auto rows       = static_cast<std::int64_t>(out.elements()) / cols;
-    auto own        = own_inputs(args, planned);
-    const auto* scale = own.size() > 1 ? reinterpret_cast<const float*>(own[1].data()) : nullptr;
-    const auto* shift = own.size() > 2 ? reinterpret_cast<const float*>(own[2].data()) : nullptr;
+    // the scale and shift, where given, are inputs 1 and 2 (the planned buffer comes after them)
+    auto own          = args.size() - (planned ? 1 : 0);
+    const auto* scale = own > 1 ? reinterpret_cast<const float*>(args[1].data()) : nullptr;
+    const auto* shift = own > 2 ? reinterpret_cast<const float*>(args[2].data()) : nullptr;
 #pragma omp parallel for schedule(static) if(rows * cols > 16384)
     for(std::int64_t r = 0; r < rows; r++)
         normalize_row(x + r * cols, y + r * cols, cols, epsilon, scale, shift);
