@@ -8,6 +8,7 @@
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/graph_memsets.hpp"
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 namespace {
