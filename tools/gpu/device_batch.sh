@@ -15,6 +15,10 @@
 #   firstuse tools/gpu/conv_first_use.cpp (built into the install by make_install.sh): each legacy
 #            cuDNN algorithm's first use in a fresh process on the fp32 ResNet-50 problems whose
 #            loaded checks were slow (bench/results/2026-12-04-session20.md), and a fast one
+#   startab  fp32 ResNet-50 b1 with MIGRAPHX_CUDNN_START_MARGIN=0 (the fastest algorithm always) and the
+#            default (start_cost.hpp): .mxr load/compile each, the first-query times the search saw
+#            (MIGRAPHX_TRACE_CUDNN, algorithms kept marked), and $STARTAB_ROUNDS (default 3) rounds of
+#            migx_gpu_bench --runs 300 alternately (what the quicker starters cost a run)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -35,6 +39,14 @@ for s in ${STEPS:-unit export bench}; do
     bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
     load) for f in 0 1; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
             /tmp/gb/resnet50_b1.onnx /tmp/mxrw$f --target gpu --loads 3 --max-ratio 0.1 --fp16 $f; done ;;
+    startab) f=/tmp/gb/resnet50_b1.onnx; for m in 0 5; do mkdir -p /tmp/mxrs$m
+            step 240 env MIGRAPHX_CUDNN_START_MARGIN=$m MIGRAPHX_TIME_LOAD=2 $inst/bin/mxr_load_time $f /tmp/mxrs$m \
+              --target gpu --loads 3 --max-ratio 0.1 --fp16 0; done
+          step 180 env MIGRAPHX_TRACE_CUDNN=1 MIGRAPHX_GPU_TUNING_CACHE=off $inst/bin/migraphx-driver compile --gpu \
+            --onnx $f > /dev/null 2> /tmp/startab_trace.log
+          grep -E "first query|solution_id" /tmp/startab_trace.log > $OUT/startab_trace.txt
+          for r in $(seq ${STARTAB_ROUNDS:-3}); do for m in 0 5; do
+            step 120 env MIGRAPHX_CUDNN_START_MARGIN=$m $B $f --runs 300; done; done ;;
     int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
           [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
           for r in $(seq ${INT8_ROUNDS:-3}); do step 120 $B $f --fp16 --runs 200

@@ -2,7 +2,8 @@
 // transposed convolution). gpu::convolution: NCHW or NHWC (input and output may be strided;
 // weights standard, or KRSC for NHWC: layout_nhwc.hpp), 1-d
 // convolutions as 2-d with a trailing 1. The algorithm is measured once at finalize
-// (cudnnFindConvolutionForwardAlgorithmEx) and kept; float runs in plain FMA math (no TF32,
+// (cudnnFindConvolutionForwardAlgorithmEx) and kept (for float, one nearly as fast that starts
+// quicker where the fastest starts slowly: start_cost.hpp); float runs in plain FMA math (no TF32,
 // unless MIGRAPHX_GPU_TF32=1), half on tensor cores with float accumulation. For half,
 // finalize also times the cuDNN backend graph API's engine configurations for the same problem
 // (with conv_bias_relu's epilogue fused into the graph) and keeps whichever is fastest
@@ -15,6 +16,7 @@
 #include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
+#include "targets/gpu/start_cost.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include "serialize/op_serializer.hpp"
@@ -141,22 +143,6 @@ struct search_buffers
 /// Whether float runs in plain FP32 (no TF32 unless MIGRAPHX_GPU_TF32=1).
 bool plain_float(shape::type_t t) { return t == shape::float_type and not env_enabled("MIGRAPHX_GPU_TF32"); }
 
-/// The fastest measured algorithm that succeeded within the workspace limit (no tensor-op math
-/// for plain float); throws naming `what` when there is none.
-template <class Perf>
-const Perf& best_algorithm(const Perf* perf, int returned, bool plain, const std::string& what)
-{
-    for(int i = 0; i < returned; i++)
-    {
-        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > search_buffers::ws_limit)
-            continue;
-        if(plain and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
-            continue;
-        return perf[i];
-    }
-    MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
-}
-
 /// What a search chose for one problem.
 struct algo_choice
 {
@@ -164,6 +150,55 @@ struct algo_choice
     std::size_t memory = 0;
     cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
+
+/// The measured algorithm to keep: of those that succeeded within the workspace limit (no
+/// tensor-op math for plain float), fastest first, the fastest, or one nearly as fast that starts
+/// quicker (start_cost.hpp; start_ms by algorithm, empty: not measured); throws naming `what`
+/// when there is none.
+template <class Perf>
+const Perf& best_algorithm(const Perf* perf,
+                           int returned,
+                           bool plain,
+                           const std::string& what,
+                           const std::vector<double>& start_ms = {},
+                           const start_policy& policy      = {})
+{
+    std::vector<const Perf*> ok;
+    std::vector<timed_algorithm> timed;
+    for(int i = 0; i < returned; i++)
+    {
+        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > search_buffers::ws_limit)
+            continue;
+        if(plain and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
+            continue;
+        auto a = static_cast<std::size_t>(perf[i].algo);
+        ok.push_back(perf + i);
+        timed.push_back({perf[i].time, a < start_ms.size() ? start_ms[a] : 0.0});
+    }
+    if(ok.empty())
+        MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
+    return *ok[start_ms.empty() ? 0 : keep_algorithm(timed, policy)];
+}
+
+/// Each algorithm's first workspace query in this process, in ms (that query builds its engine:
+/// what a loaded program's check of it costs); a large number where cuDNN refuses it.
+template <class Workspace>
+std::vector<double> first_query_ms(int count, cudnnMathType_t math, Workspace workspace)
+{
+    std::vector<double> ms(count, 1e9);
+    for(int a = 0; a < count; a++)
+    {
+        algo_choice c;
+        c.algo    = a;
+        c.math    = math;
+        auto t0   = std::chrono::steady_clock::now();
+        auto st   = workspace(c, &c.memory);
+        auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if(st == CUDNN_STATUS_SUCCESS)
+            ms[a] = took;
+    }
+    return ms;
+}
 
 /// solution_id: the algorithm, plus 256 x cuDNN's math type where the type does not fix it (not
 /// plain float). A loaded program's finalize (and a tuning cache entry) gives it instead of a
@@ -269,9 +304,12 @@ algo_choice choose_algorithm(gpu_context& g,
         if(it != mem.algos.end())
             return it->second;
     }
-    auto tc        = tuning_cache::from_env();
-    auto disk_key  = "cudnn legacy algorithm (search limit " + std::to_string(search_buffers::ws_limit) +
-                    " bytes): " + keys.disk;
+    auto tc = tuning_cache::from_env();
+    // Starts are weighed for plain float only: other math types are chosen per (algorithm, math)
+    // pair, and half convolutions mostly run backend engines, whose plans a load rebuilds anyway.
+    auto policy = plain ? start_policy::from_env() : start_policy{0};
+    auto disk_key = "cudnn legacy algorithm (search limit " + std::to_string(search_buffers::ws_limit) +
+                    " bytes" + (policy.enabled() ? ", " + policy.str() : std::string{}) + "): " + keys.disk;
     std::optional<algo_choice> c;
     if(auto v = tc.read(disk_key))
     {
@@ -285,6 +323,8 @@ algo_choice choose_algorithm(gpu_context& g,
     }
     if(not c)
     {
+        // Before find, which builds every algorithm's engine: afterwards every query is quick.
+        auto start_ms = policy.enabled() ? first_query_ms(Count, CUDNN_FMA_MATH, workspace) : std::vector<double>{};
         search_buffers buf(g, inputs[0], inputs[1], out);
         Perf perf[Count];
         int returned = 0;
@@ -295,8 +335,13 @@ algo_choice choose_algorithm(gpu_context& g,
             for(int i = 0; i < returned; i++)
                 std::cerr << "cudnn: " << keys.mem << ": algorithm " << static_cast<int>(perf[i].algo) << " math "
                           << static_cast<int>(perf[i].mathType) << " status " << static_cast<int>(perf[i].status)
-                          << " " << perf[i].time << " ms, workspace " << perf[i].memory << "\n";
-        const auto& best = best_algorithm(perf, returned, plain, what);
+                          << " " << perf[i].time << " ms, workspace " << perf[i].memory
+                          << (start_ms.empty() ? std::string{}
+                                               : ", first query " +
+                                                     std::to_string(start_ms[static_cast<std::size_t>(perf[i].algo)]) +
+                                                     " ms")
+                          << "\n";
+        const auto& best = best_algorithm(perf, returned, plain, what, start_ms, policy);
         c        = algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
         // Set up as a process that reads the entry will (workspace size from cuDNN's query, as
         // for a loaded program), so that both run the very same call.
