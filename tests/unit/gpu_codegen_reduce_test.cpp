@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
 #include <migraphx/make_op.hpp>
@@ -141,6 +142,40 @@ TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
             << r.len << ": " << register_path(*kr);
         EXPECT_EQ(kr->elements, 3u * r.g) << r.len;
         expect_compiles(*kr);
+    }
+}
+
+TEST(gpu_codegen_reduce, layernorm_blocks_from_env)
+{
+    // MIGRAPHX_GPU_LAYERNORM_BLOCKS: the register cap's A/B (6 blocks of 40 registers against 8
+    // of 32 with a scale and shift), 0 without a bound; anything else is an error naming it.
+    shape h768{shape::half_type, {64, 128, 768}};
+    shape col{shape::half_type, {64, 128, 768}, {0, 0, 1}};
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", "6");
+        auto k = gpu::generate_layernorm(1e-12f, h768, h768, {col, col});
+        ASSERT_TRUE(k.has_value());
+        EXPECT_NE(k->source.find("__launch_bounds__(256, 6) layernorm_kernel"), std::string::npos) << k->source;
+        expect_compiles(*k);
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", "0");
+        auto k = gpu::generate_layernorm(1e-12f, h768, h768);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->source.find("__launch_bounds__"), std::string::npos) << k->source;
+    }
+    for(const char* bad : {"eight", "-1", "33", "6x"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", bad);
+        try
+        {
+            gpu::generate_layernorm(1e-12f, h768, h768);
+            ADD_FAILURE() << bad << " was accepted";
+        }
+        catch(const migraphx::exception& ex)
+        {
+            EXPECT_NE(std::string(ex.what()).find("MIGRAPHX_GPU_LAYERNORM_BLOCKS"), std::string::npos) << ex.what();
+        }
     }
 }
 

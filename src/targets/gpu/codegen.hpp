@@ -55,6 +55,10 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
 /// softmax / logsoftmax of `in` along `axis` (normalised) into the standard `out`.
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out);
 
+/// The layernorm kernel's half register path's __launch_bounds__ minimum of 256-thread blocks an
+/// SM: MIGRAPHX_GPU_LAYERNORM_BLOCKS (0: no bound), default 8; other values throw naming it.
+long layernorm_min_blocks();
+
 /// layernorm (ops/layernorm.cpp: (x - mean) / sqrt(var + epsilon) over the last axis) of `in`
 /// (any strides) into the standard `out`; one group of threads a row, in float. `affine`: none, the
 /// scale, or the scale and the shift (in's lens and type, varying along the last axis only), the

@@ -7,6 +7,8 @@
 // registers for all the passes and stores 16-byte vectors; taken when the pointers are 16-byte
 // aligned at run time, the generic loop otherwise.
 #include "targets/gpu/codegen.hpp"
+#include "ir/env.hpp"
+#include <migraphx/errors.hpp>
 #include <sstream>
 
 namespace migraphx {
@@ -452,6 +454,17 @@ std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const 
     return finish_rows(name, ss.str(), r);
 }
 
+long layernorm_min_blocks()
+{
+    auto s = env_string("MIGRAPHX_GPU_LAYERNORM_BLOCKS");
+    if(s.empty())
+        return 8;
+    auto v = env_level("MIGRAPHX_GPU_LAYERNORM_BLOCKS");
+    if(v < 0 or v > 32 or std::to_string(v) != s)
+        MIGRAPHX_THROW("MIGRAPHX_GPU_LAYERNORM_BLOCKS=" + s + ": expected a number of blocks from 0 to 32");
+    return v;
+}
+
 std::optional<kernel_source>
 generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine)
 {
@@ -474,10 +487,13 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
     auto affine_of = [&](const std::string& normalized, const std::string& col) {
         std::string e = normalized;
         for(std::size_t i = 0; i < affine.size(); i++)
-            e = "(" + e + (i == 0 ? " * " : " + ") +
-                load(affine[i], "x" + std::to_string(i + 1) + "[" + col + " * " +
-                                    std::to_string(affine[i].strides()[axis]) + "u]") +
-                ")";
+        {
+            // (a stream: GCC 12's -Wrestrict misfires on "literal" + std::string&& here)
+            std::ostringstream at, t;
+            at << "x" << i + 1 << "[" << col << " * " << affine[i].strides()[axis] << "u]";
+            t << "(" << e << (i == 0 ? " * " : " + ") << load(affine[i], at.str()) << ")";
+            e = t.str();
+        }
         return e;
     };
     std::string fast;
@@ -552,14 +568,17 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
     ss << "            y[obase + e * " << r.oa << "u] = " << store(out, affine_of("(" + x + " - m) * r", "e")) << ";\n";
     ss << "    }\n}\n";
     auto src = ss.str();
-    if(reg and in.type() == shape::half_type and reg->g <= 32 and reg->per_lane <= 4)
+    auto blocks = layernorm_min_blocks();
+    if(reg and in.type() == shape::half_type and reg->g <= 32 and reg->per_lane <= 4 and blocks > 0)
     {
         // 8 blocks of 256 an SM (32 registers a thread) for the packed rows.
         // With a scale and shift ptxas keeps it there by spilling 52 bytes a thread (40 registers
-        // without the cap); not measured against 6 blocks of 40 yet.
+        // without the cap); not measured against 6 blocks of 40 yet
+        // (MIGRAPHX_GPU_LAYERNORM_BLOCKS=6 is that variant, for the A/B).
         auto at = src.find("__global__ void " + name);
         if(at != std::string::npos)
-            src.insert(at + std::string("__global__ void ").size(), "__launch_bounds__(256, 8) ");
+            src.insert(at + std::string("__global__ void ").size(),
+                       "__launch_bounds__(256, " + std::to_string(blocks) + ") ");
     }
     return finish_rows(name, src, r);
 }
