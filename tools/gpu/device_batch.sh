@@ -19,6 +19,9 @@
 #            default (start_cost.hpp): .mxr load/compile each, the first-query times the search saw
 #            (MIGRAPHX_TRACE_CUDNN, algorithms kept marked), and $STARTAB_ROUNDS (default 3) rounds of
 #            migx_gpu_bench --runs 300 alternately (what the quicker starters cost a run)
+#   gap      BERT-base b64 fp16: migx_gpu_bench --runs 20 / 200 / 1000 and driver perf -n 20 / 200 on the
+#            same file, alternately (session 20: perf's total 2.665 ms against the bench's 2.93 ms:
+#            run count, clocks under sustained load, or the inputs?)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -47,6 +50,10 @@ for s in ${STEPS:-unit export bench}; do
           grep -E "first query|solution_id" /tmp/startab_trace.log > $OUT/startab_trace.txt
           for r in $(seq ${STARTAB_ROUNDS:-3}); do for m in 0 5; do
             step 120 env MIGRAPHX_CUDNN_START_MARGIN=$m $B $f --runs 300; done; done ;;
+    gap) f=/tmp/gb/bert_b64.onnx; [ -f $f ] || step 200 $PY tools/gpu/export_bench_models.py /tmp/gb bert:64
+          for r in 1 2; do for n in 20 200 1000; do step 120 $B $f --fp16 --runs $n; done
+            for n in 20 200; do timeout 180 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n $n 2>&1 \
+              | grep -E "^(Total time|Rate)" | sed "s/^/perf -n $n: /" >> $L; done; done ;;
     int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
           [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
           for r in $(seq ${INT8_ROUNDS:-3}); do step 120 $B $f --fp16 --runs 200
