@@ -76,15 +76,6 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
     return times;
 }
 
-std::optional<std::size_t> fastest(const std::vector<std::optional<double>>& times)
-{
-    std::optional<std::size_t> best;
-    for(std::size_t i = 0; i < times.size(); i++)
-        if(times[i] and (not best or *times[i] < *times[*best]))
-            best = i;
-    return best;
-}
-
 namespace {
 struct remembered
 {
@@ -130,7 +121,8 @@ gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cu
         auto cands = gemm_heuristics(call, 16, 8, max_workspace);
         if(cands.empty())
             MIGRAPHX_THROW("gpu::gemm: cuBLASLt has no algorithm for this product");
-        auto best = fastest(time_gemm_candidates(call, cands, s)).value_or(0);
+        // ties keep the heuristic's order; none measured: its first
+        auto best = static_cast<std::size_t>(std::max(0, dnn::fastest(time_gemm_candidates(call, cands, s))));
         c.algo    = cands[best].algo;
         w         = cands[best].workspaceSize;
         tc.write(key, algo_text(c.algo));

@@ -46,9 +46,6 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
                                                         const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
                                                         cudaStream_t s);
 
-/// The index of the fastest measured time (nullopt when none was measured).
-std::optional<std::size_t> fastest(const std::vector<std::optional<double>>& times);
-
 /// An algorithm and the workspace bytes it needs.
 struct gemm_choice
 {
