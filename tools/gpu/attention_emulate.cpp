@@ -1,0 +1,488 @@
+// attention_emulate: the generated fused attention kernel (codegen_attention.cpp) checked against
+// a double-precision softmax(steps(scale Q K^T)) V WITHOUT a GPU. Each block's threads run as host
+// threads (blocks one after another); the warp-collective instructions the kernel uses are
+// emulated lane by lane through a per-warp exchange: mma.sync m16n8k16 (its A/B/C fragment
+// layouts), ldmatrix x2/x4 (and .trans), shuffles; cp.async copies at once (commit/wait do
+// nothing), so a warp that overwrote a tile another warp still reads would show as wrong results.
+// It checks the generated code's indexing, fragment bookkeeping, pipelining and softmax, not NVRTC
+// or the device (gpu_lower_attention_test does that on a device). Each case runs with 16-byte
+// aligned pointers (the vector and staged paths) and with pointers skewed by one element (the
+// element-wise paths), at the kernel's grid and at a smaller grid (items looped over).
+// Build and run (from the repository root, after build-gpu's libmigraphx):
+//   g++ -std=c++20 -O1 -Iinclude -Isrc -DMIGRAPHX_HAVE_GPU=1 tools/gpu/attention_emulate.cpp
+//       -o build-gpu/attention_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
+//   build-gpu/attention_emulate [WORK_DIR]   (default /tmp/migx-attention-emulate; exit 1 on a mismatch)
+//   MIGX_EMULATE_PLANT="from|to" plants a bug (the kernel's first `from` becomes `to`).
+#include "targets/gpu/codegen.hpp"
+#include <dlfcn.h>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+using namespace migraphx;
+
+namespace {
+
+// The CUDA built-ins and the attention kernel's device helpers, for the host.
+const char* shim = R"(
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <math.h>
+#include <memory>
+#include <thread>
+#include <vector>
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __restrict__
+#define MIGX_NEG_INF (-INFINITY)
+typedef unsigned short migx_half;
+struct uint4 { unsigned x, y, z, w; };
+static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
+static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
+static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+struct migx_dim { unsigned x; };
+static migx_dim blockIdx{0}, blockDim{1}, gridDim{1};
+static thread_local migx_dim threadIdx{0};
+static std::barrier<>* migx_block_barrier = nullptr;
+static std::vector<std::barrier<>*> migx_warp_barriers;
+// a warp's lanes post here: 4 A registers, 2 B registers, a pointer, a float
+struct migx_post { unsigned a[4]; unsigned b[2]; const migx_half* p; float f; };
+static migx_post migx_posts[1024];
+static inline void migx_warp_sync() { migx_warp_barriers[threadIdx.x / 32]->arrive_and_wait(); }
+static inline void __syncthreads() { migx_block_barrier->arrive_and_wait(); }
+static inline void __syncwarp() { migx_warp_sync(); }
+static inline migx_post& migx_lane(unsigned l) { return migx_posts[threadIdx.x / 32 * 32 + l]; }
+static inline float __shfl_xor_sync(unsigned, float v, unsigned o)
+{
+    migx_lane(threadIdx.x % 32).f = v;
+    migx_warp_sync();
+    float r = migx_lane((threadIdx.x % 32) ^ o).f;
+    migx_warp_sync();
+    return r;
+}
+static inline float migx_lo(unsigned r) { return h2f((migx_half)(r & 0xffffu)); }
+static inline float migx_hi(unsigned r) { return h2f((migx_half)(r >> 16)); }
+static inline float migx_half_of(unsigned r, int k) { return k % 2 == 0 ? migx_lo(r) : migx_hi(r); }
+// mma.m16n8k16, row.col: lane (g, t) = (l / 4, l % 4) holds A[g][2t..], A[g+8][2t..], A[g][2t+8..],
+// A[g+8][2t+8..]; B[2t..][g], B[2t+8..][g]; C[g][2t, 2t+1], C[g+8][2t, 2t+1].
+static inline void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)
+{
+    const unsigned l = threadIdx.x % 32;
+    auto& me = migx_lane(l);
+    for(int i = 0; i < 4; i++)
+        me.a[i] = a[i];
+    me.b[0] = b0;
+    me.b[1] = b1;
+    migx_warp_sync();
+    const int g = l / 4, t = l % 4;
+    for(int i = 0; i < 4; i++)
+    {
+        const int row = g + (i >> 1) * 8, col = 2 * t + (i & 1);
+        float s = 0.f;
+        for(int k = 0; k < 16; k++)
+        {
+            const auto& ap = migx_lane((row % 8) * 4 + (k % 8) / 2);
+            const float av = migx_half_of(ap.a[(row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)], k);
+            const auto& bp = migx_lane(col * 4 + (k % 8) / 2);
+            const float bv = migx_half_of(bp.b[k >= 8 ? 1 : 0], k);
+            s += av * bv;
+        }
+        c[i] += s;
+    }
+    migx_warp_sync();
+}
+static inline unsigned migx_pack(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
+// ldmatrix: lanes 8j..8j+7 name the rows of 8x8 matrix j; register j of lane l gets row l / 4,
+// columns 2 (l % 4) and +1 (.trans: the transposed matrix's).
+static inline void migx_ldsm(unsigned* b, const migx_half* p, int n, bool trans)
+{
+    const unsigned l = threadIdx.x % 32;
+    migx_lane(l).p = p;
+    migx_warp_sync();
+    const int r = l / 4, c = 2 * (l % 4);
+    for(int j = 0; j < n; j++)
+    {
+        if(trans)
+            b[j] = migx_pack(migx_lane(8 * j + c).p[r], migx_lane(8 * j + c + 1).p[r]);
+        else
+            b[j] = migx_pack(migx_lane(8 * j + r).p[c], migx_lane(8 * j + r).p[c + 1]);
+    }
+    migx_warp_sync();
+}
+static inline void ldsm_x4(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 4, false); }
+static inline void ldsm_x2(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 2, false); }
+static inline void ldsm_x4_trans(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 4, true); }
+static inline void cp_async16(void* dst, const void* src, bool ok)
+{
+    if(ok)
+        std::memcpy(dst, src, 16);
+    else
+        std::memset(dst, 0, 16);
+}
+static inline void cp_async_commit() {}
+template <int N>
+static inline void cp_async_wait() {}
+static inline unsigned pack2(migx_half lo, migx_half hi) { return migx_pack(lo, hi); }
+static inline unsigned packf(float lo, float hi) { return migx_pack(f2h(lo), f2h(hi)); }
+struct float2 { float x, y; };
+static inline float2 pair_of(const migx_half* p) { return {h2f(p[0]), h2f(p[1])}; }
+static inline float2 pair_of(const float* p) { return {p[0], p[1]}; }
+static inline float ex2f(float x) { return exp2f(x); }
+)";
+
+std::string launcher(bool mask, const std::string& mtype)
+{
+    std::string mp = mask ? "const void* m, " : "";
+    std::string ma = mask ? "(const " + mtype + "*)m, " : "";
+    return R"(
+extern "C" void migx_launch(const void* q, const void* kt, const void* v, )" + mp +
+           R"(void* y, unsigned grid, unsigned block)
+{
+    blockDim.x = block;
+    gridDim.x = grid;
+    std::barrier<> bb(block);
+    migx_block_barrier = &bb;
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    migx_warp_barriers.clear();
+    for(unsigned w = 0; w < block / 32; w++)
+    {
+        warps.push_back(std::make_unique<std::barrier<>>(32));
+        migx_warp_barriers.push_back(warps.back().get());
+    }
+    for(unsigned b = 0; b < grid; b++)
+    {
+        blockIdx.x = b;
+        std::vector<std::thread> threads;
+        for(unsigned t = 0; t < block; t++)
+            threads.emplace_back([&, t] { threadIdx.x = t; attention_kernel((const migx_half*)q, (const migx_half*)kt, (const migx_half*)v, )" +
+           ma + R"((migx_half*)y); });
+        for(auto& th : threads)
+            th.join();
+    }
+}
+)";
+}
+
+int failures = 0;
+std::string work = "/tmp/migx-attention-emulate";
+
+float half_to_float(std::uint16_t h)
+{
+    _Float16 f;
+    std::memcpy(&f, &h, 2);
+    return static_cast<float>(f);
+}
+
+std::uint16_t float_to_half(float x)
+{
+    auto f = static_cast<_Float16>(x);
+    std::uint16_t h;
+    std::memcpy(&h, &f, 2);
+    return h;
+}
+
+/// A tensor's storage (its element space, 16-byte aligned plus `skew` bytes) and its shape.
+struct tensor
+{
+    shape s;
+    std::vector<char> raw;
+    char* p = nullptr;
+    tensor(const shape& sh, std::size_t skew) : s(sh), raw(sh.element_space() * sh.type_size() + 64)
+    {
+        p = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.data()) + 15) / 16 * 16 + skew);
+    }
+    std::size_t offset(const std::vector<std::size_t>& idx) const
+    {
+        std::size_t o = 0;
+        for(std::size_t d = 0; d < idx.size(); d++)
+            o += idx[d] * s.strides()[d];
+        return o;
+    }
+    double get(const std::vector<std::size_t>& idx) const
+    {
+        auto o = offset(idx);
+        if(s.type() == shape::half_type)
+            return half_to_float(reinterpret_cast<const std::uint16_t*>(p)[o]);
+        return reinterpret_cast<const float*>(p)[o];
+    }
+    void set(const std::vector<std::size_t>& idx, float x)
+    {
+        auto o = offset(idx);
+        if(s.type() == shape::half_type)
+            reinterpret_cast<std::uint16_t*>(p)[o] = float_to_half(x);
+        else
+            reinterpret_cast<float*>(p)[o] = x;
+    }
+};
+
+/// Every index of lens, in row-major order.
+std::vector<std::vector<std::size_t>> indices(const std::vector<std::size_t>& lens)
+{
+    std::vector<std::vector<std::size_t>> r;
+    std::vector<std::size_t> i(lens.size(), 0);
+    std::size_t n = 1;
+    for(auto l : lens)
+        n *= l;
+    for(std::size_t k = 0; k < n; k++)
+    {
+        r.push_back(i);
+        for(std::size_t d = lens.size(); d-- > 0;)
+            if(++i[d] < lens[d])
+                break;
+            else
+                i[d] = 0;
+    }
+    return r;
+}
+
+struct attention_case
+{
+    std::string name;
+    gpu::attention_spec spec;
+    float masked = -10000.f; // the mask's value at masked keys
+    double masked_share = 0.2;
+    bool mask_all_row = false; // one batch's keys all masked (with -inf: the nan_to_zero rows)
+};
+
+/// The reference: per batch index and query row, steps(scale q.k) over the keys, softmax, times v.
+std::vector<double> reference(const attention_case& c, const tensor& q, const tensor& kt, const tensor& v,
+                              const tensor* mask)
+{
+    const auto& a  = c.spec;
+    const auto& ol = a.out.lens();
+    auto r         = ol.size();
+    std::size_t M = ol[r - 2], DV = ol[r - 1], D = a.q.lens()[r - 1], N = a.kt.lens()[r - 1];
+    std::vector<std::size_t> batch(ol.begin(), ol.end() - 2);
+    std::vector<double> out(a.out.elements(), 0.0);
+    std::size_t bi = 0;
+    for(const auto& b : indices(batch.empty() ? std::vector<std::size_t>{1} : batch))
+    {
+        auto at = [&](std::size_t i, std::size_t j) {
+            auto idx = batch.empty() ? std::vector<std::size_t>{} : b;
+            idx.push_back(i);
+            idx.push_back(j);
+            return idx;
+        };
+        for(std::size_t m = 0; m < M; m++)
+        {
+            std::vector<double> s(N);
+            for(std::size_t n = 0; n < N; n++)
+            {
+                double x = 0;
+                for(std::size_t d = 0; d < D; d++)
+                    x += q.get(at(m, d)) * kt.get(at(d, n));
+                x *= a.scale;
+                for(const auto& st : a.steps)
+                {
+                    double o = st.mask ? mask->get(at(m, n)) : st.value;
+                    if(st.op == "add")
+                        x = x + o;
+                    else if(st.op == "sub")
+                        x = st.operand_first ? o - x : x - o;
+                    else if(st.op == "mul")
+                        x = x * o;
+                    else
+                        x = st.operand_first ? o / x : x / o;
+                }
+                s[n] = x;
+            }
+            double mx = -std::numeric_limits<double>::infinity();
+            for(auto x : s)
+                mx = std::max(mx, x);
+            double sum = 0;
+            for(auto& x : s)
+            {
+                x = std::exp(x - mx);
+                sum += x;
+            }
+            for(std::size_t dv = 0; dv < DV; dv++)
+            {
+                double y = 0;
+                for(std::size_t n = 0; n < N; n++)
+                    y += s[n] / sum * v.get(at(n, dv));
+                if(std::isnan(y) and a.nan_to_zero)
+                    y = 0;
+                out[bi * M * DV + m * DV + dv] = y;
+            }
+        }
+        bi++;
+    }
+    return out;
+}
+
+void run_case(const attention_case& c)
+{
+    const auto& a = c.spec;
+    auto k        = gpu::generate_attention(a);
+    if(not k)
+    {
+        std::cout << c.name << ": NOT GENERATED\n";
+        failures++;
+        return;
+    }
+    auto src = k->source;
+    // MIGX_EMULATE_PLANT="from|to": a planted bug (the first `from` in the kernel becomes `to`),
+    // to see that the check catches it
+    if(const char* plant = std::getenv("MIGX_EMULATE_PLANT"))
+    {
+        std::string pl = plant;
+        auto bar       = pl.find('|');
+        auto pos       = src.find(pl.substr(0, bar));
+        if(bar == std::string::npos or pos == std::string::npos)
+        {
+            std::cout << c.name << ": nothing to plant (" << pl << ")\n";
+            failures++;
+            return;
+        }
+        src.replace(pos, bar, pl.substr(bar + 1));
+    }
+    auto at = src.find("extern \"C\" __global__");
+    bool has_mask = a.mask.has_value();
+    std::string mtype = has_mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
+    src = std::string(shim) + src.substr(at) + launcher(has_mask, mtype);
+    // the kernel is "extern C" with a __restrict__-free signature once the macros apply
+    auto file = work + "/" + c.name;
+    std::ofstream((file + ".cpp").c_str()) << src;
+    auto cmd = "g++ -std=c++20 -O1 -shared -fPIC -w -pthread -o " + file + ".so " + file + ".cpp";
+    if(std::system(cmd.c_str()) != 0)
+    {
+        std::cout << c.name << ": host compile failed (" << file << ".cpp)\n";
+        failures++;
+        return;
+    }
+    void* h = dlopen((file + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* f = h != nullptr ? dlsym(h, "migx_launch") : nullptr;
+    if(f == nullptr)
+    {
+        std::cout << c.name << ": cannot load the launcher: " << dlerror() << "\n";
+        failures++;
+        return;
+    }
+    auto blocks = static_cast<unsigned>(k->elements / k->local);
+    for(std::size_t skew : {0, 2})
+        for(unsigned grid : {blocks, std::max(1u, blocks / 3)})
+        {
+            std::mt19937 gen(7);
+            std::uniform_real_distribution<float> u(-1.f, 1.f);
+            tensor q(a.q, skew), kt(a.kt, skew), v(a.v, skew), y(a.out, skew);
+            for(auto* t : {&q, &kt, &v})
+                for(const auto& i : indices(t->s.lens()))
+                    t->set(i, u(gen));
+            std::memset(y.p, 0x7f, a.out.element_space() * 2); // NaNs where nothing is written
+            std::unique_ptr<tensor> m;
+            if(has_mask)
+            {
+                m = std::make_unique<tensor>(*a.mask, skew);
+                std::uniform_real_distribution<double> pick(0, 1);
+                for(const auto& i : indices(a.mask->lens()))
+                {
+                    bool all = c.mask_all_row and i.front() == 0;
+                    m->set(i, all or pick(gen) < c.masked_share ? c.masked : 0.f);
+                }
+            }
+            auto want = reference(c, q, kt, v, m.get());
+            if(has_mask)
+                reinterpret_cast<void (*)(const void*, const void*, const void*, const void*, void*, unsigned,
+                                          unsigned)>(f)(q.p, kt.p, v.p, m->p, y.p, grid, k->local);
+            else
+                reinterpret_cast<void (*)(const void*, const void*, const void*, void*, unsigned, unsigned)>(f)(
+                    q.p, kt.p, v.p, y.p, grid, k->local);
+            std::size_t bad = 0, i = 0;
+            for(const auto& idx : indices(a.out.lens()))
+            {
+                double got = y.get(idx);
+                if(not(std::abs(got - want[i]) <= 4e-3 + 4e-3 * std::abs(want[i])) and
+                   not(std::isnan(got) and std::isnan(want[i])))
+                    if(bad++ < 5)
+                        std::cout << "  " << c.name << " [" << i << "] got " << got << " ref " << want[i] << "\n";
+                i++;
+            }
+            std::string path = skew == 0 ? "aligned" : "skewed";
+            if(bad != 0)
+            {
+                failures++;
+                std::cout << c.name << " (" << path << ", grid " << grid << "): " << bad << " of " << want.size()
+                          << " differ\n";
+            }
+            else
+                std::cout << c.name << " (" << path << ", grid " << grid << " of " << blocks << " x " << k->local
+                          << "): ok, " << want.size() << " outputs\n";
+        }
+}
+
+/// [b, h, s, d] views of a [b, s, h, d] tensor (heads in place), as BERT's attention reads them.
+shape heads_in_place(std::size_t b, std::size_t h, std::size_t s, std::size_t d)
+{
+    return shape{shape::half_type, {b, h, s, d}, {s * h * d, d, h * d, 1}};
+}
+
+/// K^T [b, h, d, s] of a [b, s, h, d] tensor.
+shape keys_transposed(std::size_t b, std::size_t h, std::size_t s, std::size_t d)
+{
+    return shape{shape::half_type, {b, h, d, s}, {s * h * d, d, 1, h * d}};
+}
+
+attention_case bert_like(const std::string& name, std::size_t b, std::size_t h, std::size_t s, std::size_t d)
+{
+    attention_case c;
+    c.name       = name;
+    c.spec.q     = heads_in_place(b, h, s, d);
+    c.spec.kt    = keys_transposed(b, h, s, d);
+    c.spec.v     = heads_in_place(b, h, s, d);
+    c.spec.out   = heads_in_place(b, h, s, d);
+    c.spec.scale = 1.f / std::sqrt(static_cast<float>(d));
+    // a padding mask: one row per batch, broadcast over heads and query rows
+    c.spec.mask = shape{shape::half_type, {b, h, s, s}, {s, 0, 0, 1}};
+    c.spec.steps.push_back({"add", true, 0, false});
+    return c;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if(argc > 1)
+        work = argv[1];
+    std::system(("mkdir -p " + work).c_str());
+    std::vector<attention_case> cases;
+    // BERT-base's shape (fewer batches): 128 rows a (batch, head), 8 warps, two 64-key steps
+    cases.push_back(bert_like("bert_128x64", 2, 3, 128, 64));
+    // keys not a multiple of the step, rows not a multiple of 16, a third step
+    cases.push_back(bert_like("ragged_150x64", 1, 2, 150, 64));
+    // 64 rows: 4 warps, one step
+    cases.push_back(bert_like("short_64x32", 2, 2, 64, 32));
+    // no mask, packed [b, h, s, d] inputs, an output transposed back
+    {
+        attention_case c;
+        c.name       = "packed_96x128_nomask";
+        c.spec.q     = shape{shape::half_type, {2, 2, 96, 128}};
+        c.spec.kt    = shape{shape::half_type, {2, 2, 128, 96}};
+        c.spec.v     = shape{shape::half_type, {2, 2, 96, 128}};
+        c.spec.out   = heads_in_place(2, 2, 96, 128);
+        c.spec.scale = 0.125f;
+        cases.push_back(c);
+    }
+    // a full float mask with -inf rows and the NaN-to-zero rule (torch's SDPA export)
+    {
+        attention_case c  = bert_like("float_mask_inf_rows", 2, 2, 80, 32);
+        c.spec.mask       = shape{shape::float_type, {2, 2, 80, 80}};
+        c.spec.nan_to_zero = true;
+        c.masked          = -std::numeric_limits<float>::infinity();
+        c.mask_all_row    = true;
+        cases.push_back(c);
+    }
+    for(const auto& c : cases)
+        run_case(c);
+    std::cout << (failures ? "FAILED: " : "all ok: ") << failures << " failure(s)\n";
+    return failures ? 1 : 0;
+}
