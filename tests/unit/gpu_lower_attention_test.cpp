@@ -3,6 +3,7 @@
 // and, on a device, the kernel against ref: masks, scales, lengths that are not multiples of the
 // kernel's 64-row and 64-key tiles, head sizes 16 to 128, output transposed back in the store.
 #include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
 #ifdef MIGRAPHX_HAVE_GPU
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/codegen.hpp"
@@ -245,6 +246,38 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
     EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
 }
 
+// MIGRAPHX_GPU_ATTENTION_PREFETCH: the variant that asks L2 for the next wave's item (its Q, K
+// and V rows, where contiguous) at an item's last step (=1) or first (=2); nothing otherwise.
+TEST(gpu_lower_attention, next_item_prefetched_only_where_asked)
+{
+    migraphx::gpu::attention_spec bert;
+    bert.q   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
+    bert.kt  = shape{shape::half_type, {2, 12, 64, 128}, {128 * 2304, 64, 1, 2304}};
+    bert.v   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
+    bert.out = shape{shape::half_type, {2, 12, 128, 64}, {128 * 768, 64, 768, 1}};
+    auto source = [&](const char* mode, const migraphx::gpu::attention_spec& a) {
+        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
+        auto k = migraphx::gpu::generate_attention(a);
+        return k ? k->source : std::string{};
+    };
+    auto off = source(nullptr, bert);
+    EXPECT_EQ(off.find("prefetch_l2(q +"), std::string::npos);
+    for(const char* mode : {"1", "2"})
+    {
+        auto on = source(mode, bert);
+        for(const char* t : {"prefetch_l2(q +", "prefetch_l2(kt +", "prefetch_l2(v +", "sm_count() * 2u"})
+            EXPECT_NE(on.find(t), std::string::npos) << mode << ": " << t;
+        EXPECT_NE(on.find(std::string(mode) == "1" ? "if(!more)" : "if(n0 == 0)"), std::string::npos) << on;
+    }
+    EXPECT_EQ(source("3", bert).find("prefetch_l2(q +"), std::string::npos) << "only 1 and 2 mean something";
+    // Q read at a stride along d: its rows are not prefetched, K's and V's still are
+    auto strided_q = bert;
+    strided_q.q    = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
+    auto on        = source("1", strided_q);
+    EXPECT_EQ(on.find("prefetch_l2(q +"), std::string::npos);
+    EXPECT_NE(on.find("prefetch_l2(kt +"), std::string::npos);
+}
+
 // On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores
 // in float and rounds P to half once (ref rounds the scores, the softmax and each product), so
 // the bound is a few half ulps of the outputs (|o| <= 1).
@@ -295,6 +328,13 @@ TEST(gpu_lower_attention, matches_ref_on_device)
         std::ostringstream ss;
         ss << g;
         EXPECT_NE(ss.str().find("symbol_name=attention_kernel"), std::string::npos) << ss.str();
+    }
+    // the L2-prefetch variants (more items than fit at once, so the prefetches name real items)
+    for(const char* mode : {"1", "2"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
+        for(const auto& c : {many, padded})
+            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
     }
 }
 #endif

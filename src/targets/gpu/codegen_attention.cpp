@@ -16,6 +16,7 @@
 // sector twice; Nsight Compute counted 43 % excess sectors before, BERT-base's kernel went from
 // 39.3 to 33.3 us at base clock with this and ex2 for exp2f).
 #include "targets/gpu/codegen.hpp"
+#include "ir/env.hpp"
 #include <algorithm>
 #include <sstream>
 
@@ -28,14 +29,14 @@ constexpr std::size_t static_smem   = 48 * 1024; // static shared memory's limit
 
 bool half(const shape& s) { return not s.dynamic() and s.type() == shape::half_type; }
 
-/// The batch offset of `s` (rank r, batch dims 0..r-3) in the digits b0.. as code.
-std::string batch_offset(const shape& s)
+/// The batch offset of `s` (rank r, batch dims 0..r-3) in the digits b0.. (or `digit`0..) as code.
+std::string batch_offset(const shape& s, const std::string& digit = "b")
 {
     std::ostringstream ss;
     ss << "(idx_t)0";
     for(std::size_t d = 0; d + 2 < s.lens().size(); d++)
         if(s.strides()[d] != 0 and s.lens()[d] != 1)
-            ss << " + b" << d << " * (idx_t)" << s.strides()[d] << "u";
+            ss << " + " << digit << d << " * (idx_t)" << s.strides()[d] << "u";
     return ss.str();
 }
 
@@ -92,6 +93,71 @@ void copy_tile(std::ostream& ss, const tile_rows& t, std::size_t threads)
        << "                }\n";
 }
 
+/// Whether the kernel asks L2 for the next wave's item, and when: MIGRAPHX_GPU_ATTENTION_PREFETCH=1
+/// at an item's last step, =2 at its first (off by default until measured on a device).
+long prefetch_mode()
+{
+    auto m = env_level("MIGRAPHX_GPU_ATTENTION_PREFETCH");
+    return m == 1 or m == 2 ? m : 0;
+}
+
+/// Code for an item's last step (`at_first`: its first): the item that will take this block's place in the next
+/// wave (blk + SMs x blocks an SM, as blocks are dispatched in order) has its Q rows and its K and V
+/// rows asked of L2, one prefetch a 128-byte line, while this item computes; each of q, kt, v only
+/// where its rows are contiguous. Empty where none is.
+std::string prefetch_next_item(const attention_spec& a,
+                               const std::vector<std::size_t>& batch,
+                               std::size_t blocks,
+                               std::size_t row_blocks,
+                               std::size_t rows_per_block,
+                               std::size_t blocks_per_sm,
+                               std::size_t threads,
+                               bool at_first)
+{
+    std::size_t M = a.q.lens()[a.q.lens().size() - 2], D = a.q.lens().back(), N = a.kt.lens().back(),
+                DV = a.v.lens().back();
+    struct rows_of
+    {
+        std::string ptr, base, count, start;
+        std::size_t stride, width;
+    };
+    std::vector<rows_of> rows;
+    if(rows_vectorize(a.q, 1, D))
+        rows.push_back({"q", batch_offset(a.q, "c"), std::to_string(rows_per_block), "nrow0", stride(a.q, 2), D});
+    if(rows_vectorize(a.kt, 2, D))
+        rows.push_back({"kt", batch_offset(a.kt, "c"), std::to_string(N), "0", stride(a.kt, 1), D});
+    if(rows_vectorize(a.v, 1, DV))
+        rows.push_back({"v", batch_offset(a.v, "c"), std::to_string(N), "0", stride(a.v, 2), DV});
+    if(rows.empty())
+        return "";
+    std::ostringstream ss;
+    ss << "            if(" << (at_first ? "n0 == 0" : "!more") << ")\n            {\n";
+    ss << "                const idx_t nb = blk + (idx_t)sm_count() * " << blocks_per_sm << "u;\n";
+    ss << "                if(nb < " << blocks << "u)\n                {\n";
+    ss << "                    const idx_t nbi = nb / " << row_blocks << "u;\n";
+    ss << "                    const int nrow0 = (int)(nb % " << row_blocks << "u) * " << rows_per_block << ";\n";
+    ss << "                    (void)nrow0;\n";
+    auto digits = detail::digits("nbi", batch.empty() ? std::vector<std::size_t>{1} : batch, "c");
+    std::istringstream lines(digits);
+    for(std::string line; std::getline(lines, line);)
+        ss << "            " << line << "\n";
+    ss << "                    (void)c0;\n";
+    for(const auto& r : rows)
+    {
+        auto per_row = (r.width * 2 + 127) / 128; // 128-byte lines a row
+        ss << "                    for(int i = tid; i < " << r.count << " * " << per_row << "; i += " << threads
+           << ")\n                    {\n";
+        ss << "                        const int j = i / " << per_row << ", l = i % " << per_row << ";\n";
+        if(r.ptr == "q")
+            ss << "                        if(nrow0 + j < " << M << ")\n    ";
+        ss << "                        prefetch_l2(" << r.ptr << " + (" << r.base << ") + (idx_t)(" << r.start
+           << " + j) * " << r.stride << "u + (idx_t)l * 64u);\n";
+        ss << "                    }\n";
+    }
+    ss << "                }\n            }\n";
+    return ss.str();
+}
+
 const char* device_helpers = R"(
 #define MIGX_NEG_INF __int_as_float(0xff800000)
 __device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)
@@ -128,6 +194,9 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(smem_addr(dst)), "l"(src), "r"(ok ? 16 : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::); }
+// A 128-byte line into L2, nothing waits for it; and the device's SM count.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }
+__device__ __forceinline__ unsigned sm_count() { unsigned n; asm("mov.u32 %0, %%nsmid;" : "=r"(n)); return n; }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
 __device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
@@ -336,6 +405,8 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     else
         ss << "            cp_async_wait<0>();\n";
     ss << "            __syncthreads();\n";
+    if(auto mode = prefetch_mode())
+        ss << prefetch_next_item(a, batch, blocks, row_blocks, rows_per_block, 512 / threads, threads, mode == 2);
     ss << "            const migx_half* kt_s = kvs + buf * " << stage_halves << ";\n"
        << "            const migx_half* vt_s = kt_s + " << keys_per_step * KP << ";\n";
     if(a.mask)
