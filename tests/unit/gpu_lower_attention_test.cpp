@@ -237,6 +237,14 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
     ASSERT_TRUE(k.has_value());
     EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
     EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
+    // MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1: Q straight into registers, the output still staged
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_Q_DIRECT", "1");
+        k = migraphx::gpu::generate_attention(bert);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
+        EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
+    }
     // an output whose rows are not contiguous along d: per-lane stores
     auto strided = bert;
     strided.out  = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
@@ -336,5 +344,9 @@ TEST(gpu_lower_attention, matches_ref_on_device)
         for(const auto& c : {many, padded})
             migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
     }
+    // and Q read straight into registers
+    migx_test::scoped_env direct("MIGRAPHX_GPU_ATTENTION_Q_DIRECT", "1");
+    for(const auto& c : {many, padded, bert})
+        migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
 }
 #endif

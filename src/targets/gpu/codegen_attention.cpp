@@ -351,7 +351,10 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // Q's rows in A fragments (m16n8k16 layout: rows g and g+8, columns 2t, 2t+1 and +8). Where the
     // block's rows fit in stage 1's space they are copied there in 16-byte pieces (coalesced) and
     // read by ldmatrix; else each lane reads its pairs from memory while the first tiles load.
-    const bool q_staged = stages == 2 and rows_per_block * KP <= stage_halves;
+    // MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1 (an experiment, not measured yet): Q read straight into
+    // registers, so that the second step's tiles need not wait for Q to leave stage 1's space.
+    const bool q_staged = stages == 2 and rows_per_block * KP <= stage_halves and
+                          not env_enabled("MIGRAPHX_GPU_ATTENTION_Q_DIRECT");
     if(q_staged)
     {
         ss << "        const bool qvec16 = "
