@@ -245,6 +245,19 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
         EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
         EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
     }
+    // MIGRAPHX_GPU_ATTENTION_KEYS=32: 32 keys a step, half the score tiles, 3 blocks an SM
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_KEYS", "32");
+        k = migraphx::gpu::generate_attention(bert);
+        ASSERT_TRUE(k.has_value());
+        EXPECT_NE(k->source.find("float s[4][4];"), std::string::npos) << k->source;
+        EXPECT_NE(k->source.find("__launch_bounds__(256, 3)"), std::string::npos);
+        EXPECT_NE(k->source.find("n0 += 32"), std::string::npos);
+    }
+    k = migraphx::gpu::generate_attention(bert);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("float s[8][4];"), std::string::npos);
+    EXPECT_NE(k->source.find("__launch_bounds__(256, 2)"), std::string::npos);
     // an output whose rows are not contiguous along d: per-lane stores
     auto strided = bert;
     strided.out  = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
@@ -342,6 +355,12 @@ TEST(gpu_lower_attention, matches_ref_on_device)
     {
         migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
         for(const auto& c : {many, padded})
+            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
+    }
+    // 32 keys a step
+    {
+        migx_test::scoped_env keys("MIGRAPHX_GPU_ATTENTION_KEYS", "32");
+        for(const auto& c : {many, padded, cross, nan_rows})
             migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
     }
     // and Q read straight into registers

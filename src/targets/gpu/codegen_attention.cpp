@@ -24,7 +24,6 @@ namespace migraphx {
 namespace gpu {
 namespace {
 
-constexpr std::size_t keys_per_step = 64;
 constexpr std::size_t static_smem   = 48 * 1024; // static shared memory's limit
 
 bool half(const shape& s) { return not s.dynamic() and s.type() == shape::half_type; }
@@ -231,6 +230,9 @@ __device__ __forceinline__ float ex2f(float x)
 
 std::optional<kernel_source> generate_attention(const attention_spec& a)
 {
+    // Keys a step (64; MIGRAPHX_GPU_ATTENTION_KEYS=32, an experiment: half the score registers,
+    // so that 3 blocks of 8 warps fit an SM) and the blocks an SM the registers are capped for.
+    const std::size_t keys_per_step = env_level("MIGRAPHX_GPU_ATTENTION_KEYS") == 32 ? 32 : 64;
     const auto& ql = a.q.lens();
     auto r         = ql.size();
     if(r < 2 or not half(a.q) or not half(a.kt) or not half(a.v) or a.out.type() != shape::half_type or
@@ -286,6 +288,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         return std::nullopt;
     const std::size_t stages         = N > keys_per_step and 2 * stage <= static_smem ? 2 : 1;
     const std::size_t threads        = warps * 32;
+    const std::size_t min_blocks     = (keys_per_step == 32 ? 768 : 512) / threads; // an SM
     const std::size_t stage_halves   = keys_per_step * (KP + VP);
     const std::size_t rows_per_block = warps * 16;
     std::size_t row_blocks           = (M + rows_per_block - 1) / rows_per_block;
@@ -294,7 +297,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     std::ostringstream ss;
     std::string name = "attention_kernel";
     ss << detail::prelude() << device_helpers;
-    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << 512 / threads << ") " << name
+    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << min_blocks << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << mtype << "* __restrict__ mask, ";
@@ -409,7 +412,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         ss << "            cp_async_wait<0>();\n";
     ss << "            __syncthreads();\n";
     if(auto mode = prefetch_mode())
-        ss << prefetch_next_item(a, batch, blocks, row_blocks, rows_per_block, 512 / threads, threads, mode == 2);
+        ss << prefetch_next_item(a, batch, blocks, row_blocks, rows_per_block, min_blocks, threads, mode == 2);
     ss << "            const migx_half* kt_s = kvs + buf * " << stage_halves << ";\n"
        << "            const migx_half* vt_s = kt_s + " << keys_per_step * KP << ";\n";
     if(a.mask)
@@ -417,8 +420,9 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // S = Q K^T for this warp's 16 rows and the 64 keys: 8 tiles of 16 x 8. K's B fragments
     // by ldmatrix, two 16-wide slices of d a call: lane 8j + r names key r of the tile, d
     // offset (j / 2) * 16 + (j % 2) * 8.
-    ss << "            float s[8][4];\n";
-    ss << "            for(int nt = 0; nt < 8; nt++)\n            {\n"
+    const auto tiles = std::to_string(keys_per_step / 8); // 16 x 8 score tiles a step
+    ss << "            float s[" << tiles << "][4];\n";
+    ss << "            for(int nt = 0; nt < " << tiles << "; nt++)\n            {\n"
           "                s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;\n"
           "                const migx_half* kp = kt_s + (nt * 8 + (lane & 7)) * "
        << KP << " + (lane >> 4) * 16 + ((lane >> 3) & 1) * 8;\n";
@@ -443,7 +447,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     });
     // Score steps, then the keys past N masked out; scores kept in base 2 (times log2 e) so the
     // softmax's exponentials are one ex2 each.
-    ss << "            for(int nt = 0; nt < 8; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
+    ss << "            for(int nt = 0; nt < " << tiles << "; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
        << "                    const int key = n0 + nt * 8 + t * 2 + (i & 1);\n"
        << "                    float v = s[nt][i] * "
        << detail::float_literal(static_cast<float>(fold ? a.scale * log2e : a.scale)) << ";\n";
@@ -475,7 +479,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // over the 4 lanes t of its group.
     ss << "            for(int h = 0; h < 2; h++)\n            {\n"
           "                float mx = MIGX_NEG_INF;\n"
-          "                for(int nt = 0; nt < 8; nt++)\n"
+          "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
           "                    mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));\n"
           "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
           "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
@@ -483,7 +487,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
           "                const float muse = mnew == MIGX_NEG_INF ? 0.f : mnew;\n"
           "                const float alpha = ex2f(mrow[h] - muse);\n"
           "                float sum = 0.f;\n"
-          "                for(int nt = 0; nt < 8; nt++)\n"
+          "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
           "                    for(int i = 2 * h; i < 2 * h + 2; i++)\n"
           "                    {\n"
           "                        s[nt][i] = ex2f(s[nt][i] - muse);\n"
@@ -500,7 +504,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // O += P V: P's C fragments are A fragments of the next product (16 keys per step). V's B
     // fragments for two 8-wide slices of d a call (ldmatrix.trans: lane l names key l % 16 of
     // the slice, d offset (l / 16) * 8).
-    ss << "            for(int kc = 0; kc < 4; kc++)\n            {\n"
+    ss << "            for(int kc = 0; kc < " << keys_per_step / 16 << "; kc++)\n            {\n"
           "                const unsigned pa[4] = {packf(s[2 * kc][0], s[2 * kc][1]), packf(s[2 * kc][2], s[2 * kc][3]),\n"
           "                                        packf(s[2 * kc + 1][0], s[2 * kc + 1][1]), packf(s[2 * kc + 1][2], "
           "s[2 * kc + 1][3])};\n"
