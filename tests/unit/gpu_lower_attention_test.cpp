@@ -215,16 +215,26 @@ TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)
     EXPECT_FALSE(migraphx::gpu::generate_attention(wide).has_value());
 }
 
-// Q in and the output out through shared memory (16-byte pieces) where the stages leave room and
-// the rows vectorize; per-lane pairs otherwise (the device test below runs both).
-TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit)
+namespace {
+
+/// BERT-base's heads read in place from [batch, seq, 3 * 768] and written to [batch, seq, 768].
+migraphx::gpu::attention_spec bert_base_heads()
 {
-    // BERT-base's heads read in place from [batch, seq, 3 * 768] and written to [batch, seq, 768]
     migraphx::gpu::attention_spec bert;
     bert.q   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
     bert.kt  = shape{shape::half_type, {2, 12, 64, 128}, {128 * 2304, 64, 1, 2304}};
     bert.v   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
     bert.out = shape{shape::half_type, {2, 12, 128, 64}, {128 * 768, 64, 768, 1}};
+    return bert;
+}
+
+} // namespace
+
+// Q in and the output out through shared memory (16-byte pieces) where the stages leave room and
+// the rows vectorize; per-lane pairs otherwise (the device test below runs both).
+TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit)
+{
+    auto bert = bert_base_heads();
     auto k   = migraphx::gpu::generate_attention(bert);
     ASSERT_TRUE(k.has_value());
     EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos) << k->source;
@@ -271,11 +281,7 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
 // and V rows, where contiguous) at an item's last step (=1) or first (=2); nothing otherwise.
 TEST(gpu_lower_attention, next_item_prefetched_only_where_asked)
 {
-    migraphx::gpu::attention_spec bert;
-    bert.q   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
-    bert.kt  = shape{shape::half_type, {2, 12, 64, 128}, {128 * 2304, 64, 1, 2304}};
-    bert.v   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
-    bert.out = shape{shape::half_type, {2, 12, 128, 64}, {128 * 768, 64, 768, 1}};
+    auto bert = bert_base_heads();
     auto source = [&](const char* mode, const migraphx::gpu::attention_spec& a) {
         migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
         auto k = migraphx::gpu::generate_attention(a);

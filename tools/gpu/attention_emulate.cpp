@@ -16,6 +16,7 @@
 //   MIGRAPHX_GPU_ATTENTION_PREFETCH=1: the variant with L2 prefetches of the next wave's item (one
 //   SM here), each checked to lie in an input's storage.
 #include "targets/gpu/codegen.hpp"
+#include "simt_shim.hpp"
 #include <dlfcn.h>
 #include <cmath>
 #include <cstdlib>
@@ -31,37 +32,11 @@ using namespace migraphx;
 namespace {
 
 // The CUDA built-ins and the attention kernel's device helpers, for the host.
-const char* shim = R"(
-#include <barrier>
-#include <cmath>
-#include <cstring>
-#include <math.h>
-#include <memory>
-#include <thread>
-#include <vector>
-#define __device__
-#define __forceinline__ inline
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__ static
-#define __align__(n) __attribute__((aligned(n)))
-#define __restrict__
+const std::string shim = std::string(migx_tools::simt_shim) + R"(
 #define MIGX_NEG_INF (-INFINITY)
-typedef unsigned short migx_half;
-struct uint4 { unsigned x, y, z, w; };
-static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
-static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
-static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
-struct migx_dim { unsigned x; };
-static migx_dim blockIdx{0}, blockDim{1}, gridDim{1};
-static thread_local migx_dim threadIdx{0};
-static std::barrier<>* migx_block_barrier = nullptr;
-static std::vector<std::barrier<>*> migx_warp_barriers;
 // a warp's lanes post here: 4 A registers, 2 B registers, a pointer, a float
 struct migx_post { unsigned a[4]; unsigned b[2]; const migx_half* p; float f; };
 static migx_post migx_posts[1024];
-static inline void migx_warp_sync() { migx_warp_barriers[threadIdx.x / 32]->arrive_and_wait(); }
-static inline void __syncthreads() { migx_block_barrier->arrive_and_wait(); }
 static inline void __syncwarp() { migx_warp_sync(); }
 static inline migx_post& migx_lane(unsigned l) { return migx_posts[threadIdx.x / 32 * 32 + l]; }
 static inline float __shfl_xor_sync(unsigned, float v, unsigned o)
@@ -180,27 +155,8 @@ std::string launcher(bool mask, const std::string& mtype)
 extern "C" void migx_launch(const void* q, const void* kt, const void* v, )" + mp +
            R"(void* y, unsigned grid, unsigned block)
 {
-    blockDim.x = block;
-    gridDim.x = grid;
-    std::barrier<> bb(block);
-    migx_block_barrier = &bb;
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
-    migx_warp_barriers.clear();
-    for(unsigned w = 0; w < block / 32; w++)
-    {
-        warps.push_back(std::make_unique<std::barrier<>>(32));
-        migx_warp_barriers.push_back(warps.back().get());
-    }
-    for(unsigned b = 0; b < grid; b++)
-    {
-        blockIdx.x = b;
-        std::vector<std::thread> threads;
-        for(unsigned t = 0; t < block; t++)
-            threads.emplace_back([&, t] { threadIdx.x = t; attention_kernel((const migx_half*)q, (const migx_half*)kt, (const migx_half*)v, )" +
+    migx_run_grid(grid, block, [&] { attention_kernel((const migx_half*)q, (const migx_half*)kt, (const migx_half*)v, )" +
            ma + R"((migx_half*)y); });
-        for(auto& th : threads)
-            th.join();
-    }
 }
 )";
 }
@@ -381,7 +337,7 @@ void run_case(const attention_case& c)
     auto at = src.find("extern \"C\" __global__");
     bool has_mask = a.mask.has_value();
     std::string mtype = has_mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
-    src = std::string(shim) + src.substr(at) + launcher(has_mask, mtype);
+    src = shim + src.substr(at) + launcher(has_mask, mtype);
     // the kernel is "extern C" with a __restrict__-free signature once the macros apply
     auto file = work + "/" + c.name;
     std::ofstream((file + ".cpp").c_str()) << src;

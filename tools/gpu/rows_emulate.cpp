@@ -19,6 +19,7 @@
 #include <migraphx/ref/target.hpp>
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "simt_shim.hpp"
 #include <dlfcn.h>
 #include <cmath>
 #include <cstdlib>
@@ -32,41 +33,17 @@ using namespace migraphx;
 namespace {
 
 // The CUDA built-ins the row kernels use, for the host: threads of a block are std::threads.
-const char* shim = R"(
-#include <barrier>
-#include <cmath>
-#include <cstring>
-#include <math.h>
-#include <memory>
-#include <thread>
-#include <vector>
-#define __device__
-#define __forceinline__ inline
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__ static
-typedef unsigned short migx_half;
-struct uint4 { unsigned x, y, z, w; };
-static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
-static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
-static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+const std::string shim = std::string(migx_tools::simt_shim) + R"(
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? b : a); }
 static inline float migx_min(float a, float b) { return isnan(b) ? b : (b < a ? b : a); }
-struct migx_dim { unsigned x; };
-static migx_dim blockIdx{0}, blockDim{1}, gridDim{1};
-static thread_local migx_dim threadIdx{0};
-static std::barrier<>* migx_block_barrier = nullptr;
-static std::vector<std::barrier<>*> migx_warp_barriers;
 static float migx_exchange[1024];
-static inline void __syncthreads() { migx_block_barrier->arrive_and_wait(); }
 static inline float __shfl_xor_sync(unsigned, float v, unsigned o)
 {
-    auto* b = migx_warp_barriers[threadIdx.x / 32];
     migx_exchange[threadIdx.x] = v;
-    b->arrive_and_wait();
+    migx_warp_sync();
     float r = migx_exchange[threadIdx.x ^ o];
-    b->arrive_and_wait();
+    migx_warp_sync();
     return r;
 }
 )";
@@ -85,27 +62,8 @@ std::string launcher(const std::string& kernel, std::size_t inputs)
     return R"(
 extern "C" void migx_launch()" + params + R"(void* y, unsigned grid, unsigned block)
 {
-    blockDim.x = block;
-    gridDim.x = grid;
-    std::barrier<> bb(block);
-    migx_block_barrier = &bb;
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
-    migx_warp_barriers.clear();
-    for(unsigned w = 0; w < (block + 31) / 32; w++)
-    {
-        warps.push_back(std::make_unique<std::barrier<>>(block - w * 32 < 32 ? block - w * 32 : 32));
-        migx_warp_barriers.push_back(warps.back().get());
-    }
-    for(unsigned b = 0; b < grid; b++)
-    {
-        blockIdx.x = b;
-        std::vector<std::thread> threads;
-        for(unsigned t = 0; t < block; t++)
-            threads.emplace_back([&, t] { threadIdx.x = t; )" +
+    migx_run_grid(grid, block, [&] { )" +
            kernel + "(" + args + R"((Y*)y); });
-        for(auto& th : threads)
-            th.join();
-    }
 }
 )";
 }
