@@ -14,14 +14,22 @@ namespace op {
 /// inputs, a scale and a shift with x's lens and type that vary along the last axis only (a
 /// trained model's LayerNormalization weights, broadcast over the rows): y * scale + shift,
 /// still in float, rounded once.
+/// A gpu pass may also fold in what comes before and after (gpu/fuse_layernorm.hpp): with
+/// `addends` = n the first n inputs (x's lens and type, any strides) are added to make x (in
+/// float, rounded to x's type, as the add it replaces); with `float_out` the result is float
+/// whatever x's type (a following convert to float).
 struct layernorm
 {
-    float epsilon = 1e-5f;
+    float epsilon       = 1e-5f;
+    std::size_t addends = 1;
+    bool float_out      = false;
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
         f(self.epsilon, "epsilon");
+        f(self.addends, "addends");
+        f(self.float_out, "float_out");
     }
 
     std::string name() const { return "layernorm"; }
@@ -29,13 +37,18 @@ struct layernorm
     shape compute_shape(const std::vector<shape>& inputs) const
     {
         check_shapes cs{inputs, *this};
-        cs.has_between(1, 3).not_tuple().static_only();
+        if(addends < 1 or addends > 4)
+            cs.fail("expects 1 to 4 addends, got " + std::to_string(addends));
+        cs.has_between(addends, addends + 2).not_tuple().static_only();
         const auto& x = inputs[0];
         if(x.type() != shape::float_type and x.type() != shape::half_type)
             cs.fail("expects float or half");
         if(x.lens().empty() or x.lens().back() == 0)
             cs.fail("expects a non-empty last axis");
-        for(std::size_t i = 1; i < inputs.size(); i++)
+        for(std::size_t i = 1; i < addends; i++)
+            if(inputs[i].type() != x.type() or inputs[i].lens() != x.lens())
+                cs.fail("expects its addends with the same type and lens");
+        for(std::size_t i = addends; i < inputs.size(); i++)
         {
             const auto& a = inputs[i];
             if(a.type() != x.type() or a.lens() != x.lens())
@@ -44,7 +57,7 @@ struct layernorm
                 if(a.strides()[d] != 0 and a.lens()[d] != 1)
                     cs.fail("expects a scale and shift that vary along the last axis only");
         }
-        return {x.type(), x.lens()};
+        return {float_out ? shape::float_type : x.type(), x.lens()};
     }
 
     argument compute(const shape& output_shape, const std::vector<argument>& args) const
@@ -53,11 +66,28 @@ struct layernorm
         std::size_t cols = output_shape.lens().back();
         std::size_t rows = output_shape.elements() / cols;
         auto x           = args[0].to_vector<float>(); // in standard order
+        if(addends > 1)
+        {
+            for(std::size_t i = 1; i < addends; i++)
+            {
+                auto b = args[i].to_vector<float>();
+                for(std::size_t k = 0; k < x.size(); k++)
+                    x[k] += b[k];
+            }
+            // rounded to x's type, as the add this replaces returned it
+            argument sum{shape{args[0].get_shape().type(), output_shape.lens()}};
+            sum.visit([&](auto out) {
+                using T = typename decltype(out)::value_type;
+                for(std::size_t k = 0; k < x.size(); k++)
+                    out[k] = type_cast<T>(x[k]);
+            });
+            x = sum.to_vector<float>();
+        }
         std::vector<float> scale, shift;
-        if(args.size() > 1)
-            scale = args[1].to_vector<float>();
-        if(args.size() > 2)
-            shift = args[2].to_vector<float>();
+        if(args.size() > addends)
+            scale = args[addends].to_vector<float>();
+        if(args.size() > addends + 1)
+            shift = args[addends + 1].to_vector<float>();
         std::vector<float> y(x.size());
         for(std::size_t r = 0; r < rows; r++)
         {

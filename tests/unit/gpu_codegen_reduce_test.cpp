@@ -145,6 +145,38 @@ TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
     }
 }
 
+TEST(gpu_codegen_reduce, layernorm_of_a_sum_and_float_out)
+{
+    // BERT's embeddings: the gathered rows plus a position table broadcast over the batch, then
+    // the scale and shift; a half model's last layer norm writing float
+    shape h768{shape::half_type, {64, 128, 768}};
+    shape table{shape::half_type, {64, 128, 768}, {0, 768, 1}};
+    shape col{shape::half_type, {64, 128, 768}, {0, 0, 1}};
+    shape f768{shape::float_type, {64, 128, 768}};
+    auto k = gpu::generate_layernorm(1e-12f, {h768, table}, h768, {col, col});
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("reinterpret_cast<const uint4*>(x1 + base1)[c]"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("reinterpret_cast<const uint4*>(x2)[c]"), std::string::npos) << "the scale is x2";
+    EXPECT_NE(k->source.find("x1[base1 + e * 1u]"), std::string::npos) << "the generic loop adds it too";
+    expect_compiles(*k);
+    auto kf = gpu::generate_layernorm(1e-12f, {h768, table}, f768, {col});
+    ASSERT_TRUE(kf.has_value());
+    EXPECT_NE(kf->source.find("float* __restrict__ y"), std::string::npos) << kf->source;
+    EXPECT_NE(kf->source.find("reinterpret_cast<uint4*>(y + obase)[c * 2 + 1]"), std::string::npos) << kf->source;
+    expect_compiles(*kf);
+    // refused: an addend of another type or lens, half out of float rows, five addends
+    shape f_in{shape::float_type, {64, 128, 768}};
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {h768, f_in}, h768, {}).has_value());
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {h768, shape{shape::half_type, {64, 128, 767}}}, h768, {}).has_value());
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {f_in}, h768, {}).has_value());
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {h768, h768, h768, h768, h768}, h768, {}).has_value());
+    // an addend whose rows do not start on a 16-byte vector: the generic loop only
+    shape odd{shape::half_type, {64, 128, 768}, {0, 772, 1}};
+    auto ko = gpu::generate_layernorm(1e-5f, {h768, odd}, h768, {});
+    ASSERT_TRUE(ko.has_value());
+    EXPECT_EQ(ko->source.find("register path"), std::string::npos);
+}
+
 TEST(gpu_codegen_reduce, layernorm_blocks_from_env)
 {
     // MIGRAPHX_GPU_LAYERNORM_BLOCKS: the register cap's A/B (6 blocks of 40 registers against 8

@@ -89,3 +89,50 @@ TEST(ops_layernorm, a_scale_that_varies_along_another_axis_throws)
     EXPECT_THROW(m->add_instruction(make_op("layernorm"), x, h), migraphx::exception); // another type
     EXPECT_THROW(m->add_instruction(make_op("layernorm"), x, x, x, x), migraphx::exception);
 }
+
+// addends: the inputs before the scale and shift are added (rounded to their type, as the add
+// they replace) and then normalized; float_out: the result in float.
+TEST(ops_layernorm, addends_are_summed_first_and_float_out_keeps_float)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = m->add_parameter("a", shape{shape::half_type, {2, 4}});
+    auto e  = m->add_parameter("e", shape{shape::half_type, {4}}); // a position embedding, one row
+    auto g  = m->add_parameter("g", shape{shape::half_type, {4}});
+    auto eb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4}}}), e);
+    auto gb = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 4}}}), g);
+    auto fused = m->add_instruction(make_op("layernorm", {{"epsilon", 0.5f}, {"addends", 2}, {"float_out", true}}),
+                                    a, eb, gb);
+    auto sum   = m->add_instruction(make_op("add"), a, eb);
+    auto apart = m->add_instruction(
+        make_op("convert", {{"target_type", shape::float_type}}),
+        m->add_instruction(make_op("layernorm", {{"epsilon", 0.5f}}), sum, gb));
+    m->add_return({fused, apart});
+    EXPECT_EQ(fused->get_shape(), (shape{shape::float_type, {2, 4}}));
+    p.compile(migraphx::ref::target{});
+    std::vector<migraphx::half> av = {1, 2, 3, 6, -1, -1, -1, -1}, ev = {0.5f, 0, -1, 2}, gv = {2, -1, 3, 0.5f};
+    auto r = p.eval({{"a", migraphx::argument{shape{shape::half_type, {2, 4}}, av.data()}},
+                     {"e", migraphx::argument{shape{shape::half_type, {4}}, ev.data()}},
+                     {"g", migraphx::argument{shape{shape::half_type, {4}}, gv.data()}}});
+    EXPECT_EQ(r[0].get_shape().type(), shape::float_type);
+    auto f = r[0].to_vector<float>(), s = r[1].to_vector<float>();
+    // the same sum and statistics; only the final rounding to half is skipped
+    for(std::size_t i = 0; i < f.size(); i++)
+        EXPECT_NEAR(f[i], s[i], 4e-3 * (1 + std::abs(s[i]))) << i;
+    // row 0 sums to (1.5, 2, 2, 8): mean 3.375, variance 7.171875; its last element times 0.5
+    EXPECT_NEAR(f[3], 4.625 / std::sqrt(7.171875 + 0.5) * 0.5, 1e-3);
+}
+
+TEST(ops_layernorm, addends_must_match_x)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 4}});
+    auto h  = m->add_parameter("h", shape{shape::half_type, {2, 4}});
+    auto y  = m->add_parameter("y", shape{shape::float_type, {2, 3}});
+    EXPECT_THROW(m->add_instruction(make_op("layernorm", {{"addends", 2}}), x, h), migraphx::exception);
+    EXPECT_THROW(m->add_instruction(make_op("layernorm", {{"addends", 2}}), x, y), migraphx::exception);
+    EXPECT_THROW(m->add_instruction(make_op("layernorm", {{"addends", 2}}), x), migraphx::exception);
+    EXPECT_THROW(m->add_instruction(make_op("layernorm", {{"addends", 0}}), x), migraphx::exception);
+    EXPECT_NO_THROW(m->add_instruction(make_op("layernorm", {{"addends", 3}}), x, x, x));
+}

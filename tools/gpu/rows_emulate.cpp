@@ -5,13 +5,15 @@
 // vectors) and the generic loop both run as the device would schedule them, only slowly. Each
 // case runs twice: every pointer 16-byte aligned (the register path), then every pointer skewed by
 // one element (the generic loop). Layernorm with its scale and shift (a trained model's
-// LayerNormalization: one value per column) included. It checks the generated code's indexing and
+// LayerNormalization: one value per column) included, and with its addends (summed first) and a
+// float output. It checks the generated code's indexing and
 // arithmetic, not NVRTC or the device: gpu_codegen_reduce_test and gpu_fuse_layernorm_test do that
 // on a device.
 // Build and run (from the repository root, after build-gpu's libmigraphx):
 //   g++ -std=c++20 -O1 -Iinclude -Isrc -DMIGRAPHX_HAVE_GPU=1 tools/gpu/rows_emulate.cpp
 //       -o build-gpu/rows_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
 //   build-gpu/rows_emulate [WORK_DIR]      (default /tmp/migx-rows-emulate; exit 1 on a mismatch)
+//   MIGX_EMULATE_PLANT="from|to" plants a bug (every `from` in a kernel becomes `to`).
 #include <migraphx/generate.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
@@ -52,15 +54,14 @@ static inline float __shfl_xor_sync(unsigned, float v, unsigned o)
 // turn, each block's threads at once.
 std::string launcher(const std::string& kernel, std::size_t inputs)
 {
-    std::string params, args;
+    std::string args;
     for(std::size_t i = 0; i < inputs; i++)
     {
         auto n = std::to_string(i);
-        params += "const void* a" + n + ", ";
-        args += "(const X" + n + "*)a" + n + ", ";
+        args += "(const X" + n + "*)in[" + n + "], ";
     }
     return R"(
-extern "C" void migx_launch()" + params + R"(void* y, unsigned grid, unsigned block)
+extern "C" void migx_launch(const void* const* in, void* y, unsigned grid, unsigned block)
 {
     migx_run_grid(grid, block, [&] { )" +
            kernel + "(" + args + R"((Y*)y); });
@@ -87,22 +88,28 @@ struct buffer
     }
 };
 
-/// op over x (and, for layernorm, the affine inputs given as their stored values and shapes)
-/// against ref, on both of the kernel's paths.
-void run_case(const std::string& name, const operation& op, const shape& xs, const std::vector<shape>& affine_stored,
-              double tol)
+/// op over x (and, for layernorm, the addends and then the affine inputs, given as their stored
+/// shapes and broadcast to x's) against ref, on both of the kernel's paths.
+void run_case(const std::string& name,
+              const operation& op,
+              const shape& xs,
+              const std::vector<shape>& affine_stored,
+              double tol,
+              const std::vector<shape>& addends_stored = {})
 {
     program p;
     auto* m = p.get_main_module();
     auto x  = m->add_parameter("x", xs);
     std::vector<instruction_ref> args{x};
     parameter_map params{{"x", generate_argument(xs, 3)}};
-    std::vector<argument> stored;
-    for(std::size_t i = 0; i < affine_stored.size(); i++)
+    std::vector<argument> stored; // the addends', then the scale's and shift's values
+    std::vector<shape> inputs = addends_stored;
+    inputs.insert(inputs.end(), affine_stored.begin(), affine_stored.end());
+    for(std::size_t i = 0; i < inputs.size(); i++)
     {
         auto n = "a" + std::to_string(i);
-        auto a = m->add_parameter(n, affine_stored[i]);
-        params[n] = generate_argument(affine_stored[i], 11 + i);
+        auto a = m->add_parameter(n, inputs[i]);
+        params[n] = generate_argument(inputs[i], 11 + i);
         stored.push_back(params[n]);
         args.push_back(m->add_instruction(make_op("multibroadcast", {{"out_lens", xs.lens()}}), a));
     }
@@ -119,12 +126,22 @@ void run_case(const std::string& name, const operation& op, const shape& xs, con
         return;
     }
     auto src = k->source;
+    // MIGX_EMULATE_PLANT="from|to": a planted bug (every `from` in the kernel becomes `to`), to see
+    // that the check catches it
+    if(const char* plant = std::getenv("MIGX_EMULATE_PLANT"))
+    {
+        std::string pl = plant;
+        auto bar       = pl.find('|');
+        for(auto pos = src.find(pl.substr(0, bar)); bar != std::string::npos and pos != std::string::npos;
+            pos = src.find(pl.substr(0, bar), pos + 1))
+            src.replace(pos, bar, pl.substr(bar + 1));
+    }
     auto pre = gpu::detail::prelude();
     src.replace(src.find(pre), pre.size(), shim);
     auto type_of = [](const shape& s) { return s.type() == shape::half_type ? "migx_half" : "float"; };
     std::string types = "typedef " + std::string(type_of(xs)) + " X0;\n";
-    for(std::size_t i = 0; i < affine_stored.size(); i++)
-        types += "typedef " + std::string(type_of(affine_stored[i])) + " X" + std::to_string(i + 1) + ";\n";
+    for(std::size_t i = 0; i < inputs.size(); i++)
+        types += "typedef " + std::string(type_of(inputs[i])) + " X" + std::to_string(i + 1) + ";\n";
     types += "typedef " + std::string(type_of(y->get_shape())) + " Y;\n";
     src += types + launcher(k->name, args.size());
     auto file = work + "/" + name;
@@ -156,14 +173,8 @@ void run_case(const std::string& name, const operation& op, const shape& xs, con
         std::vector<const void*> in{xb.p};
         for(auto& b : ab)
             in.push_back(b->p);
-        if(in.size() == 1)
-            reinterpret_cast<void (*)(const void*, void*, unsigned, unsigned)>(f)(in[0], yb.p, grid, k->local);
-        else if(in.size() == 2)
-            reinterpret_cast<void (*)(const void*, const void*, void*, unsigned, unsigned)>(f)(in[0], in[1], yb.p,
-                                                                                            grid, k->local);
-        else
-            reinterpret_cast<void (*)(const void*, const void*, const void*, void*, unsigned, unsigned)>(f)(
-                in[0], in[1], in[2], yb.p, grid, k->local);
+        reinterpret_cast<void (*)(const void* const*, void*, unsigned, unsigned)>(f)(in.data(), yb.p, grid,
+                                                                                   k->local);
         auto got = argument{ys, yb.p}.to_vector<double>();
         std::size_t bad = 0;
         for(std::size_t i = 0; i < want.size(); i++)
@@ -203,6 +214,28 @@ int main(int argc, char** argv)
             run_case("layernorm_" + tn, ln, xs, {}, tol);
             run_case("layernorm_scale_shift_" + tn, ln, xs, {col, col}, tol);
             run_case("layernorm_scale_" + tn, ln, xs, {col}, tol);
+        }
+    // The embeddings' sum folded in (a position table broadcast over the batch), with the scale
+    // and shift, and a half model's last layer norm writing float.
+    for(std::size_t len : {768, 96, 2048, 24})
+        for(auto t : {h, f})
+        {
+            auto tn  = std::string(t == h ? "half" : "float") + "_" + std::to_string(len);
+            auto tol = t == h ? 2e-3 : 1e-5;
+            shape xs{t, {3, 5, len}};
+            shape col{t, {len}};
+            shape table{t, {1, 5, len}};
+            auto sum2 = make_op("layernorm", {{"epsilon", 1e-5f}, {"addends", 2}});
+            auto sum3 = make_op("layernorm", {{"epsilon", 1e-5f}, {"addends", 3}});
+            run_case("layernorm_add_" + tn, sum2, xs, {col, col}, tol, {table});
+            run_case("layernorm_add2_" + tn, sum3, xs, {}, tol, {table, xs});
+            if(t == h)
+            {
+                auto fo = make_op("layernorm", {{"epsilon", 1e-5f}, {"float_out", true}});
+                auto both = make_op("layernorm", {{"epsilon", 1e-5f}, {"addends", 2}, {"float_out", true}});
+                run_case("layernorm_float_out_" + tn, fo, xs, {col, col}, tol);
+                run_case("layernorm_add_float_out_" + tn, both, xs, {col}, tol, {table});
+            }
         }
     // BERT's attention scores, softmax over rows of 128 halves; and a long float row.
     run_case("softmax_half_128", make_op("softmax", {{"axis", -1}}), shape{h, {2, 3, 128}}, {}, 2e-3);

@@ -27,6 +27,7 @@ struct uint4 { unsigned x, y, z, w; };
 static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); return (float)f; }
 static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
 static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline float rh(float x) { return h2f(f2h(x)); }
 struct migx_dim { unsigned x; };
 static migx_dim blockIdx{0}, blockDim{1}, gridDim{1};
 static thread_local migx_dim threadIdx{0};

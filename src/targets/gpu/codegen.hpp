@@ -65,6 +65,13 @@ long layernorm_min_blocks();
 /// kernel's inputs 1 and 2, applied in float before the one rounding.
 std::optional<kernel_source>
 generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine = {});
+/// The same of the sum of `summed` (x0 + x1 + ..., up to 4, each of x0's lens and type, any
+/// strides; added in float and rounded to their type, as op::layernorm's addends); `out` may be
+/// float where the inputs are half (op::layernorm's float_out).
+std::optional<kernel_source> generate_layernorm(float epsilon,
+                                                const std::vector<shape>& summed,
+                                                const shape& out,
+                                                const std::vector<shape>& affine);
 
 /// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm. The input
 /// at any strides, the output packed in any layout (standard or NHWC), walked in memory order.

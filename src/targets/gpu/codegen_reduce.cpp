@@ -167,11 +167,14 @@ kernel_source finish(const std::string& name, std::string source, std::size_t ro
 struct row_split
 {
     std::vector<std::size_t> row_lens, row_strides, out_row_strides, red_lens, red_strides;
+    std::vector<std::vector<std::size_t>> more_row_strides; // of the `more` shapes, in order
 };
 
-row_split split(const shape& in, const std::vector<bool>& reduced, const shape* out = nullptr)
+row_split split(const shape& in, const std::vector<bool>& reduced, const shape* out = nullptr,
+                const std::vector<shape>& more = {})
 {
     row_split r;
+    r.more_row_strides.resize(more.size());
     for(std::size_t d = 0; d < in.lens().size(); d++)
     {
         if(reduced[d])
@@ -183,8 +186,13 @@ row_split split(const shape& in, const std::vector<bool>& reduced, const shape* 
         r.row_lens.push_back(in.lens()[d]);
         r.row_strides.push_back(in.strides()[d]);
         r.out_row_strides.push_back(out == nullptr ? 0 : out->strides()[d]);
+        for(std::size_t i = 0; i < more.size(); i++)
+            r.more_row_strides[i].push_back(more[i].strides()[d]);
     }
-    merge(r.row_lens, {&r.row_strides, &r.out_row_strides});
+    std::vector<std::vector<std::size_t>*> row_strides{&r.row_strides, &r.out_row_strides};
+    for(auto& m : r.more_row_strides)
+        row_strides.push_back(&m);
+    merge(r.row_lens, row_strides);
     merge(r.red_lens, {&r.red_strides});
     return r;
 }
@@ -282,16 +290,20 @@ struct axis_rows
     std::optional<register_rows> reg;
 };
 
-/// The row's digits and offsets base (in) and obase (out), indented by `indent` spaces more.
-std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std::size_t indent)
+/// The row's digits and offsets base (in), obase (out) and base1.. (the addends after in),
+/// indented by `indent` spaces more.
+std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std::size_t indent,
+                        const std::vector<shape>& addends = {})
 {
     std::vector<bool> reduced(in.lens().size(), false);
     reduced[axis] = true;
-    auto si       = split(in, reduced, &out);
+    auto si       = split(in, reduced, &out, addends);
     std::string pad(indent, ' ');
     std::string code = detail::digits("row", si.row_lens, "o");
     code += "        const idx_t base = " + offset("o", si.row_strides) + ";\n";
     code += "        const idx_t obase = " + offset("o", si.out_row_strides) + ";\n";
+    for(std::size_t i = 0; i < addends.size(); i++)
+        code += "        const idx_t base" + std::to_string(i + 1) + " = " + offset("o", si.more_row_strides[i]) + ";\n";
     std::string r;
     std::size_t pos = 0;
     while(pos < code.size())
@@ -308,7 +320,8 @@ std::string row_offsets(std::size_t axis, const shape& in, const shape& out, std
 /// but taking part in the reductions) with the row's offsets, `live` (the row exists), `rlane`,
 /// and `body`; then the kernel returns.
 std::string register_frame(const register_rows& r, std::size_t axis, const shape& in, const shape& out,
-                           const std::string& body, const std::vector<std::string>& also_aligned = {})
+                           const std::string& body, const std::vector<std::string>& also_aligned = {},
+                           const std::vector<shape>& addends = {})
 {
     std::ostringstream ss;
     std::string also;
@@ -327,7 +340,7 @@ std::string register_frame(const register_rows& r, std::size_t axis, const shape
     ss << "        for(idx_t rb = blockIdx.x; rb * rpb < rows; rb += gridDim.x)\n        {\n";
     ss << "            const idx_t row = rb * rpb + threadIdx.x / RG;\n";
     ss << "            const bool live = row < rows;\n";
-    ss << row_offsets(axis, in, out, 4);
+    ss << row_offsets(axis, in, out, 4, addends);
     ss << body;
     ss << "        }\n        return;\n    }\n";
     return ss.str();
@@ -356,20 +369,30 @@ std::string load_vector(const shape& in, unsigned v)
     return ss.str();
 }
 
-/// Stores expression `e` of v[j][k] as vector c of the output row.
+/// Stores expression `e` of v[j][k] as vector c of the output row (v elements: one 16-byte piece,
+/// two where the output's elements are wider than the row's, e.g. float out of half rows).
 std::string store_vector(const shape& out, unsigned v, const std::string& e)
 {
+    auto pieces = v * out.type_size() / 16;
     std::ostringstream ss;
-    ss << "                    union { uint4 w; " << storage(out) << " e[" << v << "]; } u;\n";
+    ss << "                    union { uint4 w" << (pieces > 1 ? "[" + std::to_string(pieces) + "]" : "") << "; "
+       << storage(out) << " e[" << v << "]; } u;\n";
     ss << "#pragma unroll\n";
     ss << "                    for(unsigned k = 0; k < " << v << "; k++)\n";
     ss << "                        u.e[k] = " << store(out, e) << ";\n";
-    ss << "                    reinterpret_cast<uint4*>(y + obase)[c] = u.w;\n";
+    if(pieces == 1)
+        ss << "                    reinterpret_cast<uint4*>(y + obase)[c] = u.w;\n";
+    for(std::size_t p = 0; pieces > 1 and p < pieces; p++)
+        ss << "                    reinterpret_cast<uint4*>(y + obase)[c * " << pieces << " + " << p << "] = u.w[" << p
+           << "];\n";
     return ss.str();
 }
 
+/// `addends`: more inputs (x1.., after x0) whose elements are added to x0's (r.x is the sum, as
+/// float, rounded to in's type); `more`: the inputs after them.
 axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::size_t axis, const shape& in,
-                          const shape& out, const std::string& fast = "", const std::vector<shape>& more = {})
+                          const shape& out, const std::string& fast = "", const std::vector<shape>& more = {},
+                          const std::vector<shape>& addends = {})
 {
     axis_rows r;
     r.len  = in.lens()[axis];
@@ -377,15 +400,24 @@ axis_rows begin_axis_rows(std::ostringstream& ss, const std::string& name, std::
     r.g    = group_size(r.len);
     r.oa   = out.strides()[axis];
     r.x    = load(in, "x0[base + e * " + std::to_string(in.strides()[axis]) + "u]");
+    for(std::size_t i = 0; i < addends.size(); i++)
+    {
+        auto n = std::to_string(i + 1);
+        r.x += " + " + load(addends[i], "x" + n + "[base" + n + " + e * " +
+                                            std::to_string(addends[i].strides()[axis]) + "u]");
+    }
+    if(not addends.empty())
+        r.x = in.type() == shape::half_type ? "rh(" + r.x + ")" : "(" + r.x + ")";
     std::vector<std::string> types{storage(in)};
     std::vector<shape> all{in, out};
-    for(const auto& m : more)
-    {
-        types.push_back(storage(m));
-        all.push_back(m);
-    }
+    for(const auto* list : {&addends, &more})
+        for(const auto& m : *list)
+        {
+            types.push_back(storage(m));
+            all.push_back(m);
+        }
     ss << head(name, types, storage(out), all, r.g, r.rows, fast);
-    ss << row_offsets(axis, in, out, 0);
+    ss << row_offsets(axis, in, out, 0, addends);
     return r;
 }
 
@@ -468,10 +500,26 @@ long layernorm_min_blocks()
 std::optional<kernel_source>
 generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine)
 {
-    if(not float_or_half(in) or out.type() != in.type() or not out.standard() or out.lens() != in.lens() or
+    return generate_layernorm(epsilon, std::vector<shape>{in}, out, affine);
+}
+
+std::optional<kernel_source> generate_layernorm(float epsilon,
+                                                const std::vector<shape>& summed,
+                                                const shape& out,
+                                                const std::vector<shape>& affine)
+{
+    if(summed.empty() or summed.size() > 4)
+        return std::nullopt;
+    const auto& in = summed.front();
+    std::vector<shape> addends(summed.begin() + 1, summed.end()); // x1.., added to x0
+    bool out_type = out.type() == in.type() or (in.type() == shape::half_type and out.type() == shape::float_type);
+    if(not float_or_half(in) or not out_type or not out.standard() or out.lens() != in.lens() or
        in.lens().empty() or in.elements() == 0 or affine.size() > 2)
         return std::nullopt;
     auto axis = in.lens().size() - 1;
+    for(const auto& a : addends)
+        if(a.dynamic() or a.type() != in.type() or a.lens() != in.lens())
+            return std::nullopt;
     for(const auto& a : affine)
     {
         if(a.type() != in.type() or a.lens() != in.lens())
@@ -482,15 +530,21 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
     }
     std::string name = "layernorm_kernel";
     auto reg         = plan_register_rows(axis, in, out);
+    // every addend's rows as 16-byte vectors too (unit stride along the axis, starts on a vector)
+    for(const auto& a : addends)
+        for(std::size_t d = 0; reg and d < a.lens().size(); d++)
+            if(d == axis ? a.strides()[d] != 1 : a.lens()[d] != 1 and a.strides()[d] % reg->v != 0)
+                reg = std::nullopt;
     auto eps         = detail::float_literal(epsilon);
-    // The scale (x1) and shift (x2) of column `col` (an expression), as float.
+    auto first_affine = summed.size(); // the scale is x<first_affine>, the shift the next
+    // The scale and shift of column `col` (an expression), as float.
     auto affine_of = [&](const std::string& normalized, const std::string& col) {
         std::string e = normalized;
         for(std::size_t i = 0; i < affine.size(); i++)
         {
             // (a stream: GCC 12's -Wrestrict misfires on "literal" + std::string&& here)
             std::ostringstream at, t;
-            at << "x" << i + 1 << "[" << col << " * " << affine[i].strides()[axis] << "u]";
+            at << "x" << first_affine + i << "[" << col << " * " << affine[i].strides()[axis] << "u]";
             t << "(" << e << (i == 0 ? " * " : " + ") << load(affine[i], at.str()) << ")";
             e = t.str();
         }
@@ -516,8 +570,38 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
         else
             b << "            float v[PL][" << vs << "];\n";
         b << "            float s = 0.f;\n";
-        b << lane_vectors((packed ? "                    w[j] = reinterpret_cast<const uint4*>(x0 + base)[c];\n" + unpack
-                                  : load_vector(in, reg->v)) +
+        // The addends' vectors added in float (rounded to half once, as the add they replace).
+        std::string sum_in;
+        std::vector<std::string> aligned;
+        if(not addends.empty())
+        {
+            std::ostringstream a;
+            a << "                    {\n";
+            std::string total = packed ? "h2f(t.e[k])" : "v[j][k]";
+            if(packed)
+                a << "                        union { uint4 w; migx_half e[8]; } t;\n"
+                  << "                        t.w = w[j];\n";
+            for(std::size_t i = 0; i < addends.size(); i++)
+            {
+                auto n = std::to_string(i + 1);
+                a << "                        union { uint4 w; " << storage(in) << " e[" << vs << "]; } u" << n
+                  << ";\n                        u" << n << ".w = reinterpret_cast<const uint4*>(x" << n << " + base"
+                  << n << ")[c];\n";
+                total += " + " + load(in, "u" + n + ".e[k]");
+                aligned.push_back("x" + n);
+            }
+            a << "#pragma unroll\n                        for(unsigned k = 0; k < " << vs << "; k++)\n";
+            if(packed)
+                a << "                            t.e[k] = f2h(" << total << ");\n"
+                  << "                        w[j] = t.w;\n";
+            else
+                a << "                            v[j][k] = " << total << ";\n";
+            a << "                    }\n";
+            sum_in = a.str();
+        }
+        b << lane_vectors((packed ? "                    w[j] = reinterpret_cast<const uint4*>(x0 + base)[c];\n" +
+                                        sum_in + unpack
+                                  : load_vector(in, reg->v) + sum_in) +
                           "#pragma unroll\n                    for(unsigned k = 0; k < " + vs +
                           "; k++)\n                        s += " + val + ";\n");
         b << "            const float m = row_reduce<RG>(s, op_sum{}) / " << len << ".f;\n";
@@ -528,10 +612,9 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
         b << "            const float r = rsqrtf(row_reduce<RG>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
         std::string result = "(" + val + " - m) * r";
         std::string affine_loads;
-        std::vector<std::string> aligned;
         for(std::size_t i = 0; i < affine.size(); i++)
         {
-            auto xi = "x" + std::to_string(i + 1);
+            auto xi = "x" + std::to_string(first_affine + i);
             auto ai = "a" + std::to_string(i + 1);
             if(affine[i].strides()[axis] == 1) // 16-byte vectors, as the row's
             {
@@ -548,10 +631,10 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
                          ")";
         }
         b << lane_vectors(unpack + affine_loads + store_vector(out, reg->v, result));
-        fast = register_frame(*reg, axis, in, out, b.str(), aligned);
+        fast = register_frame(*reg, axis, in, out, b.str(), aligned, addends);
     }
     std::ostringstream ss;
-    auto r           = begin_axis_rows(ss, name, axis, in, out, fast, affine);
+    auto r           = begin_axis_rows(ss, name, axis, in, out, fast, affine, addends);
     r.reg            = reg;
     auto len         = r.len;
     const auto& x    = r.x;

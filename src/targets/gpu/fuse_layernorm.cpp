@@ -1,10 +1,56 @@
 #include "targets/gpu/fuse_layernorm.hpp"
+#include "passes/dead_code_elimination.hpp"
 #include "passes/layernorm_match.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
+#include <algorithm>
 
 namespace migraphx {
 namespace gpu {
+
+namespace {
+
+/// Whether x is a product or a product plus something (a bias): an add of it is the gemm's to
+/// take as its residual epilogue (lowering.cpp), not the layernorm's.
+bool from_product(instruction_ref x)
+{
+    if(x->name() == "dot")
+        return true;
+    return x->name() == "add" and std::any_of(x->inputs().begin(), x->inputs().end(), [](instruction_ref i) {
+               return i->name() == "dot";
+           });
+}
+
+/// layernorm(a + b, ...) -> layernorm[addends=2](a, b, ...) where the add has no other reader and
+/// no product's epilogue would take it (a transformer's embeddings: gather + position table).
+void fold_addends(module& m, instruction_ref ln)
+{
+    auto x = ln->inputs().front();
+    if(x->name() != "add" or x->outputs().size() != 1 or x->inputs().size() != 2 or
+       std::any_of(x->inputs().begin(), x->inputs().end(), from_product))
+        return;
+    auto v       = ln->get_operator().to_value();
+    v["addends"] = 2;
+    std::vector<instruction_ref> args = x->inputs();
+    args.insert(args.end(), ln->inputs().begin() + 1, ln->inputs().end());
+    m.replace_instruction(ln, make_op("layernorm", v), args);
+}
+
+/// convert(layernorm(x: half), float) -> layernorm[float_out=1](x): a half model's last layer norm,
+/// its float output written by the kernel (a copy kernel after it before).
+void fold_convert(module& m, instruction_ref ln)
+{
+    if(ln->get_shape().type() != shape::half_type or ln->outputs().size() != 1)
+        return;
+    auto c = ln->outputs().front();
+    if(c->name() != "convert" or c->get_shape().type() != shape::float_type)
+        return;
+    auto v         = ln->get_operator().to_value();
+    v["float_out"] = true;
+    m.replace_instruction(c, make_op("layernorm", v), ln->inputs());
+}
+
+} // namespace
 
 void fuse_layernorm::apply(module& m) const
 {
@@ -28,6 +74,17 @@ void fuse_layernorm::apply(module& m) const
         }
         else
             m.replace_instruction(found->y, op, {found->x});
+    }
+    // The matched patterns' instructions go first, so that the readers counted below are real.
+    dead_code_elimination{}.apply(m);
+    std::vector<instruction_ref> norms;
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        if(ins->name() == "layernorm")
+            norms.push_back(ins);
+    for(auto ln : norms)
+    {
+        fold_addends(m, ln);
+        fold_convert(m, ln);
     }
 }
 

@@ -60,9 +60,16 @@ std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
         return generate_depthwise(depthwise_spec_of(v, in[0], in[1], out));
     if(n.rfind("reduce_", 0) == 0 and in.size() == 1)
         return generate_reduce(n.substr(7), in[0], out);
-    if(n == "layernorm" and not in.empty() and in.size() <= 3)
-        return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()), in[0], out,
-                                  std::vector<shape>(in.begin() + 1, in.end()));
+    if(n == "layernorm" and not in.empty())
+    {
+        // the addends (x0 + x1 + ...), then the scale and shift
+        auto addends = v.contains("addends") ? static_cast<std::size_t>(v.at("addends").get_int64()) : 1;
+        if(addends < 1 or in.size() < addends or in.size() > addends + 2)
+            return std::nullopt;
+        return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()),
+                                  std::vector<shape>(in.begin(), in.begin() + addends), out,
+                                  std::vector<shape>(in.begin() + addends, in.end()));
+    }
     if((n == "softmax" or n == "logsoftmax") and in.size() == 1)
         return generate_softmax(n == "logsoftmax", axis_of(v, out.lens().size()), in[0], out);
     if(n == "pooling" and in.size() == 1)
