@@ -102,6 +102,17 @@ TEST(gpu_fuse_layernorm_no_device, a_products_residual_add_stays_the_gemms)
     EXPECT_EQ(std::count(args.begin(), args.end(), ','), 3) << args; // the gemm's result, scale, shift, output
 }
 
+TEST(gpu_fuse_layernorm_no_device, folds_can_be_turned_off)
+{
+    setenv("MIGRAPHX_DISABLE_LAYERNORM_FOLDS", "1", 1);
+    auto tx = lowered(layer_norm(shape::half_type, {2, 7, 96}, true, {false, true}));
+    unsetenv("MIGRAPHX_DISABLE_LAYERNORM_FOLDS");
+    EXPECT_NE(tx.find("add_kernel"), std::string::npos) << tx;
+    auto args = kernel_args(tx);
+    EXPECT_EQ(std::count(args.begin(), args.end(), ','), 3) << args;
+    EXPECT_NE(tx.find("copy_kernel"), std::string::npos) << tx; // the convert to float
+}
+
 TEST(gpu_fuse_layernorm_no_device, a_convert_to_float_after_it_is_its_output)
 {
     auto tx = lowered(layer_norm(shape::half_type, {2, 7, 96}, true, {false, true}));

@@ -1,6 +1,7 @@
 #include "targets/gpu/fuse_layernorm.hpp"
 #include "passes/dead_code_elimination.hpp"
 #include "passes/layernorm_match.hpp"
+#include "ir/env.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/make_op.hpp>
 #include <algorithm>
@@ -75,6 +76,8 @@ void fuse_layernorm::apply(module& m) const
         else
             m.replace_instruction(found->y, op, {found->x});
     }
+    if(env_enabled("MIGRAPHX_DISABLE_LAYERNORM_FOLDS"))
+        return;
     // The matched patterns' instructions go first, so that the readers counted below are real.
     dead_code_elimination{}.apply(m);
     std::vector<instruction_ref> norms;
