@@ -24,7 +24,8 @@
 #            run count, clocks under sustained load, or the inputs?)
 #   variants tools/gpu/env_variants.sh with $VARIANTS (default: the base, the attention kernel's L2
 #            prefetch at the last / first step, Q straight into registers, 32 keys a step, layernorm
-#            at 6 blocks, the layernorm folds off) on $VARIANT_MODELS (default bert:64 bert:1), $VARIANT_ROUNDS rounds (default 3)
+#            at 6 blocks, the layernorm folds off) on $VARIANT_MODELS (default bert:64), $VARIANT_ROUNDS
+#            rounds (default 2)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -57,7 +58,7 @@ for s in ${STEPS:-unit export bench}; do
           for r in 1 2; do for n in 20 200 1000; do step 120 $B $f --fp16 --runs $n; done
             for n in 20 200; do timeout 180 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n $n 2>&1 \
               | grep -E "^(Total time|Rate)" | sed "s/^/perf -n $n: /" >> $L; done; done ;;
-    variants) OUT=$OUT INST=${INST:-install-gpu} MODELS="${VARIANT_MODELS:-bert:64 bert:1}" ROUNDS=${VARIANT_ROUNDS:-3} \
+    variants) OUT=$OUT INST=${INST:-install-gpu} MODELS="${VARIANT_MODELS:-bert:64}" ROUNDS=${VARIANT_ROUNDS:-2} \
             VARIANTS="${VARIANTS:-base=;pf1=MIGRAPHX_GPU_ATTENTION_PREFETCH=1;pf2=MIGRAPHX_GPU_ATTENTION_PREFETCH=2;qd=MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1;k32=MIGRAPHX_GPU_ATTENTION_KEYS=32;ln6=MIGRAPHX_GPU_LAYERNORM_BLOCKS=6;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1}" \
             timeout ${VARIANTS_LIMIT:-420} bash tools/gpu/env_variants.sh > /dev/null 2>&1 ;;
     int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
