@@ -33,6 +33,31 @@ TEST(gpu_codegen_data, concat_gather_pad_compile)
         EXPECT_NO_THROW(gpu::compile_cuda(p.source, p.name, 9, 0)) << p.source;
     }
 }
+// An embedding table's rows are copied 16 bytes a thread (a thread a vector launched), with the
+// element loop kept for pointers that are not 16-byte aligned; rows that are no whole vectors, or
+// a data tensor whose rows are not packed, keep the element kernel.
+TEST(gpu_codegen_data, gather_of_whole_vector_rows_copies_vectors)
+{
+    auto g = gpu::generate_gather(0, shape{shape::half_type, {30522, 768}}, shape{shape::int64_type, {64, 128}},
+                                  shape{shape::half_type, {64, 128, 768}});
+    ASSERT_TRUE(g.has_value());
+    EXPECT_NE(g->source.find("reinterpret_cast<uint4*>(y)[q] = *reinterpret_cast<const uint4*>(x0 + ("),
+              std::string::npos)
+        << g->source;
+    EXPECT_NE(g->source.find("y[i] = x0["), std::string::npos) << "the element loop stays";
+    EXPECT_EQ(g->elements, 64u * 128 * 768 / 8);
+    EXPECT_NO_THROW(gpu::compile_cuda(g->source, g->name, 9, 0)) << g->source;
+    auto rows12 = gpu::generate_gather(0, shape{shape::half_type, {100, 12}}, shape{shape::int64_type, {5}},
+                                       shape{shape::half_type, {5, 12}});
+    ASSERT_TRUE(rows12.has_value());
+    EXPECT_EQ(rows12->source.find("uint4"), std::string::npos);
+    EXPECT_EQ(rows12->elements, 60u);
+    auto transposed = gpu::generate_gather(0, shape{shape::half_type, {100, 16}, {1, 100}},
+                                           shape{shape::int64_type, {5}}, shape{shape::half_type, {5, 16}});
+    ASSERT_TRUE(transposed.has_value());
+    EXPECT_EQ(transposed->source.find("uint4"), std::string::npos);
+}
+
 TEST(gpu_codegen_data, channel_pad_into_nhwc_is_one_thread_a_pixel)
 {
     using migraphx::shape;

@@ -151,6 +151,7 @@ TEST(gpu_kernels, gather_embedding_negative_and_scalar_indices)
     {
         migraphx::program p;
         auto* m  = p.get_main_module();
+        // rows of four 16-byte vectors: the vector loop
         auto t   = m->add_parameter("table", shape{shape::float_type, {100, 16}});
         auto idx = m->add_literal(migraphx::literal{shape{shape::int64_type, {2, 5}},
                                                     std::vector<std::int64_t>{0, 99, -1, 7, 42, 3, -100, 50, 50, 1}});

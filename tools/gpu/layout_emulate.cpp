@@ -1,5 +1,5 @@
 // layout_emulate: the generated pooling and pad kernels with NHWC (channels-last) inputs and
-// outputs, checked against ref WITHOUT a GPU, as pointwise_emulate does for pointwise kernels:
+// outputs, and gathers (rows of 16-byte vectors or elements), checked against ref WITHOUT a GPU, as pointwise_emulate does for pointwise kernels:
 // each kernel's CUDA source is compiled by the host's g++ with a shim for the CUDA built-ins and
 // run as one thread over all rows (so only group size 1 kernels: windows of up to 16 elements,
 // or NHWC inputs with 8192 rows or more). Max pooling and pad must match bit for bit, average
@@ -43,6 +43,7 @@ static inline float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? 
 static inline float migx_min(float a, float b) { return isnan(b) ? b : (b < a ? b : a); }
 struct migx_dim { unsigned x; };
 static migx_dim blockIdx{0}, blockDim{1}, gridDim{1}, threadIdx{0};
+struct uint4 { unsigned x, y, z, w; };
 )";
 int failures = 0;
 std::string work = "/tmp/migx-layout-emulate";
@@ -81,6 +82,10 @@ void run_case(const std::string& name, const operation& op, const shape& in_std,
     if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
     if(k->elements != out_s.elements() and k->source.find("constexpr unsigned G = 1;") == std::string::npos)
     { std::cout << name << ": skipped (group size > 1 needs a device)\n"; return; }
+    // A register path's rows take groups of lanes, which one host thread cannot be (rows_emulate
+    // runs those kernels, each block's threads at once).
+    if(k->source.find("// register path") != std::string::npos)
+    { std::cout << name << ": skipped (a register path: tools/gpu/rows_emulate.cpp)\n"; return; }
     auto src = k->source;
     auto pre = gpu::detail::prelude();
     src.replace(src.find(pre), pre.size(), shim);
@@ -102,6 +107,57 @@ void run_case(const std::string& name, const operation& op, const shape& in_std,
                 std::cout << "  " << name << " [" << i << "] got " << got[i] << " ref " << w[i] << "\n";
     if(bad) { failures++; std::cout << name << ": " << bad << " differ (" << k->name << ")\n"; return; }
     std::cout << name << ": ok (" << k->name << ", " << w.size() << " elements)\n";
+}
+
+/// gather(data, indices) along `axis` (indices drawn in [-len, len), negative ones counting from
+/// the end) against ref, bit for bit; `skew` bytes off 16-byte alignment for the output (the
+/// element loop) or none (the vector loop where the rows allow).
+void run_gather_case(const std::string& name, const shape& data_s, const shape& ind_s, std::int64_t axis,
+                     std::size_t skew)
+{
+    program p;
+    auto* m = p.get_main_module();
+    auto d  = m->add_parameter("d", data_s);
+    auto i  = m->add_parameter("i", ind_s);
+    auto y  = m->add_instruction(make_op("gather", {{"axis", axis}}), d, i);
+    m->add_return({y});
+    auto da  = generate_argument(data_s, 5);
+    auto len = static_cast<std::int64_t>(data_s.lens()[axis]);
+    argument ia{ind_s};
+    auto* iv = reinterpret_cast<std::int64_t*>(ia.data());
+    for(std::size_t k = 0; k < ind_s.elements(); k++)
+        iv[k] = static_cast<std::int64_t>((k * 7919) % (2 * len)) - len;
+    auto ref = p;
+    ref.compile(ref::target{});
+    auto want = ref.eval({{"d", da}, {"i", ia}}).front();
+    auto k    = gpu::generate_for(y);
+    if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
+    auto src = k->source;
+    auto pre = gpu::detail::prelude();
+    src.replace(src.find(pre), pre.size(), shim);
+    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
+    auto cmd = "g++ -std=c++17 -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
+    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return; }
+    void* h = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW);
+    void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
+    if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
+    const auto& ys = y->get_shape();
+    std::vector<char> raw(ys.bytes() + 64, char(0x55));
+    char* out = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.data()) + 15) / 16 * 16 + skew);
+    std::vector<char> draw(data_s.bytes() + 64);
+    char* dp = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(draw.data()) + 15) / 16 * 16);
+    std::memcpy(dp, da.data(), data_s.bytes());
+    reinterpret_cast<void (*)(const void*, const void*, void*)>(f)(dp, ia.data(), out);
+    bool vector_path = k->source.find("uint4") != std::string::npos;
+    if(std::memcmp(out, want.data(), ys.bytes()) != 0)
+    {
+        failures++;
+        std::cout << name << ": differs from ref (" << (vector_path ? "vector kernel" : "element kernel") << ")\n";
+        return;
+    }
+    std::cout << name << ": ok (" << (vector_path ? (skew == 0 ? "vector loop" : "element loop of the vector kernel")
+                                                  : "element kernel")
+              << ", " << ys.elements() << " elements)\n";
 }
 
 int main(int argc, char** argv)
@@ -135,6 +191,15 @@ int main(int argc, char** argv)
     run_case("pad_channels_nhwc_out", pad, shape{h, {2, 3, 7, 5}}, false, true, 0);
     run_case("pad_channels_nhwc_in_out", pad, shape{h, {2, 3, 7, 5}}, true, true, 0);
     run_case("pad_channels_std_out", pad, shape{h, {2, 3, 7, 5}}, false, false, 0);
+    // Gathers: an embedding table's rows (half, whole 16-byte vectors), the same misaligned,
+    // rows of 12 halves (no vectors), along axis 1, and int64 rows with an index tensor of rank 2.
+    auto i64 = shape::int64_type;
+    for(std::size_t skew : {0, 2})
+        run_gather_case("gather_embedding_skew" + std::to_string(skew), shape{h, {50, 64}}, shape{i64, {3, 7}}, 0,
+                        skew);
+    run_gather_case("gather_rows_of_12", shape{h, {20, 12}}, shape{i64, {9}}, 0, 0);
+    run_gather_case("gather_axis1", shape{shape::float_type, {3, 10, 8}}, shape{i64, {2, 2}}, 1, 0);
+    run_gather_case("gather_int64_rows", shape{i64, {6, 4}}, shape{i64, {5}}, 0, 0);
     std::cout << (failures ? "FAILED: " : "all ok: ") << failures << " failure(s)\n";
     return failures ? 1 : 0;
 }
