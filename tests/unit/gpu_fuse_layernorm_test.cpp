@@ -10,6 +10,7 @@
 #ifdef MIGRAPHX_HAVE_GPU
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "targets/gpu/fuse_layernorm.hpp"
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -100,6 +101,30 @@ TEST(gpu_fuse_layernorm_no_device, a_products_residual_add_stays_the_gemms)
     EXPECT_NE(tx.find("residual=1"), std::string::npos) << tx;
     auto args = kernel_args(tx);
     EXPECT_EQ(std::count(args.begin(), args.end(), ','), 3) << args; // the gemm's result, scale, shift, output
+}
+
+TEST(gpu_fuse_layernorm_no_device, a_residual_add_after_a_products_bias_and_convert_is_not_folded)
+{
+    // ((x W + b) as float, back to half) + r: a product a few steps up is still the product's
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto t  = shape::half_type;
+    auto x  = m->add_parameter("x", shape{t, {2, 7, 96}});
+    auto r  = m->add_parameter("r", shape{t, {2, 7, 96}});
+    auto w  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 96, 96}}}),
+                                m->add_literal(migraphx::generate_literal(shape{t, {96, 96}}, 5)));
+    auto b  = m->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 7, 96}}}),
+                                m->add_literal(migraphx::generate_literal(shape{t, {96}}, 6)));
+    auto d  = m->add_instruction(make_op("add"), m->add_instruction(make_op("dot"), x, w), b);
+    auto f  = m->add_instruction(make_op("convert", {{"target_type", shape::half_type}}),
+                                m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), d));
+    auto s  = m->add_instruction(make_op("add"), f, r);
+    m->add_return({m->add_instruction(make_op("layernorm", {{"epsilon", 1e-5f}}), s)});
+    migraphx::gpu::fuse_layernorm{}.apply(*m);
+    auto ln = std::prev(m->end(), 2);
+    ASSERT_EQ(ln->name(), "layernorm");
+    EXPECT_EQ(ln->inputs().size(), 1u);
+    EXPECT_EQ(ln->inputs().front(), s);
 }
 
 TEST(gpu_fuse_layernorm_no_device, folds_can_be_turned_off)

@@ -11,15 +11,20 @@ namespace gpu {
 
 namespace {
 
-/// Whether x is a product or a product plus something (a bias): an add of it is the gemm's to
-/// take as its residual epilogue (lowering.cpp), not the layernorm's.
-bool from_product(instruction_ref x)
+/// Whether x is a product's or a convolution's result a few steps on (plus a bias, dequantized,
+/// converted): an add of it is the gemm's to take as its residual epilogue (lowering.cpp), or
+/// int8's (fuse_int8.cpp), not the layernorm's.
+bool from_product(instruction_ref x, int depth = 4)
 {
-    if(x->name() == "dot")
+    const auto& n = x->name();
+    if(n == "dot" or n == "quant_dot" or n == "convolution" or n == "quant_convolution" or
+       n == "int8_convolution")
         return true;
-    return x->name() == "add" and std::any_of(x->inputs().begin(), x->inputs().end(), [](instruction_ref i) {
-               return i->name() == "dot";
-           });
+    if(depth == 0 or n == "gather" or n.front() == '@')
+        return false;
+    return std::any_of(x->inputs().begin(), x->inputs().end(), [&](instruction_ref i) {
+        return from_product(i, depth - 1);
+    });
 }
 
 /// layernorm(a + b, ...) -> layernorm[addends=2](a, b, ...) where the add has no other reader and
@@ -28,7 +33,7 @@ void fold_addends(module& m, instruction_ref ln)
 {
     auto x = ln->inputs().front();
     if(x->name() != "add" or x->outputs().size() != 1 or x->inputs().size() != 2 or
-       std::any_of(x->inputs().begin(), x->inputs().end(), from_product))
+       std::any_of(x->inputs().begin(), x->inputs().end(), [](instruction_ref i) { return from_product(i); }))
         return;
     auto v       = ln->get_operator().to_value();
     v["addends"] = 2;
