@@ -319,36 +319,18 @@ void run_case(const attention_case& c)
         return;
     }
     auto src = k->source;
-    // MIGX_EMULATE_PLANT="from|to": a planted bug (the first `from` in the kernel becomes `to`),
-    // to see that the check catches it
-    if(const char* plant = std::getenv("MIGX_EMULATE_PLANT"))
+    if(not migx_tools::plant_bug(src))
     {
-        std::string pl = plant;
-        auto bar       = pl.find('|');
-        auto pos       = src.find(pl.substr(0, bar));
-        if(bar == std::string::npos or pos == std::string::npos)
-        {
-            std::cout << c.name << ": nothing to plant (" << pl << ")\n";
-            failures++;
-            return;
-        }
-        src.replace(pos, bar, pl.substr(bar + 1));
+        std::cout << c.name << ": nothing to plant\n";
+        failures++;
+        return;
     }
     auto at = src.find("extern \"C\" __global__");
     bool has_mask = a.mask.has_value();
     std::string mtype = has_mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
     src = shim + src.substr(at) + launcher(has_mask, mtype);
     // the kernel is "extern C" with a __restrict__-free signature once the macros apply
-    auto file = work + "/" + c.name;
-    std::ofstream((file + ".cpp").c_str()) << src;
-    auto cmd = "g++ -std=c++20 -O1 -shared -fPIC -w -pthread -o " + file + ".so " + file + ".cpp";
-    if(std::system(cmd.c_str()) != 0)
-    {
-        std::cout << c.name << ": host compile failed (" << file << ".cpp)\n";
-        failures++;
-        return;
-    }
-    void* h = dlopen((file + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = migx_tools::compile_and_load(work + "/" + c.name, src, "-std=c++20 -O1 -pthread");
     void* f = h != nullptr ? dlsym(h, "migx_launch") : nullptr;
     if(f == nullptr)
     {

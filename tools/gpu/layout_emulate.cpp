@@ -17,6 +17,7 @@
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "simt_shim.hpp"
 #include <dlfcn.h>
 #include <cmath>
 #include <cstdlib>
@@ -89,10 +90,7 @@ void run_case(const std::string& name, const operation& op, const shape& in_std,
     auto src = k->source;
     auto pre = gpu::detail::prelude();
     src.replace(src.find(pre), pre.size(), shim);
-    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
-    auto cmd = "g++ -std=c++17 -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
-    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return; }
-    void* h = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW);
+    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++17 -O1");
     void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
     if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
     argument out{out_s};
@@ -135,10 +133,7 @@ void run_gather_case(const std::string& name, const shape& data_s, const shape& 
     auto src = k->source;
     auto pre = gpu::detail::prelude();
     src.replace(src.find(pre), pre.size(), shim);
-    std::ofstream((work + "/" + name + ".cpp").c_str()) << src;
-    auto cmd = "g++ -std=c++17 -O1 -shared -fPIC -w -o " + work + "/" + name + ".so " + work + "/" + name + ".cpp";
-    if(std::system(cmd.c_str()) != 0) { std::cout << name << ": host compile failed\n"; failures++; return; }
-    void* h = dlopen((work + "/" + name + ".so").c_str(), RTLD_NOW);
+    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++17 -O1");
     void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
     if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
     const auto& ys = y->get_shape();

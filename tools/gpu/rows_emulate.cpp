@@ -126,15 +126,11 @@ void run_case(const std::string& name,
         return;
     }
     auto src = k->source;
-    // MIGX_EMULATE_PLANT="from|to": a planted bug (every `from` in the kernel becomes `to`), to see
-    // that the check catches it
-    if(const char* plant = std::getenv("MIGX_EMULATE_PLANT"))
+    if(not migx_tools::plant_bug(src))
     {
-        std::string pl = plant;
-        auto bar       = pl.find('|');
-        for(auto pos = src.find(pl.substr(0, bar)); bar != std::string::npos and pos != std::string::npos;
-            pos = src.find(pl.substr(0, bar), pos + 1))
-            src.replace(pos, bar, pl.substr(bar + 1));
+        std::cout << name << ": nothing to plant\n";
+        failures++;
+        return;
     }
     auto pre = gpu::detail::prelude();
     src.replace(src.find(pre), pre.size(), shim);
@@ -144,16 +140,7 @@ void run_case(const std::string& name,
         types += "typedef " + std::string(type_of(inputs[i])) + " X" + std::to_string(i + 1) + ";\n";
     types += "typedef " + std::string(type_of(y->get_shape())) + " Y;\n";
     src += types + launcher(k->name, args.size());
-    auto file = work + "/" + name;
-    std::ofstream((file + ".cpp").c_str()) << src;
-    auto cmd = "g++ -std=c++20 -O1 -shared -fPIC -w -pthread -o " + file + ".so " + file + ".cpp";
-    if(std::system(cmd.c_str()) != 0)
-    {
-        std::cout << name << ": host compile failed (" << file << ".cpp)\n";
-        failures++;
-        return;
-    }
-    void* h = dlopen((file + ".so").c_str(), RTLD_NOW);
+    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++20 -O1 -pthread");
     void* f = h != nullptr ? dlsym(h, "migx_launch") : nullptr;
     if(f == nullptr)
     {

@@ -1,9 +1,16 @@
-// The CUDA built-ins every host emulator of generated kernels needs (rows_emulate.cpp,
-// attention_emulate.cpp): a kernel's source, its CUDA prelude replaced by this text and a
-// launcher appended, compiles as host C++ in which each thread of a block is a std::thread.
-// A tool's launcher calls migx_run_grid; each tool adds its kernels' own helpers.
+// What the host emulators of generated kernels share (rows_emulate.cpp, attention_emulate.cpp,
+// layout_emulate.cpp): simt_shim, the CUDA built-ins of a kernel whose source, its CUDA prelude
+// replaced by this text and a launcher appended, compiles as host C++ in which each thread of a
+// block is a std::thread (a tool's launcher calls migx_run_grid; each tool adds its kernels' own
+// helpers); plant_bug, to see that a check catches a planted bug; compile_and_load.
 #ifndef MIGX_TOOLS_GPU_SIMT_SHIM_HPP
 #define MIGX_TOOLS_GPU_SIMT_SHIM_HPP
+
+#include <dlfcn.h>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
 
 namespace migx_tools {
 
@@ -65,6 +72,44 @@ static void migx_run_grid(unsigned grid, unsigned block, F thread)
     }
 }
 )";
+
+/// MIGX_EMULATE_PLANT="from|to": every `from` in src becomes `to`. False when the variable is set
+/// but names nothing in src (the plant would test nothing).
+inline bool plant_bug(std::string& src)
+{
+    const char* plant = std::getenv("MIGX_EMULATE_PLANT");
+    if(plant == nullptr)
+        return true;
+    std::string pl = plant;
+    auto bar       = pl.find('|');
+    if(bar == std::string::npos)
+        return false;
+    auto from = pl.substr(0, bar), to = pl.substr(bar + 1);
+    bool found = false;
+    for(auto pos = src.find(from); pos != std::string::npos; pos = src.find(from, pos + to.size()))
+    {
+        src.replace(pos, from.size(), to);
+        found = true;
+    }
+    return found;
+}
+
+/// Writes src to file.cpp, compiles it into file.so with g++ `flags` and loads it; nullptr (the
+/// reason on stdout) when it does not compile or load.
+inline void* compile_and_load(const std::string& file, const std::string& src, const std::string& flags)
+{
+    std::ofstream((file + ".cpp").c_str()) << src;
+    auto cmd = "g++ " + flags + " -shared -fPIC -w -o " + file + ".so " + file + ".cpp";
+    if(std::system(cmd.c_str()) != 0)
+    {
+        std::cout << file << ".cpp: host compile failed\n";
+        return nullptr;
+    }
+    void* h = dlopen((file + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    if(h == nullptr)
+        std::cout << file << ".so: cannot load: " << dlerror() << "\n";
+    return h;
+}
 
 } // namespace migx_tools
 
