@@ -49,6 +49,20 @@ struct uint4 { unsigned x, y, z, w; };
 int failures = 0;
 std::string work = "/tmp/migx-layout-emulate";
 
+/// The kernel compiled for the host (its prelude replaced by the shim) and loaded; nullptr (and why)
+/// when it does not compile or load.
+void* load_kernel(const std::string& name, const gpu::kernel_source& k)
+{
+    auto src = k.source;
+    auto pre = gpu::detail::prelude();
+    src.replace(src.find(pre), pre.size(), shim);
+    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++17 -O1");
+    void* f = h != nullptr ? dlsym(h, k.name.c_str()) : nullptr;
+    if(f == nullptr)
+        std::cout << name << ": cannot load the kernel\n";
+    return f;
+}
+
 /// The same values in the layout of s (s has a's lens).
 argument relayout(const argument& a, const shape& s)
 {
@@ -87,12 +101,8 @@ void run_case(const std::string& name, const operation& op, const shape& in_std,
     // runs those kernels, each block's threads at once).
     if(k->source.find("// register path") != std::string::npos)
     { std::cout << name << ": skipped (a register path: tools/gpu/rows_emulate.cpp)\n"; return; }
-    auto src = k->source;
-    auto pre = gpu::detail::prelude();
-    src.replace(src.find(pre), pre.size(), shim);
-    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++17 -O1");
-    void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
-    if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
+    void* f = load_kernel(name, *k);
+    if(f == nullptr) { failures++; return; }
     argument out{out_s};
     std::fill_n(out.data(), out_s.bytes(), char(0x55));
     reinterpret_cast<void (*)(const void*, void*)>(f)(xin.data(), out.data());
@@ -130,12 +140,8 @@ void run_gather_case(const std::string& name, const shape& data_s, const shape& 
     auto want = ref.eval({{"d", da}, {"i", ia}}).front();
     auto k    = gpu::generate_for(y);
     if(not k) { std::cout << name << ": NOT GENERATED\n"; failures++; return; }
-    auto src = k->source;
-    auto pre = gpu::detail::prelude();
-    src.replace(src.find(pre), pre.size(), shim);
-    void* h = migx_tools::compile_and_load(work + "/" + name, src, "-std=c++17 -O1");
-    void* f = h != nullptr ? dlsym(h, k->name.c_str()) : nullptr;
-    if(f == nullptr) { std::cout << name << ": cannot load the kernel\n"; failures++; return; }
+    void* f = load_kernel(name, *k);
+    if(f == nullptr) { failures++; return; }
     const auto& ys = y->get_shape();
     std::vector<char> raw(ys.bytes() + 64, char(0x55));
     char* out = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw.data()) + 15) / 16 * 16 + skew);
