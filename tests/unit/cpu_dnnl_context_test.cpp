@@ -1,10 +1,14 @@
-// The cpu target's layout helpers and thread count.
+// The cpu target's layout helpers and thread count; oneDNN primitives run from several threads
+// at once (each execution's own scratchpad) and from copies of a compiled program (one engine).
 #include "cpu_test_util.hpp"
 #ifdef MIGRAPHX_HAVE_CPU
 #include "scoped_env.hpp"
 #include "targets/cpu/dnnl_context.hpp"
+#include <migraphx/generate.hpp>
+#include <migraphx/make_op.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 using migraphx::shape;
@@ -108,6 +112,74 @@ TEST(cpu_dnnl_context, threaded_copy_copies_every_byte)
         EXPECT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << n;
         EXPECT_EQ(dst[n], 0xee) << n; // nothing written past the end
     }
+}
+namespace {
+
+/// A convolution and a max pooling of an NCHW input (both use oneDNN scratchpads there).
+migraphx::program conv_pool()
+{
+    using migraphx::make_op;
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 16, 12, 12}});
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {16, 16, 3, 3}}, 1));
+    auto c  = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
+    auto pl = make_op("pooling", {{"mode", "max"}, {"lengths", {2, 2}}, {"stride", {2, 2}}, {"padding", {0, 0}}});
+    m->add_return({m->add_instruction(pl, c), m->add_instruction(pl, x)});
+    p.compile(migraphx::get_target("cpu"));
+    return p;
+}
+
+std::vector<std::vector<float>> outputs(migraphx::program& p, const migraphx::parameter_map& params)
+{
+    std::vector<std::vector<float>> r;
+    for(const auto& a : p.eval(params))
+        r.push_back(a.to_vector<float>());
+    return r;
+}
+
+} // namespace
+
+TEST(cpu_dnnl_context, primitives_take_the_callers_scratchpad)
+{
+    EXPECT_EQ(migraphx::cpu::user_scratchpad().get_scratchpad_mode(), dnnl::scratchpad_mode::user);
+}
+
+// Before each execution had its own scratchpad, 4 threads running one program gave wrong
+// results in 5 of 200 runs (a shared library scratchpad).
+TEST(cpu_dnnl_context, one_program_from_several_threads_gives_the_single_thread_results)
+{
+    MIGX_REQUIRE_CPU();
+    auto p = conv_pool();
+    std::vector<migraphx::parameter_map> in(4);
+    std::vector<std::vector<std::vector<float>>> want(4);
+    for(std::size_t t = 0; t < in.size(); t++)
+    {
+        in[t]["x"] = migraphx::generate_argument(shape{shape::float_type, {1, 16, 12, 12}}, 10 + t);
+        want[t]    = outputs(p, in[t]);
+    }
+    std::vector<int> wrong(in.size(), 0);
+    std::vector<std::thread> threads;
+    for(std::size_t t = 0; t < in.size(); t++)
+        threads.emplace_back([&, t] {
+            for(int i = 0; i < 100; i++)
+                wrong[t] += outputs(p, in[t]) != want[t];
+        });
+    for(auto& th : threads)
+        th.join();
+    for(std::size_t t = 0; t < in.size(); t++)
+        EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
+// A copy of a compiled program gets a context of its own; its primitives were made on the
+// original's engine, so every context shares the process's one engine.
+TEST(cpu_dnnl_context, a_copy_of_a_compiled_program_runs)
+{
+    MIGX_REQUIRE_CPU();
+    auto p = conv_pool();
+    migraphx::parameter_map in{{"x", migraphx::generate_argument(shape{shape::float_type, {1, 16, 12, 12}}, 3)}};
+    auto q = p;
+    EXPECT_EQ(outputs(q, in), outputs(p, in));
 }
 #else
 TEST(cpu_dnnl_context, not_built) { GTEST_SKIP() << "this build has no cpu target"; }

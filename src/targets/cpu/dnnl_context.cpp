@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <sstream>
+#include <unordered_map>
 #include <omp.h>
 #include <thread>
 
@@ -18,9 +19,33 @@ namespace cpu {
 
 int cpu_thread_count() { return static_cast<int>(host_thread_count()); }
 
+dnnl::stream& thread_stream::operator*() const
+{
+    // keyed by engine; the entry keeps its engine alive, so a key is never reused for another
+    thread_local std::unordered_map<const dnnl::engine*, std::pair<std::shared_ptr<dnnl::engine>, dnnl::stream>>
+        streams;
+    auto it = streams.find(engine.get());
+    if(it == streams.end())
+        it = streams.emplace(engine.get(), std::make_pair(engine, dnnl::stream(*engine))).first;
+    return it->second.second;
+}
+
+namespace {
+
+/// The process's one CPU engine: every context (a compiled program's, its copies', a loaded
+/// one's) uses it, as a primitive runs only on memory of the engine it was made for (a copy of a
+/// compiled program with an engine of its own failed with "could not execute a primitive").
+std::shared_ptr<dnnl::engine> process_engine()
+{
+    static auto e = std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0);
+    return e;
+}
+
+} // namespace
+
 dnnl_context::dnnl_context()
-    : engine(std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0)),
-      stream(std::make_shared<dnnl::stream>(*engine)),
+    : engine(process_engine()),
+      stream{engine},
       threads(cpu_thread_count())
 {
     // oneDNN (Debian's build) and our kernels both thread through OpenMP.
@@ -229,6 +254,48 @@ dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, co
 {
     // oneDNN takes a mutable handle; inputs are only read.
     return {md, *c.engine, const_cast<void*>(data)}; // NOLINT
+}
+
+dnnl::primitive_attr user_scratchpad(dnnl::primitive_attr attr)
+{
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return attr;
+}
+
+namespace {
+
+/// The calling thread's scratchpad of at least `bytes` (grown as needed; a thread runs one
+/// primitive at a time).
+void* thread_scratchpad(std::size_t bytes)
+{
+    thread_local std::shared_ptr<char> buffer;
+    thread_local std::size_t capacity = 0;
+    if(bytes > capacity)
+    {
+        buffer   = uninitialized(shape{shape::int8_type, {bytes}}).share_data();
+        capacity = bytes;
+    }
+    return buffer.get();
+}
+
+} // namespace
+
+void run_primitive(const dnnl::primitive& prim,
+                   const dnnl::primitive_desc_base& pd,
+                   const dnnl_context& c,
+                   std::unordered_map<int, dnnl::memory> args)
+{
+    auto sd = pd.scratchpad_desc();
+    if(sd.get_size() > 0)
+        args[DNNL_ARG_SCRATCHPAD] = make_memory(sd, c, thread_scratchpad(sd.get_size()));
+    prim.execute(*c.stream, args);
+    c.stream->wait();
+}
+
+void run_reorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl_context& c)
+{
+    dnnl::reorder::primitive_desc pd{from, to, user_scratchpad()};
+    run_primitive(dnnl::reorder{pd}, pd, c, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
 void copy_threaded(void* dst, const void* src, std::size_t bytes)

@@ -11,15 +11,26 @@
 #include <dnnl.hpp>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace migraphx {
 namespace cpu {
 
+/// The calling thread's stream on an engine: a oneDNN stream is not to be used by two threads at
+/// once, and a compiled program may be run from several (each gets its own stream, made on first
+/// use and kept for the thread's life).
+struct thread_stream
+{
+    std::shared_ptr<dnnl::engine> engine;
+    dnnl::stream& operator*() const;
+    dnnl::stream* operator->() const { return &**this; }
+};
+
 struct dnnl_context
 {
     std::shared_ptr<dnnl::engine> engine;
-    std::shared_ptr<dnnl::stream> stream;
+    thread_stream stream;
     int threads = 1;
     dnnl_context();
     void finish() const { stream->wait(); }
@@ -96,6 +107,22 @@ inline void check_positive(const std::string& op, const std::string& what, const
 argument uninitialized(const shape& s);
 
 dnnl::memory make_memory(const dnnl::memory::desc& md, const dnnl_context& c, const void* data);
+
+/// `attr` with the scratchpad passed at each execution (dnnl::scratchpad_mode::user). Debian's
+/// oneDNN (OpenMP runtime, built without ONEDNN_ENABLE_CONCURRENT_EXEC) otherwise gives every
+/// execution one library scratchpad, and a compiled program run from several threads at once
+/// computed wrong results (cpu_plan_memory's concurrent test: about 1 run in 8).
+dnnl::primitive_attr user_scratchpad(dnnl::primitive_attr attr = {});
+
+/// Runs prim (made from pd, whose attributes came from user_scratchpad) on args and the calling
+/// thread's scratchpad, and waits for it.
+void run_primitive(const dnnl::primitive& prim,
+                   const dnnl::primitive_desc_base& pd,
+                   const dnnl_context& c,
+                   std::unordered_map<int, dnnl::memory> args);
+
+/// Copies `from` into `to` (another layout) with a oneDNN reorder, and waits for it.
+void run_reorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl_context& c);
 
 /// memcpy on the cpu target's threads (a residual copied into the result before oneDNN's sum
 /// post-op adds to it: 3.2 MB in each of ResNet-50's first three blocks).

@@ -71,7 +71,7 @@ dnnl::convolution_forward::primitive_desc dnnl_convolution::make_pd(const dnnl_c
         pl.push_back(static_cast<std::int64_t>(padding[i]));
         pr.push_back(static_cast<std::int64_t>(padding[i + kd]));
     }
-    dnnl::primitive_attr attr;
+    auto attr = user_scratchpad();
     attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
     auto pk = dnnl::prop_kind::forward_inference;
     if(algo != "direct" and algo != "winograd")
@@ -138,7 +138,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
         packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
         auto from = make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data());
         wmem      = make_memory(pd.weights_desc(), c, packed.data());
-        dnnl::reorder(from, wmem).execute(*c.stream, from, wmem);
+        run_reorder(from, wmem, c);
     }
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
@@ -146,8 +146,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    cache->prim.execute(*c.stream, m);
-    c.stream->wait();
+    run_primitive(cache->prim, pd, c, m);
     return result;
 }
 
@@ -160,8 +159,7 @@ argument dnnl_convolution::pack(context& ctx, const std::vector<shape>& inputs, 
     argument packed{shape{et, {to.get_size() / shape{et}.bytes()}}};
     auto from = make_memory(plain_weights_md(w.get_shape()), c, w.data());
     auto dst  = make_memory(to, c, packed.data());
-    dnnl::reorder(from, dst).execute(*c.stream, from, dst);
-    c.stream->wait();
+    run_reorder(from, dst, c);
     return packed;
 }
 

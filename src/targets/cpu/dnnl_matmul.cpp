@@ -69,7 +69,7 @@ dnnl_matmul::make_pd(const dnnl_context& c, const std::vector<shape>& inputs, bo
     else
         b = matmul_md(w);
     auto d = to_dnnl_md(out, "plain");
-    dnnl::primitive_attr attr;
+    auto attr = user_scratchpad();
     attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
     if(bias)
     {
@@ -110,8 +110,7 @@ argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    cache->prim.execute(*c.stream, m);
-    c.stream->wait();
+    run_primitive(cache->prim, pd, c, m);
     return result;
 }
 
@@ -124,8 +123,7 @@ argument dnnl_matmul::pack(context& ctx, const std::vector<shape>& inputs, const
     argument packed{shape{et, {to.get_size() / shape{et}.bytes()}}};
     auto from = make_memory(matmul_md(w.get_shape()), c, w.data());
     auto dst  = make_memory(to, c, packed.data());
-    dnnl::reorder(from, dst).execute(*c.stream, from, dst);
-    c.stream->wait();
+    run_reorder(from, dst, c);
     return packed;
 }
 

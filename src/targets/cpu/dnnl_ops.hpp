@@ -209,6 +209,7 @@ struct dnnl_reorder
     struct prim_cache
     {
         dnnl::memory::desc src, dst;
+        dnnl::reorder::primitive_desc pd;
         dnnl::reorder prim;
     };
     std::shared_ptr<prim_cache> cache;

@@ -59,7 +59,7 @@ dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& 
     auto alg = mode == "max" ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
     auto dst = to_dnnl_md(out, layout);
     return {{dnnl::prop_kind::forward_inference, alg, to_dnnl_md(inputs[0], layout), dst, s, k, pl, pr},
-            *c.engine};
+            user_scratchpad(), *c.engine};
 }
 
 void dnnl_pooling::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
@@ -75,10 +75,9 @@ argument dnnl_pooling::compute(context& ctx, const shape& out, const std::vector
     if(not cache)
         const_cast<dnnl_pooling*>(this)->finalize(ctx, out, {args[0].get_shape()}); // NOLINT: lazy
     argument result = result_buffer(out, args, planned);
-    cache->prim.execute(*c.stream,
-                        {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
-                         {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
-    c.stream->wait();
+    run_primitive(cache->prim, cache->pd, c,
+                  {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
+                   {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
     return result;
 }
 

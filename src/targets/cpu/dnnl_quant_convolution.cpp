@@ -85,7 +85,7 @@ dnnl::convolution_forward::primitive_desc dnnl_quant_convolution::make_pd(const 
         pl.push_back(static_cast<std::int64_t>(padding[i]));
         pr.push_back(static_cast<std::int64_t>(padding[i + 2]));
     }
-    dnnl::primitive_attr attr;
+    auto attr = user_scratchpad();
     attr.set_output_scales(scales.size() > 1 ? 2 : 0, scales);
     attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
     auto pk = dnnl::prop_kind::forward_inference;
@@ -111,6 +111,8 @@ argument dnnl_quant_convolution::compute(context& ctx, const shape& out, const s
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
+    argument weights;
+    std::unique_lock<std::mutex> lock(cache->m);
     if(cache->packed_from != args[1].data())
     {
         // weights are constants: reorder once (with the kernel's compensation) and keep
@@ -127,21 +129,21 @@ argument dnnl_quant_convolution::compute(context& ctx, const shape& out, const s
         cache->packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
         auto from     = make_memory(from_md, c, args[1].data());
         auto to       = make_memory(pd.weights_desc(), c, cache->packed.data());
-        dnnl::reorder(from, to).execute(*c.stream, from, to);
-        c.stream->wait();
+        run_reorder(from, to, c);
         cache->packed_from = args[1].data();
     }
+    weights = cache->packed; // kept alive for this run even if another run packs other weights
+    lock.unlock();
     argument result = uninitialized(out);
     if(sum)
         copy_threaded(result.data(), args.back().data(), out.bytes());
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
-        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, cache->packed.data())},
+        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, weights.data())},
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    cache->prim.execute(*c.stream, m);
-    c.stream->wait();
+    run_primitive(cache->prim, pd, c, m);
     return result;
 }
 
@@ -182,6 +184,9 @@ shape dnnl_quant_pooling::compute_shape(const std::vector<shape>& inputs) const
 argument dnnl_quant_pooling::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& c = get_dnnl_context(ctx);
+    // made on the first run; runs from several threads at once make it once
+    static std::mutex made;
+    std::unique_lock<std::mutex> lock(made);
     if(not cache)
     {
         // same window arithmetic as dnnl::pooling (ceil mode through the end padding)
@@ -198,15 +203,16 @@ argument dnnl_quant_pooling::compute(context& ctx, const shape& out, const std::
         auto pc  = std::make_shared<prim_cache>();
         pc->pd   = {{dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
                      to_dnnl_md(args[0].get_shape(), "plain"), to_dnnl_md(out, "plain"), s, k, pl, pr},
-                    *c.engine};
+                    user_scratchpad(), *c.engine};
         pc->prim = dnnl::pooling_forward{pc->pd};
         const_cast<dnnl_quant_pooling*>(this)->cache = pc; // NOLINT: lazy, same result
     }
+    auto pc = cache;
+    lock.unlock();
     argument result = uninitialized(out);
-    cache->prim.execute(*c.stream,
-                        {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
-                         {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
-    c.stream->wait();
+    run_primitive(pc->prim, pc->pd, c,
+                  {{DNNL_ARG_SRC, make_memory(pc->pd.src_desc(), c, args[0].data())},
+                   {DNNL_ARG_DST, make_memory(pc->pd.dst_desc(), c, result.data())}});
     return result;
 }
 

@@ -59,7 +59,7 @@ dnnl::matmul::primitive_desc dnnl_quant_matmul::make_pd(const dnnl_context& c, c
     dnnl::memory::desc a{{m, k}, to_dnnl_type(inputs[0].type()), tag::ab};
     dnnl::memory::desc b{{k, n}, dt::s8, tag::any};
     dnnl::memory::desc d{{m, n}, dt::f32, tag::ab};
-    dnnl::primitive_attr attr;
+    auto attr = user_scratchpad();
     attr.set_output_scales(scales.size() > 1 ? 2 : 0, scales);
     attr.set_post_ops(make_post_ops(post_ops, post_alpha, post_beta));
     if(bias)
@@ -82,6 +82,8 @@ argument dnnl_quant_matmul::compute(context& ctx, const shape& out, const std::v
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
+    argument weights;
+    std::unique_lock<std::mutex> lock(cache->m);
     if(cache->packed_from != args[1].data())
     {
         // weights are constants: reorder once and keep
@@ -92,21 +94,21 @@ argument dnnl_quant_matmul::compute(context& ctx, const shape& out, const std::v
         cache->packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
         auto from     = make_memory(from_md, c, args[1].data());
         auto to       = make_memory(pd.weights_desc(), c, cache->packed.data());
-        dnnl::reorder(from, to).execute(*c.stream, from, to);
-        c.stream->wait();
+        run_reorder(from, to, c);
         cache->packed_from = args[1].data();
     }
+    weights = cache->packed; // kept alive for this run even if another run packs other weights
+    lock.unlock();
     argument result = uninitialized(out);
     if(sum)
         copy_threaded(result.data(), args.back().data(), out.bytes());
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
-        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, cache->packed.data())},
+        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, weights.data())},
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    cache->prim.execute(*c.stream, m);
-    c.stream->wait();
+    run_primitive(cache->prim, pd, c, m);
     return result;
 }
 

@@ -10,6 +10,7 @@
 #include <migraphx/context.hpp>
 #include <migraphx/shape.hpp>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ struct dnnl_quant_convolution
     {
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
+        std::mutex m;    // runs from several threads at once: the first packs, the rest wait
         argument packed; // the weights in the primitive's format, made on the first run
         const char* packed_from = nullptr;
     };
@@ -109,6 +111,7 @@ struct dnnl_quant_matmul
     {
         dnnl::matmul::primitive_desc pd;
         dnnl::matmul prim;
+        std::mutex m;    // runs from several threads at once: the first packs, the rest wait
         argument packed; // the weights in the primitive's format, made on the first run
         const char* packed_from = nullptr;
     };

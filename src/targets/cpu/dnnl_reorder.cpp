@@ -23,7 +23,8 @@ void dnnl_reorder::finalize(context& ctx, const shape& out, const std::vector<sh
     cache       = std::make_shared<prim_cache>();
     cache->src  = to_dnnl_md(inputs.at(0), from);
     cache->dst  = to_dnnl_md(out, to);
-    cache->prim = dnnl::reorder{dnnl::reorder::primitive_desc{*c.engine, cache->src, *c.engine, cache->dst}};
+    cache->pd   = dnnl::reorder::primitive_desc{*c.engine, cache->src, *c.engine, cache->dst, user_scratchpad()};
+    cache->prim = dnnl::reorder{cache->pd};
 }
 
 argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
@@ -34,8 +35,7 @@ argument dnnl_reorder::compute(context& ctx, const shape& out, const std::vector
     argument result = result_buffer(out, args, planned);
     auto src        = make_memory(cache->src, c, args[0].data());
     auto dst        = make_memory(cache->dst, c, result.data());
-    cache->prim.execute(*c.stream, src, dst);
-    c.stream->wait();
+    run_primitive(cache->prim, cache->pd, c, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
     return result;
 }
 

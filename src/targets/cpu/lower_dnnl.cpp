@@ -138,7 +138,8 @@ struct fusion
 
 fusion grow(instruction_ref root, std::size_t bias_axis, bool allow_sum, bool allow_gelu)
 {
-    fusion f{root};
+    fusion f;
+    f.last = root;
     while(true)
     {
         auto g = allow_gelu ? match_gelu(f.last) : std::nullopt;
