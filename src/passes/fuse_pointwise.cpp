@@ -121,7 +121,9 @@ void fuse_group(module& m, program& p, const std::vector<instruction_ref>& membe
     for(std::size_t i = 0; i < inputs.size(); i++)
     {
         const auto& s          = inputs[i]->get_shape();
-        inside[&*inputs[i]] = pm->add_parameter("x" + std::to_string(i), shape{s.type(), s.lens()});
+        std::string name       = "x"; // (appended: GCC 12's -Wrestrict misfires on "x" + std::string&&)
+        name += std::to_string(i);
+        inside[&*inputs[i]] = pm->add_parameter(name, shape{s.type(), s.lens()});
     }
     for(auto c : constants)
     {

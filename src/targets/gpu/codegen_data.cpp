@@ -134,10 +134,14 @@ std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data
         auto st = data.strides()[j];
         if(st == 0)
             continue;
-        std::string dig = "(idx_t)k";
-        if(j != axis)
-            dig = "d" + std::to_string(j < axis ? j : j + nind - 1);
-        off += (off.empty() ? "" : " + ") + dig + " * " + std::to_string(st) + "u";
+        std::ostringstream term; // (a stream: GCC 12's -Wrestrict misfires on "d" + std::string&&)
+        term << (off.empty() ? "" : " + ");
+        if(j == axis)
+            term << "(idx_t)k";
+        else
+            term << "d" << (j < axis ? j : j + nind - 1);
+        term << " * " << st << "u";
+        off += term.str();
     }
     ss << "        y[i] = x0[" << (off.empty() ? "0" : off) << "];\n";
     auto src = ss.str();
