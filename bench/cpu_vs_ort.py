@@ -43,16 +43,48 @@ def ensure_ort():
                    cwd=BENCH, check=True, stdout=sys.stderr)
 
 
+def zoo_models():
+    """The models tools/export_zoo.py knows (its --list), for names export_models.py does not."""
+    r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_zoo.py"), "--list"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return {line.split(":")[0].strip() for line in r.stdout.splitlines() if ":" in line}
+
+
 def ensure_models(models, models_dir):
-    # The exporter leaves models alone that it exported before with the same script and options.
-    log(f"exporting {','.join(models)} into {models_dir} (skipped where up to date) ...")
-    r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "export_models.py"), "--out", models_dir,
-                        "--models", ",".join(models), "--skip-existing"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for line in r.stdout.splitlines():
-        log("  " + line)
-    if r.returncode != 0:
-        sys.exit(f"cpu_vs_ort.py: export failed ({r.returncode}):\n{r.stderr[-3000:]}")
+    # The exporters leave models alone that they exported before with the same script and options.
+    # export_models.py's models first; the rest (detectors, ...) from the zoo exporter.
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import export_models  # noqa: E402
+    basic = [m for m in models if m in export_models.MODELS]
+    zoo = [m for m in models if m not in export_models.MODELS]
+    unknown = sorted(set(zoo) - zoo_models()) if zoo else []
+    if unknown:
+        sys.exit(f"cpu_vs_ort.py: no exporter knows {', '.join(unknown)} (tools/export_models.py, tools/export_zoo.py --list)")
+    for script, names, extra in (("export_models.py", basic, []), ("export_zoo.py", zoo, ["--fp16-ref", "none"])):
+        if not names:
+            continue
+        log(f"exporting {','.join(names)} into {models_dir} with {script} (skipped where up to date) ...")
+        r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", script), "--out", models_dir,
+                            "--models", ",".join(names), "--skip-existing"] + extra,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for line in r.stdout.splitlines():
+            log("  " + line)
+        if r.returncode != 0:
+            sys.exit(f"cpu_vs_ort.py: export failed ({r.returncode}):\n{r.stderr[-3000:]}")
+
+
+def test_inputs(model_dir):
+    """(name, path) of the exporter's inputs (test_data_set_0/input_*.pb, ONNX TensorProtos)."""
+    import onnx
+    data = os.path.join(model_dir, "test_data_set_0")
+    r, i = [], 0
+    while os.path.isfile(os.path.join(data, f"input_{i}.pb")):
+        t = onnx.TensorProto()
+        with open(os.path.join(data, f"input_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        r.append((t.name, os.path.join(data, f"input_{i}.pb")))
+        i += 1
+    return r
 
 
 def find_driver(explicit):
@@ -121,10 +153,14 @@ def run_ort(model_dir, threads, warmup, runs, tmp):
 
 # --- migx -----------------------------------------------------------------------------------------
 
-def run_migx(driver, model_path, target, threads, runs):
-    """Runs migraphx-driver perf; returns the median total time, the target it really ran on, and
-    the time from its "Compiling ..." line to the program it prints after compiling (load+compile)."""
+def run_migx(driver, model_path, target, threads, runs, inputs=()):
+    """Runs migraphx-driver perf on the given inputs ((name, .pb file) pairs: the same values ORT
+    gets, which matters where sizes depend on the data); returns the median total time, the target
+    it really ran on, and the time from its "Compiling ..." line to the program it prints after
+    compiling (load+compile)."""
     cmd = [driver, "perf", f"--{target}", "--onnx", model_path, "-n", str(runs), "--quiet"]
+    for name, path in inputs:
+        cmd += ["--input", f"{name}={path}"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=thread_env(threads))
     lines, t_compiling, t_compiled = [], None, None
     # "Compiling ..." and "Reading: FILE" come before the parse; the program is printed after compile.
@@ -227,6 +263,7 @@ def main(argv=None):
             model_dir = os.path.join(args.models_dir, name)
             model_path = os.path.join(model_dir, "model.onnx")
             ort_rounds, migx_rounds = [], []
+            inputs = test_inputs(model_dir)
             for r in range(max(1, args.rounds)):
                 # Alternate which engine goes first, so neither always runs on the warmer machine.
                 order = ("ort", "migx") if r % 2 == 0 else ("migx", "ort")
@@ -235,7 +272,7 @@ def main(argv=None):
                         ort_rounds.append(run_ort(model_dir, args.threads, args.warmup, args.runs, tmp))
                         log(f"{name} round {r + 1}: ORT {json.dumps(ort_rounds[-1])}")
                     if side == "migx" and not args.skip_migx:
-                        migx_rounds.append(run_migx(driver, model_path, target, args.threads, migx_runs))
+                        migx_rounds.append(run_migx(driver, model_path, target, args.threads, migx_runs, inputs))
                         log(f"{name} round {r + 1}: migx {json.dumps(migx_rounds[-1])}")
             ort, migx = combine_rounds(ort_rounds), combine_rounds(migx_rounds)
             if "load_compile_s" in migx:
@@ -257,7 +294,7 @@ def main(argv=None):
     print(f"{args.rounds} rounds per model, the engines alternating; ms: median of the rounds' medians; "
           "migx/ORT: median of the rounds' ratios (lowest-highest); best: the ratio of each engine's fastest "
           "run over all rounds (what other work on the machine slows least)")
-    header = (f"{'model':<12} {'migx ' + target + ' ms':>14} {'ORT ms':>10} {'migx/ORT':>9} {'rounds':>11} "
+    header = (f"{'model':<18} {'migx ' + target + ' ms':>14} {'ORT ms':>10} {'migx/ORT':>9} {'rounds':>11} "
               f"{'best':>6} {'compile s':>10} {'ORT vs torch':>13}")
     print(header)
     print("-" * len(header))
@@ -267,7 +304,7 @@ def main(argv=None):
         spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
         mb, ob = migx.get("best_ms"), ort.get("best_ms")
         best = mb / ob if isinstance(mb, float) and isinstance(ob, float) and ob > 0 else None
-        print(f"{name:<12} {fmt(m, '14.2f')} {fmt(o, '10.2f')} {fmt(ratio, '9.2f')} {spread:>11} {fmt(best, '6.2f')} "
+        print(f"{name:<18} {fmt(m, '14.2f')} {fmt(o, '10.2f')} {fmt(ratio, '9.2f')} {spread:>11} {fmt(best, '6.2f')} "
               f"{fmt(migx.get('compile_s'), '10.2f')} {fmt(ort.get('max_abs_diff'), '13.2e')}")
         for side, r in (("migx", migx), ("ORT", ort)):
             if "error" in r:

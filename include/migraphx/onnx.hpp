@@ -1,6 +1,7 @@
 #ifndef MIGRAPHX_ONNX_HPP
 #define MIGRAPHX_ONNX_HPP
 
+#include <migraphx/argument.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/shape.hpp>
 #include <cstddef>
@@ -38,6 +39,9 @@ program parse_onnx(const std::string& path, const onnx_options& options = onnx_o
 /// Reads an ONNX model from memory.
 program parse_onnx_buffer(const std::string& buffer, const onnx_options& options = onnx_options{});
 program parse_onnx_buffer(const void* data, std::size_t size, const onnx_options& options = onnx_options{});
+/// Reads one ONNX TensorProto file (as the ONNX test-data layout's input_0.pb) into an argument
+/// of its type and dims (migx extension).
+argument read_onnx_tensor(const std::string& path);
 /// Names of the ONNX operators the parser supports, sorted.
 std::vector<std::string> get_onnx_operators();
 

@@ -1,12 +1,19 @@
 #include "driver/options.hpp"
 #include "driver/validators.hpp"
 #include <migraphx/generate.hpp>
+#include <migraphx/onnx.hpp>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+
+// Weak, as load.cpp's parse_onnx: a build without the ONNX parser still links and says so.
+namespace migraphx {
+argument read_onnx_tensor(const std::string& path) __attribute__((weak));
+} // namespace migraphx
 
 namespace migraphx {
 namespace driver {
@@ -58,6 +65,9 @@ void add_param_options(CLI::App& app, param_options& o)
 {
     app.add_option("--fill0", o.fill0, "Inputs to fill with 0");
     app.add_option("--fill1", o.fill1, "Inputs to fill with 1");
+    app.add_option("--input", o.input_files,
+                   "Run with an input's values from an ONNX TensorProto file: --input NAME=FILE.pb (repeatable; "
+                   "the ONNX test-data layout's input_0.pb files are such files)");
 }
 
 namespace {
@@ -103,6 +113,7 @@ void finish_options(model_options& m, param_options* p)
     {
         reclaim_model_file(p->fill0, m);
         reclaim_model_file(p->fill1, m);
+        reclaim_model_file(p->input_files, m);
     }
     int given = int(not m.file.empty()) + int(not m.onnx.empty()) + int(not m.mxr.empty());
     if(given == 0)
@@ -267,6 +278,64 @@ shape runnable_shape(const std::string& name, const shape& s, const param_option
     return shape{s.type(), lens};
 }
 
+// --input NAME=FILE, checked: NAME is an input, given once.
+std::unordered_map<std::string, std::string> input_files(const param_options& o,
+                                                         const std::unordered_map<std::string, shape>& inputs,
+                                                         const std::vector<std::string>& names)
+{
+    std::unordered_map<std::string, std::string> r;
+    for(const auto& v : o.input_files)
+    {
+        auto eq = v.find('=');
+        if(eq == std::string::npos or eq == 0 or eq + 1 == v.size())
+            throw error("--input: expected NAME=FILE, got '" + v + "'");
+        auto name = v.substr(0, eq);
+        if(inputs.count(name) == 0)
+            throw error("--input: '" + name + "' is not an input of the model (inputs: " + join(names) + ")");
+        if(not r.emplace(name, v.substr(eq + 1)).second)
+            throw error("--input: '" + name + "' given twice");
+    }
+    return r;
+}
+
+// The values of --input NAME=FILE, which must have the input's type and the dims it runs at (a
+// dynamic input without --input-dim runs at the file's dims, within its range).
+argument read_input_file(const std::string& name, const shape& s, const std::string& path, const param_options& o)
+{
+    if(&migraphx::read_onnx_tensor == nullptr)
+        throw error("--input: this build has no ONNX support to read '" + path + "'");
+    check_readable(path);
+    argument a;
+    try
+    {
+        a = read_onnx_tensor(path);
+    }
+    catch(const std::exception& e)
+    {
+        throw error("--input " + name + ": " + e.what());
+    }
+    const auto& got = a.get_shape();
+    bool fits       = got.type() == s.type();
+    if(fits and s.dynamic() and o.run_dims.count(name) == 0)
+    {
+        const auto& dd = s.dyn_dims();
+        fits           = dd.size() == got.lens().size();
+        for(std::size_t i = 0; fits and i < dd.size(); i++)
+            fits = got.lens()[i] >= dd[i].min and got.lens()[i] <= dd[i].max;
+    }
+    else if(fits)
+        fits = got.lens() == runnable_shape(name, s, o).lens();
+    if(not fits)
+    {
+        std::ostringstream ss;
+        ss << "--input " << name << ": '" << path << "' holds " << got << " but the input is " << s;
+        if(s.dynamic() and o.run_dims.count(name) != 0)
+            ss << " run at " << runnable_shape(name, s, o);
+        throw error(ss.str());
+    }
+    return a;
+}
+
 // The same pseudo-random data for the same input name, run after run (FNV-1a).
 unsigned long seed_of(const std::string& name)
 {
@@ -298,9 +367,15 @@ parameter_map make_host_params(const program& p, const param_options& o)
             if(inputs.count(n) == 0)
                 throw error(std::string(list == &o.fill0 ? "--fill0" : "--fill1") + ": '" + n +
                             "' is not an input of the model (inputs: " + join(names) + ")");
+    auto files = input_files(o, inputs, names);
     parameter_map m;
     for(const auto& [name, s0] : inputs)
     {
+        if(auto f = files.find(name); f != files.end())
+        {
+            m[name] = read_input_file(name, s0, f->second, o);
+            continue;
+        }
         auto s   = runnable_shape(name, s0, o);
         auto has = [&, n = name](const std::vector<std::string>& xs) {
             return std::find(xs.begin(), xs.end(), n) != xs.end();

@@ -56,6 +56,8 @@ struct param_options
 {
     std::vector<std::string> fill0;
     std::vector<std::string> fill1;
+    /// --input NAME=FILE: the input's values from an ONNX TensorProto file.
+    std::vector<std::string> input_files;
     /// The dims to run a dynamic input at (from --input-dim); others run at their largest.
     std::unordered_map<std::string, std::vector<std::size_t>> run_dims;
 };

@@ -376,6 +376,36 @@ program parse_onnx_buffer(const void* data, std::size_t size, const onnx_options
     return onnx::parse_bytes(data, size, options, "", nullptr);
 }
 
+argument read_onnx_tensor(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    if(not f)
+        throw exception("read_onnx_tensor: cannot open '" + path + "'");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if(f.bad())
+        throw exception("read_onnx_tensor: cannot read '" + path + "'");
+    auto bytes = ss.str();
+    if(bytes.size() > static_cast<std::size_t>(INT_MAX))
+        throw exception("read_onnx_tensor: '" + path + "' is larger than 2 GiB");
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                  static_cast<int>(bytes.size()));
+    stream.SetTotalBytesLimit(INT_MAX);
+    onnx::pb::TensorProto t;
+    if(not t.ParseFromCodedStream(&stream) or not stream.ConsumedEntireMessage())
+        throw exception("read_onnx_tensor: '" + path + "' is not an ONNX TensorProto (protobuf parse failed)");
+    auto slash = path.find_last_of('/');
+    std::string dir = slash == std::string::npos ? "" : slash == 0 ? "/" : path.substr(0, slash);
+    try
+    {
+        return onnx::tensor_literal(t, dir).get_argument();
+    }
+    catch(const exception& e)
+    {
+        throw exception("read_onnx_tensor: " + std::string(e.what()) + " [file '" + path + "']");
+    }
+}
+
 std::vector<std::string> get_onnx_operators()
 {
     std::vector<std::string> r;

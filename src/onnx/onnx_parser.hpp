@@ -116,6 +116,9 @@ struct parser_registrar
         std::vector<std::string>{__VA_ARGS__}, fn);
 
 /// The whole-model state of one parse.
+/// A TensorProto's values; external data is read relative to model_dir.
+literal tensor_literal(const pb::TensorProto& t, const std::string& model_dir);
+
 struct onnx_parser
 {
     onnx_options options;

@@ -119,7 +119,9 @@ std::string onnx_type_name(int onnx_type)
     return std::to_string(onnx_type);
 }
 
-literal onnx_parser::parse_tensor(const pb::TensorProto& t) const
+literal onnx_parser::parse_tensor(const pb::TensorProto& t) const { return tensor_literal(t, model_dir); }
+
+literal tensor_literal(const pb::TensorProto& t, const std::string& model_dir)
 {
     std::string what = "tensor '" + t.name() + "'";
     auto type        = get_onnx_type(t.data_type());

@@ -75,21 +75,36 @@ struct scatter_elements_op
         auto result  = args[0].contiguous();
         auto indices = args[1].to_vector<std::int64_t>();
         const auto& is = args[1].get_shape();
+        const auto& us = args[2].get_shape();
+        const auto n   = is.ndim();
+        // Every index position off the axis must be inside data (an empty indices has none).
+        for(std::size_t d = 0; d < n and not indices.empty(); d++)
+            if(d != a and is.lens()[d] > out.lens()[d])
+                MIGRAPHX_THROW(op_name() + ": indices dimension " + std::to_string(d) + " exceeds data's");
+        const auto ostr = out.standard() ? out.strides() : shape::standard_strides(out.lens());
         out.visit_type([&](auto as) {
-            using T  = typename decltype(as)::type;
-            auto* o  = reinterpret_cast<T*>(result.data());
-            auto upd = make_view(args[2].get_shape(), reinterpret_cast<const T*>(args[2].data()));
+            using T        = typename decltype(as)::type;
+            auto* o        = reinterpret_cast<T*>(result.data());
+            const auto* up = reinterpret_cast<const T*>(args[2].data());
+            // Walks the positions of indices in row-major order (the order writes apply in),
+            // keeping the offsets into the result (off the axis) and into updates as it goes.
+            std::vector<std::size_t> idx(n, 0);
+            std::size_t obase = 0, ubase = 0;
+            for(std::size_t i = 0; i < indices.size(); i++)
             {
-                for(std::size_t i = 0; i < indices.size(); i++)
+                auto pos = obase + checked_index(indices[i], out.lens()[a], op_name(), a) * ostr[a];
+                o[pos]   = combine<R>(o[pos], up[ubase]);
+                for(std::size_t d = n; d-- > 0;)
                 {
-                    auto idx = is.multi(i);
-                    for(std::size_t d = 0; d < idx.size(); d++)
-                        if(d != a and idx[d] >= out.lens()[d])
-                            MIGRAPHX_THROW(op_name() + ": indices dimension " + std::to_string(d) +
-                                           " exceeds data's");
-                    idx[a]   = checked_index(indices[i], out.lens()[a], op_name(), a);
-                    auto pos = out.index(idx);
-                    o[pos]   = combine<R>(o[pos], upd[i]);
+                    if(d != a)
+                        obase += ostr[d];
+                    ubase += us.strides()[d];
+                    if(++idx[d] < is.lens()[d])
+                        break;
+                    if(d != a)
+                        obase -= ostr[d] * idx[d];
+                    ubase -= us.strides()[d] * idx[d];
+                    idx[d] = 0;
                 }
             }
         });

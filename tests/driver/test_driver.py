@@ -153,6 +153,40 @@ def test_run():
     check(res[relu][1][0] == 2.0 and res["sum"][1][0] == 2.0, "picked outputs computed")
 
 
+def test_input_files():
+    """--input NAME=FILE: an input's values from an ONNX TensorProto file; wrong files are one-line errors."""
+    import numpy as np
+    import onnx.numpy_helper
+    with tempfile.TemporaryDirectory() as tmp:
+        def write(name, array, file=None):
+            path = os.path.join(tmp, file or name + ".pb")
+            with open(path, "wb") as f:
+                f.write(onnx.numpy_helper.from_array(array, name).SerializeToString())
+            return path
+        x = np.arange(48, dtype=np.float32).reshape(1, 3, 4, 4) - 20
+        fx, fy = write("x", x), write("y", np.full((1, 3, 4, 4), 0.5, dtype=np.float32))
+        res = outputs_of(lines(run("run", "--ref", ADD, "--input", f"x={fx}", "--input", f"y={fy}")))
+        flat = (x + 0.5).ravel()
+        check(res["sum"][1][:5] == [float(v) for v in flat[:5]], f"sum = x + y from the files: {res['sum'][1]}")
+        check(res["z"][1][-5:] == [float(max(v, 0)) for v in flat[-5:]], "z = relu(x + y)")
+        # one input from a file, the other filled
+        res = outputs_of(lines(run("run", "--ref", ADD, "--input", f"x={fx}", "--fill0", "y")))
+        check(res["sum"][1][0] == -20.0, "x from its file, y filled with 0")
+        bad_dims = write("x", np.zeros((1, 3, 4, 5), dtype=np.float32), "dims.pb")
+        bad_type = write("x", np.zeros((1, 3, 4, 4), dtype=np.int64), "type.pb")
+        garbage = os.path.join(tmp, "garbage.pb")
+        with open(garbage, "wb") as f:
+            f.write(b"\xff\xff\xff not a tensor")
+        errors = {"holds": ["--input", f"x={bad_dims}"], "holds ": ["--input", f"x={bad_type}"],
+                  "TensorProto": ["--input", f"x={garbage}"], "no such file": ["--input", "x=" + os.path.join(tmp, "none.pb")],
+                  "NAME=FILE": ["--input", "x"], "not an input": ["--input", f"nosuch={fx}"],
+                  "twice": ["--input", f"x={fx}", "--input", f"x={fx}"]}
+        for want, extra in errors.items():
+            args = ["run", "--ref", ADD] + extra
+            err = check_error(args, run(*args, rc=None))
+            check(want.strip() in err, f"{args}: error says '{want.strip()}': {err}")
+
+
 def test_perf():
     p = run("perf", "--ref", "-n", "20", "--quiet", ADD)
     ins, groups, nums = parse_perf(lines(p))

@@ -154,7 +154,11 @@ TEST(cpu_lower_dnnl, data_dependent_sizes_match_ref)
     auto cpu = on(migraphx::get_target("cpu"));
     auto ref = on(migraphx::ref::target{});
     EXPECT_EQ(cpu.get_shape().lens(), (std::vector<std::size_t>{2, 8, 3, 3}));
-    EXPECT_EQ(cpu.to_vector<float>(), ref.to_vector<float>());
+    // cpu::lower_actual_sizes runs the convolution on oneDNN (float sums), ref in double
+    auto a = ref.to_vector<float>(), b = cpu.to_vector<float>();
+    ASSERT_EQ(a.size(), b.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+        EXPECT_NEAR(b[i], a[i], 1e-5 + 1e-4 * std::abs(a[i])) << "element " << i;
 }
 
 namespace {

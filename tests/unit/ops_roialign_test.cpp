@@ -2,6 +2,9 @@
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
 #include <gtest/gtest.h>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 namespace {
 using migraphx::shape;
@@ -103,4 +106,101 @@ TEST(ops_roialign, onnx_aligned_true_and_false)
     mm->add_return({mm->add_instruction(roi("half_pixel", "avg", 5, 5, 2), xl, rt, bl)});
     p.compile(migraphx::ref::target{});
     expect_near(p.eval({}).back().to_vector<float>(), Y_true);
+}
+
+namespace {
+// The ONNX definition one output at a time, every sample's position computed where it is used
+// (as the op computed before it shared positions across channels): the op must agree bit for bit.
+std::vector<float> roialign_by_definition(const std::vector<float>& x, lvec xl, const std::vector<float>& rois,
+                                          const std::vector<std::int64_t>& bidx, bool half, bool is_max,
+                                          std::size_t oh, std::size_t ow, std::int64_t sr, double scale)
+{
+    std::size_t C = xl[1], H = xl[2], W = xl[3], R = bidx.size();
+    std::vector<float> out(R * C * oh * ow);
+    for(std::size_t n = 0; n < R; n++)
+    {
+        double off = half ? 0.5 : 0.0;
+        double x1 = rois[n * 4] * scale - off, y1 = rois[n * 4 + 1] * scale - off;
+        double rw = rois[n * 4 + 2] * scale - off - x1, rh = rois[n * 4 + 3] * scale - off - y1;
+        if(not half)
+            rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+        double bh = rh / oh, bw = rw / ow;
+        auto gh = static_cast<std::size_t>(sr > 0 ? sr : std::max(0.0, std::ceil(rh / oh)));
+        auto gw = static_cast<std::size_t>(sr > 0 ? sr : std::max(0.0, std::ceil(rw / ow)));
+        double count = std::max<double>(gh * gw, 1);
+        for(std::size_t c = 0; c < C; c++)
+            for(std::size_t ph = 0; ph < oh; ph++)
+                for(std::size_t pw = 0; pw < ow; pw++)
+                {
+                    double acc = 0;
+                    bool first = true;
+                    for(std::size_t iy = 0; iy < gh; iy++)
+                        for(std::size_t ix = 0; ix < gw; ix++)
+                        {
+                            double y = y1 + ph * bh + (iy + 0.5) * bh / gh, xx = x1 + pw * bw + (ix + 0.5) * bw / gw;
+                            double v[4] = {0, 0, 0, 0};
+                            if(not(y < -1.0 or y > double(H) or xx < -1.0 or xx > double(W)))
+                            {
+                                y = std::max(y, 0.0), xx = std::max(xx, 0.0);
+                                auto yl = static_cast<std::size_t>(y), xl0 = static_cast<std::size_t>(xx);
+                                std::size_t yh = yl + 1, xh = xl0 + 1;
+                                if(yl >= H - 1)
+                                    yh = yl = H - 1, y = double(yl);
+                                if(xl0 >= W - 1)
+                                    xh = xl0 = W - 1, xx = double(xl0);
+                                double ly = y - yl, lx = xx - xl0, hy = 1 - ly, hx = 1 - lx;
+                                const float* p = x.data() + (static_cast<std::size_t>(bidx[n]) * C + c) * H * W;
+                                v[0] = hy * hx * double(p[yl * W + xl0]);
+                                v[1] = hy * lx * double(p[yl * W + xh]);
+                                v[2] = ly * hx * double(p[yh * W + xl0]);
+                                v[3] = ly * lx * double(p[yh * W + xh]);
+                            }
+                            if(is_max)
+                            {
+                                double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+                                acc = first ? m : std::max(acc, m);
+                                first = false;
+                            }
+                            else
+                                acc += v[0] + v[1] + v[2] + v[3];
+                        }
+                    out[((n * C + c) * oh + ph) * ow + pw] = static_cast<float>(is_max ? acc : acc / count);
+                }
+    }
+    return out;
+}
+} // namespace
+
+TEST(ops_roialign, many_rois_and_channels_equal_the_definition_bit_for_bit)
+{
+    lvec xl{2, 5, 9, 11};
+    std::vector<float> x(2 * 5 * 9 * 11);
+    for(std::size_t i = 0; i < x.size(); i++)
+        x[i] = static_cast<float>((i * 37) % 101) * 0.1f - 3.0f;
+    x[0] = std::numeric_limits<float>::infinity(); // read by no sample outside the image
+    // boxes inside, across the border, wholly outside (all samples 0), empty, and in image 1
+    std::vector<float> rois{1, 1, 7, 6, -3, -2, 4, 12, 20, 20, 30, 28, 3, 3, 3, 3, 0.5f, 2, 10, 8, 5, 1, 9, 4};
+    std::vector<std::int64_t> bidx{0, 1, 0, 1, 1, 0};
+    rois[8] = 40, rois[9] = 40, rois[10] = 50, rois[11] = 50;
+    for(bool half : {true, false})
+        for(bool is_max : {false, true})
+            for(std::int64_t sr : {0, 2})
+            {
+                auto op = migraphx::make_op("roialign",
+                                            {{"coordinate_transformation_mode", half ? "half_pixel" : "output_half_pixel"},
+                                             {"mode", is_max ? "max" : "avg"},
+                                             {"output_height", 3},
+                                             {"output_width", 4},
+                                             {"sampling_ratio", sr},
+                                             {"spatial_scale", 0.5}});
+                std::vector<migraphx::argument> args{{fs(xl), x.data()}, {fs({6, 4}), rois.data()},
+                                                     {shape{shape::int64_type, {6}}, bidx.data()}};
+                auto got  = op.compute(fs({6, 5, 3, 4}), args).to_vector<float>();
+                auto want = roialign_by_definition(x, xl, rois, bidx, half, is_max, 3, 4, sr, 0.5);
+                ASSERT_EQ(got.size(), want.size());
+                std::size_t differ = 0;
+                for(std::size_t i = 0; i < got.size(); i++)
+                    differ += std::memcmp(&got[i], &want[i], sizeof(float)) != 0 ? 1 : 0;
+                EXPECT_EQ(differ, 0u) << "half " << half << " max " << is_max << " sampling " << sr;
+            }
 }

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <migraphx/shape.hpp>
 #include <dnnl.hpp>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +64,49 @@ void finalize_once(const Op& op, context& ctx, const shape& out, const std::vect
     for(const auto& a : args)
         shapes.push_back(a.get_shape());
     const_cast<Op&>(op).finalize(ctx, out, shapes); // NOLINT: lazy, same result
+}
+
+/// Primitives for input shapes other than those an op was finalized for. An op computed from a
+/// data-dependent result (cpu::lower_actual_sizes) gets the actual sizes, which change from run
+/// to run; the last few are kept (oneDNN's own primitive cache makes an older one cheap again).
+/// Shared by the copies of an op, from any thread.
+template <class T>
+struct shape_keyed_cache
+{
+    static constexpr std::size_t capacity = 8;
+
+    template <class Make>
+    std::shared_ptr<T> get(const std::vector<shape>& key, Make make)
+    {
+        std::lock_guard<std::mutex> lock(m);
+        auto it = std::find_if(items.begin(), items.end(), [&](const auto& kv) { return kv.first == key; });
+        if(it != items.end())
+            return it->second;
+        auto made = make();
+        items.emplace_front(key, made);
+        if(items.size() > capacity)
+            items.pop_back();
+        return made;
+    }
+
+    private:
+    std::mutex m;
+    std::deque<std::pair<std::vector<shape>, std::shared_ptr<T>>> items;
+};
+
+/// The op's primitive for args: finalize's where args have the shapes it was built for (every run
+/// of a static program), else one built for theirs (Op::make_cache) and kept in Op::sized.
+template <class Op>
+std::shared_ptr<typename Op::prim_cache>
+cache_for(const Op& op, context& ctx, const shape& out, const std::vector<argument>& args)
+{
+    finalize_once(op, ctx, out, args);
+    std::vector<shape> shapes;
+    for(const auto& a : args)
+        shapes.push_back(a.get_shape());
+    if(shapes == op.cache->inputs)
+        return op.cache;
+    return op.sized->get(shapes, [&] { return op.make_cache(ctx, shapes); });
 }
 
 /// The channel block of a layout: 0 (plain, nhwc), 8 or 16; another name throws.

@@ -111,29 +111,39 @@ dnnl::memory::desc dnnl_convolution::plain_weights_md(const shape& w) const
     return {dims, to_dnnl_type(w.type()), strides};
 }
 
-void dnnl_convolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+std::shared_ptr<dnnl_convolution::prim_cache> dnnl_convolution::make_cache(context& ctx,
+                                                                           const std::vector<shape>& inputs) const
 {
-    auto& c = get_dnnl_context(ctx);
-    cache   = std::make_shared<prim_cache>();
-    cache->pd   = make_pd(c, inputs);
-    cache->prim = dnnl::convolution_forward{cache->pd};
-    if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
+    auto& c  = get_dnnl_context(ctx);
+    auto r   = std::make_shared<prim_cache>();
+    r->inputs = inputs;
+    r->pd     = make_pd(c, inputs);
+    r->prim   = dnnl::convolution_forward{r->pd};
+    if(packed_weights and inputs[1].bytes() < r->pd.weights_desc().get_size())
         MIGRAPHX_THROW("cpu::convolution: the packed weights are smaller than the kernel reads");
     if(packed_weights)
-        check_packed_format("cpu::convolution", weights_format, cache->pd.weights_desc());
-    if(not packed_weights and cache->pd.weights_desc() != plain_weights_md(inputs[1]))
-        cache->weights_reorder = true;
+        check_packed_format("cpu::convolution", weights_format, r->pd.weights_desc());
+    if(not packed_weights and r->pd.weights_desc() != plain_weights_md(inputs[1]))
+        r->weights_reorder = true;
+    return r;
+}
+
+void dnnl_convolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+{
+    cache = make_cache(ctx, inputs);
 }
 
 argument dnnl_convolution::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& c = get_dnnl_context(ctx);
-    finalize_once(*this, ctx, out, args);
-    const auto& pd = cache->pd;
     argument result = sum ? sum_destination(out, args, planned, sum_in_place) : result_buffer(out, args, planned);
+    if(out.elements() == 0) // an actual size of 0 (cache_for): nothing to compute
+        return result;
+    auto pc        = cache_for(*this, ctx, out, args);
+    const auto& pd = pc->pd;
     auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
     argument packed;
-    if(cache->weights_reorder)
+    if(pc->weights_reorder)
     {
         packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
         auto from = make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data());
@@ -146,7 +156,7 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    run_primitive(cache->prim, pd, c, m);
+    run_primitive(pc->prim, pd, c, m);
     return result;
 }
 

@@ -81,16 +81,23 @@ dnnl_matmul::make_pd(const dnnl_context& c, const std::vector<shape>& inputs, bo
     return {{a, b, d}, attr, *c.engine};
 }
 
-void dnnl_matmul::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+std::shared_ptr<dnnl_matmul::prim_cache> dnnl_matmul::make_cache(context& ctx, const std::vector<shape>& inputs) const
 {
-    auto& c     = get_dnnl_context(ctx);
-    cache       = std::make_shared<prim_cache>();
-    cache->pd   = make_pd(c, inputs, packed_weights);
-    cache->prim = dnnl::matmul{cache->pd};
-    if(packed_weights and inputs[1].bytes() < cache->pd.weights_desc().get_size())
+    auto& c   = get_dnnl_context(ctx);
+    auto r    = std::make_shared<prim_cache>();
+    r->inputs = inputs;
+    r->pd     = make_pd(c, inputs, packed_weights);
+    r->prim   = dnnl::matmul{r->pd};
+    if(packed_weights and inputs[1].bytes() < r->pd.weights_desc().get_size())
         MIGRAPHX_THROW("dnnl::matmul: the packed weights are smaller than the kernel reads");
     if(packed_weights)
-        check_packed_format(name(), weights_format, cache->pd.weights_desc());
+        check_packed_format(name(), weights_format, r->pd.weights_desc());
+    return r;
+}
+
+void dnnl_matmul::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
+{
+    cache = make_cache(ctx, inputs);
 }
 
 std::string dnnl_matmul::packed_format(context& ctx, const std::vector<shape>& inputs) const
@@ -101,16 +108,18 @@ std::string dnnl_matmul::packed_format(context& ctx, const std::vector<shape>& i
 argument dnnl_matmul::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& c = get_dnnl_context(ctx);
-    finalize_once(*this, ctx, out, args);
-    const auto& pd = cache->pd;
     argument result = sum ? sum_destination(out, args, planned, sum_in_place) : result_buffer(out, args, planned);
+    if(out.elements() == 0) // an actual size of 0 (cache_for): nothing to compute
+        return result;
+    auto pc         = cache_for(*this, ctx, out, args);
+    const auto& pd  = pc->pd;
     std::unordered_map<int, dnnl::memory> m = {
         {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
         {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, args[1].data())},
         {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    run_primitive(cache->prim, pd, c, m);
+    run_primitive(pc->prim, pd, c, m);
     return result;
 }
 

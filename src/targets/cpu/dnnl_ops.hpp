@@ -75,16 +75,58 @@ struct dnnl_convolution
 
     struct prim_cache
     {
+        std::vector<shape> inputs; // what it was built for
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
         bool weights_reorder = false;
     };
     std::shared_ptr<prim_cache> cache;
+    /// The primitive for other input shapes (actual sizes: see cache_for).
+    std::shared_ptr<prim_cache> make_cache(context& ctx, const std::vector<shape>& inputs) const;
+    std::shared_ptr<shape_keyed_cache<prim_cache>> sized = std::make_shared<shape_keyed_cache<prim_cache>>();
 
     private:
     std::vector<std::size_t> weight_dims(const std::vector<shape>& inputs) const;
     dnnl::memory::desc plain_weights_md(const shape& w) const;
     dnnl::convolution_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
+};
+
+/// ONNX ConvTranspose (op convolution_backwards, padding_mode 0) as oneDNN's deconvolution.
+/// Inputs: x {N, C, spatial...}, w {C, K/group, kernel...} as the op takes them (any strides;
+/// reordered into the primitive's format each run). Plain layouts, no post-ops.
+struct dnnl_deconvolution
+{
+    std::vector<std::size_t> padding; // begin..., end...
+    std::vector<std::size_t> stride;
+    std::vector<std::size_t> dilation;
+    std::int64_t group = 1;
+
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.padding, "padding");
+        f(self.stride, "stride");
+        f(self.dilation, "dilation");
+        f(self.group, "group");
+    }
+    std::string name() const { return "dnnl::deconvolution"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+
+    struct prim_cache
+    {
+        std::vector<shape> inputs; // what it was built for
+        dnnl::deconvolution_forward::primitive_desc pd;
+        dnnl::deconvolution_forward prim;
+    };
+    std::shared_ptr<prim_cache> cache;
+    /// The primitive for input shapes (finalize's, or actual sizes: see cache_for).
+    std::shared_ptr<prim_cache> make_cache(context& ctx, const std::vector<shape>& inputs) const;
+    std::shared_ptr<shape_keyed_cache<prim_cache>> sized = std::make_shared<shape_keyed_cache<prim_cache>>();
+
+    /// w as oneDNN's {[group,] K/group, C/group, kernel...} view of the op's {C, K/group, kernel...}.
+    dnnl::memory::desc weights_md(const shape& w) const;
 };
 
 /// Inputs: a {batch..., M, K}, b {batch..., K, N}, [bias {N}], [summed input]. Batch dims of
@@ -129,10 +171,14 @@ struct dnnl_matmul
 
     struct prim_cache
     {
+        std::vector<shape> inputs; // what it was built for
         dnnl::matmul::primitive_desc pd;
         dnnl::matmul prim;
     };
     std::shared_ptr<prim_cache> cache;
+    /// The primitive for other input shapes (actual sizes: see cache_for).
+    std::shared_ptr<prim_cache> make_cache(context& ctx, const std::vector<shape>& inputs) const;
+    std::shared_ptr<shape_keyed_cache<prim_cache>> sized = std::make_shared<shape_keyed_cache<prim_cache>>();
 
     private:
     shape weight_shape(const std::vector<shape>& inputs) const;

@@ -209,52 +209,21 @@ std::vector<instruction_ref> fused_inputs(module& m, std::vector<instruction_ref
 
 void lower_convolution(module& m, instruction_ref ins)
 {
-    auto v = ins->get_operator().to_value();
-    if(v.at("use_dynamic_same_auto_pad").get_bool())
+    auto op = plain_dnnl_convolution(ins);
+    if(not op)
         return;
-    auto x = ins->inputs()[0], w = ins->inputs()[1];
-    if(not is_float(x) or not is_float(w))
-        return;
-    // The reference op knows how its attributes turn into begin/end paddings.
-    const auto& xl = x->get_shape().lens();
-    const auto& wl = w->get_shape().lens();
-    auto kd        = xl.size() - 2;
-    dnnl_convolution op;
-    op.stride   = v.at("stride").to_vector<std::size_t>();
-    op.dilation = v.at("dilation").to_vector<std::size_t>();
-    op.group    = v.at("group").get_int64();
-    auto pad    = v.at("padding").to_vector<std::size_t>();
-    auto mode   = v.at("padding_mode").get_int64();
-    if(mode != 0)
-    {
-        for(std::size_t i = 0; i < kd; i++)
-        {
-            std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
-            std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
-            std::size_t need  = (out - 1) * op.stride[i] + dk;
-            std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
-            std::size_t small = total / 2;
-            pad.resize(2 * kd);
-            pad[i]      = mode == 2 ? small : total - small;
-            pad[i + kd] = total - pad[i];
-        }
-    }
-    else if(pad.size() == kd)
-        pad.insert(pad.end(), pad.begin(), pad.end());
-    op.padding = pad;
-    auto f     = grow(ins, 1, true, true);
-    set_post_ops(op, f);
-    m.replace_instruction(f.last, operation{op}, fused_inputs(m, {x, w}, f));
+    auto f = grow(ins, 1, true, true);
+    set_post_ops(*op, f);
+    m.replace_instruction(f.last, operation{*op}, fused_inputs(m, {ins->inputs()[0], ins->inputs()[1]}, f));
 }
 
 void lower_dot(module& m, instruction_ref ins)
 {
-    auto a = ins->inputs()[0], b = ins->inputs()[1];
-    if(not is_float(a) or not is_float(b) or a->get_shape().lens().size() < 2)
+    auto plain = plain_dnnl_matmul(ins);
+    if(not plain)
         return;
-    if(a->get_shape().elements() == 0 or b->get_shape().elements() == 0)
-        return; // oneDNN leaves the result unwritten when K is 0
-    dnnl_matmul op;
+    auto a = ins->inputs()[0], b = ins->inputs()[1];
+    auto op = *plain;
     // GELU where cpu::lower_gemm will move the matmul to cpu::gemm, which applies it to each tile
     // in registers, or where oneDNN runs AVX-512 (its brgemm matmul applies it as cheaply: BERT's
     // FFN product 0.231 -> 0.246 ms on a Zen 5); oneDNN 2.6's AVX2 matmul runs it as a slow extra
@@ -309,6 +278,72 @@ bool dnnl_copyable(const shape& s)
 
 } // namespace
 
+std::optional<dnnl_convolution> plain_dnnl_convolution(instruction_ref ins)
+{
+    auto v = ins->get_operator().to_value();
+    if(v.at("use_dynamic_same_auto_pad").get_bool())
+        return std::nullopt;
+    auto x = ins->inputs()[0], w = ins->inputs()[1];
+    if(not is_float(x) or not is_float(w))
+        return std::nullopt;
+    // The reference op knows how its attributes turn into begin/end paddings.
+    const auto& xl = x->get_shape().lens();
+    const auto& wl = w->get_shape().lens();
+    auto kd        = xl.size() - 2;
+    dnnl_convolution op;
+    op.stride   = v.at("stride").to_vector<std::size_t>();
+    op.dilation = v.at("dilation").to_vector<std::size_t>();
+    op.group    = v.at("group").get_int64();
+    auto pad    = v.at("padding").to_vector<std::size_t>();
+    auto mode   = v.at("padding_mode").get_int64();
+    if(mode != 0)
+    {
+        for(std::size_t i = 0; i < kd; i++)
+        {
+            std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
+            std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
+            std::size_t need  = (out - 1) * op.stride[i] + dk;
+            std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
+            std::size_t small = total / 2;
+            pad.resize(2 * kd);
+            pad[i]      = mode == 2 ? small : total - small;
+            pad[i + kd] = total - pad[i];
+        }
+    }
+    else if(pad.size() == kd)
+        pad.insert(pad.end(), pad.begin(), pad.end());
+    op.padding = pad;
+    return op;
+}
+
+std::optional<dnnl_deconvolution> plain_dnnl_deconvolution(instruction_ref ins)
+{
+    auto v = ins->get_operator().to_value();
+    auto x = ins->inputs()[0], w = ins->inputs()[1];
+    auto rank = x->get_shape().lens().size();
+    if(v.at("padding_mode").get_int64() != 0 or not is_float(x) or not is_float(w) or rank < 3 or rank > 5)
+        return std::nullopt;
+    auto kd = rank - 2;
+    dnnl_deconvolution op;
+    op.stride   = v.at("stride").to_vector<std::size_t>();
+    op.dilation = v.at("dilation").to_vector<std::size_t>();
+    op.group    = v.at("group").get_int64();
+    op.padding  = v.at("padding").to_vector<std::size_t>();
+    if(op.padding.size() == kd)
+        op.padding.insert(op.padding.end(), op.padding.begin(), op.padding.end());
+    return op;
+}
+
+std::optional<dnnl_matmul> plain_dnnl_matmul(instruction_ref ins)
+{
+    auto a = ins->inputs()[0], b = ins->inputs()[1];
+    if(not is_float(a) or not is_float(b) or a->get_shape().lens().size() < 2)
+        return std::nullopt;
+    if(a->get_shape().elements() == 0 or b->get_shape().elements() == 0)
+        return std::nullopt; // oneDNN leaves the result unwritten when K is 0
+    return dnnl_matmul{};
+}
+
 void lower_dnnl::apply(module& m) const
 {
     auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
@@ -322,6 +357,11 @@ void lower_dnnl::apply(module& m) const
             lower_dot(m, ins);
         else if(ins->name() == "pooling")
             lower_pooling(m, ins);
+        else if(ins->name() == "convolution_backwards")
+        {
+            if(auto op = plain_dnnl_deconvolution(ins))
+                m.replace_instruction(ins, operation{*op}, ins->inputs());
+        }
         else if(ins->name() == "contiguous" and is_float(ins) and dnnl_copyable(ins->inputs().front()->get_shape()))
             m.replace_instruction(ins, operation{dnnl_reorder{}}, ins->inputs());
     }

@@ -7,6 +7,7 @@
 #include "targets/cpu/dnnl_context.hpp"
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
+#include "targets/cpu/lower_actual_sizes.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_dnnl_int8.hpp"
 #include "targets/cpu/lower_gemm.hpp"
@@ -39,7 +40,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    lower_pointwise{},
                    dead_code_elimination{},
                    sum_in_place{},
-                   plan_memory{}});
+                   plan_memory{},
+                   lower_actual_sizes{}});
     return passes;
 }
 

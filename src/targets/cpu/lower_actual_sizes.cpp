@@ -1,0 +1,35 @@
+#include "targets/cpu/lower_actual_sizes.hpp"
+#include "passes/pass_utils.hpp"
+#include "targets/cpu/lower_dnnl.hpp"
+#include <migraphx/operation.hpp>
+
+namespace migraphx {
+namespace cpu {
+
+void lower_actual_sizes::apply(module& m) const
+{
+    auto dd = pass_utils::data_dependent(m);
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(dd.count(&*ins) == 0)
+            continue;
+        if(ins->name() == "convolution")
+        {
+            if(auto op = plain_dnnl_convolution(ins))
+                m.replace_instruction(ins, operation{*op}, ins->inputs());
+        }
+        else if(ins->name() == "convolution_backwards")
+        {
+            if(auto op = plain_dnnl_deconvolution(ins))
+                m.replace_instruction(ins, operation{*op}, ins->inputs());
+        }
+        else if(ins->name() == "dot")
+        {
+            if(auto op = plain_dnnl_matmul(ins))
+                m.replace_instruction(ins, operation{*op}, ins->inputs());
+        }
+    }
+}
+
+} // namespace cpu
+} // namespace migraphx
