@@ -295,4 +295,43 @@ TEST(onnx_parser, external_data_next_to_the_model)
     EXPECT_THROW(migraphx::parse_onnx(write_temp("external_bad.onnx", m.bytes())), migraphx::exception);
 }
 
+TEST(onnx_parser, read_onnx_tensor_reads_a_test_data_file)
+{
+    // as the ONNX test-data layout's input_0.pb: a TensorProto alone, raw data or typed fields
+    TensorProto t;
+    t.set_name("x");
+    t.set_data_type(TensorProto::FLOAT);
+    t.add_dims(2);
+    t.add_dims(2);
+    std::vector<float> v{1.5f, -2.0f, 4.0f, 0.25f};
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), sizeof(float) * v.size()));
+    auto a = migraphx::read_onnx_tensor(write_temp("input_0.pb", t.SerializeAsString()));
+    EXPECT_EQ(a.get_shape(), (migraphx::shape{migraphx::shape::float_type, {2, 2}}));
+    EXPECT_EQ(a.to_vector<float>(), v);
+    TensorProto i;
+    i.set_data_type(TensorProto::INT64);
+    i.add_dims(3);
+    for(std::int64_t x : {7, -1, 3})
+        i.add_int64_data(x);
+    auto b = migraphx::read_onnx_tensor(write_temp("input_1.pb", i.SerializeAsString()));
+    EXPECT_EQ(b.to_vector<std::int64_t>(), (std::vector<std::int64_t>{7, -1, 3}));
+
+    // errors name the file: missing, not a TensorProto, values that do not fill the dims
+    auto throws_naming = [](const std::string& path, const std::string& what) {
+        try
+        {
+            migraphx::read_onnx_tensor(path);
+            ADD_FAILURE() << "no error for " << what;
+        }
+        catch(const migraphx::exception& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << what << ": " << e.what();
+        }
+    };
+    throws_naming(testing::TempDir() + "no_such_tensor.pb", "a missing file");
+    throws_naming(write_temp("garbage.pb", "\xff\xff\xff\xff not a tensor"), "garbage");
+    t.add_dims(3);
+    throws_naming(write_temp("short.pb", t.SerializeAsString()), "too few values for the dims");
+}
+
 #endif
