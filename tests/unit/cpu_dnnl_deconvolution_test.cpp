@@ -110,3 +110,30 @@ TEST(cpu_dnnl_deconvolution, bad_shapes_are_refused_by_name)
     throws_naming({shape{shape::float_type, {1, 8, 2, 2}}, shape{shape::float_type, {8, 4, 2, 2}}}, "padding");
 }
 #endif
+
+TEST(cpu_dnnl_deconvolution, constant_weights_reordered_once_and_weights_given_each_run_read_each_run)
+{
+    MIGX_REQUIRE_CPU();
+    // constant weights: the op says so (it keeps their reorder); two runs give the same result
+    auto cpu = migx_test::expect_cpu_matches_ref(
+        deconv_program({{1, 4, 5, 5}, {4, 3, 2, 2}, {{"stride", std::vector<std::size_t>{2, 2}}}}));
+    EXPECT_NE(ops_of(cpu).find("constant_weights=1"), std::string::npos) << ops_of(cpu);
+    auto params = migx_test::generated_params(cpu);
+    EXPECT_EQ(cpu.eval(params).at(0).to_vector<float>(), cpu.eval(params).at(0).to_vector<float>());
+    // weights as a parameter: new values in the same buffer must be read, not a kept reorder
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 4, 5, 5}});
+    auto w  = m->add_parameter("w", shape{shape::float_type, {4, 3, 2, 2}});
+    m->add_return({m->add_instruction(
+        make_op("convolution_backwards", {{"stride", std::vector<std::size_t>{2, 2}}}), x, w)});
+    auto q = p;
+    q.compile(migraphx::get_target("cpu"));
+    EXPECT_NE(ops_of(q).find("constant_weights=0"), std::string::npos) << ops_of(q);
+    std::vector<float> xv(100, 1.0f), wv(48, 1.0f);
+    migraphx::parameter_map in{{"x", migraphx::argument{shape{shape::float_type, {1, 4, 5, 5}}, xv.data()}},
+                               {"w", migraphx::argument{shape{shape::float_type, {4, 3, 2, 2}}, wv.data()}}};
+    EXPECT_EQ(q.eval(in).at(0).to_vector<float>()[0], 4.0f); // 4 channels x 1 x 1
+    std::fill(wv.begin(), wv.end(), 2.0f);
+    EXPECT_EQ(q.eval(in).at(0).to_vector<float>()[0], 8.0f);
+}

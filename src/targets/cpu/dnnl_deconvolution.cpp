@@ -103,9 +103,27 @@ argument dnnl_deconvolution::compute(context& ctx, const shape& out, const std::
         return result;
     auto pc        = cache_for(*this, ctx, out, args);
     const auto& pd = pc->pd;
-    argument packed{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+    auto reorder = [&] {
+        argument packed{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+        run_reorder(make_memory(weights_md(args[1].get_shape()), c, args[1].data()),
+                    make_memory(pd.weights_desc(), c, packed.data()),
+                    c);
+        return packed;
+    };
+    argument packed;
+    if(constant_weights)
+    {
+        std::lock_guard<std::mutex> lock(pc->m);
+        if(pc->packed_from != args[1].data())
+        {
+            pc->packed      = reorder();
+            pc->packed_from = args[1].data();
+        }
+        packed = pc->packed;
+    }
+    else
+        packed = reorder();
     auto wmem = make_memory(pd.weights_desc(), c, packed.data());
-    run_reorder(make_memory(weights_md(args[1].get_shape()), c, args[1].data()), wmem, c);
     run_primitive(pc->prim,
                   pd,
                   c,

@@ -93,13 +93,15 @@ struct dnnl_convolution
 
 /// ONNX ConvTranspose (op convolution_backwards, padding_mode 0) as oneDNN's deconvolution.
 /// Inputs: x {N, C, spatial...}, w {C, K/group, kernel...} as the op takes them (any strides;
-/// reordered into the primitive's format each run). Plain layouts, no post-ops.
+/// reordered into the primitive's format: once where constant_weights, else each run). Plain
+/// layouts, no post-ops.
 struct dnnl_deconvolution
 {
     std::vector<std::size_t> padding; // begin..., end...
     std::vector<std::size_t> stride;
     std::vector<std::size_t> dilation;
     std::int64_t group = 1;
+    bool constant_weights = false; // w is a constant: reordered once, not every run
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -108,6 +110,7 @@ struct dnnl_deconvolution
         f(self.stride, "stride");
         f(self.dilation, "dilation");
         f(self.group, "group");
+        f(self.constant_weights, "constant_weights");
     }
     std::string name() const { return "dnnl::deconvolution"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
@@ -119,6 +122,9 @@ struct dnnl_deconvolution
         std::vector<shape> inputs; // what it was built for
         dnnl::deconvolution_forward::primitive_desc pd;
         dnnl::deconvolution_forward prim;
+        std::mutex m;                     // runs from several threads: the first reorders
+        const void* packed_from = nullptr; // the constant weights `packed` holds, reordered
+        argument packed;
     };
     std::shared_ptr<prim_cache> cache;
     /// The primitive for input shapes (finalize's, or actual sizes: see cache_for).

@@ -329,6 +329,7 @@ std::optional<dnnl_deconvolution> plain_dnnl_deconvolution(instruction_ref ins)
     op.dilation = v.at("dilation").to_vector<std::size_t>();
     op.group    = v.at("group").get_int64();
     op.padding  = v.at("padding").to_vector<std::size_t>();
+    op.constant_weights = w->can_eval();
     if(op.padding.size() == kd)
         op.padding.insert(op.padding.end(), op.padding.begin(), op.padding.end());
     return op;
