@@ -1,4 +1,5 @@
 #include <migraphx/argument.hpp>
+#include "ir/strided_copy.hpp"
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -72,17 +73,8 @@ argument argument::contiguous() const
 {
     if(m_shape.type() == shape::tuple_type)
         return copy();
-    if(m_shape.standard())
-    {
-        argument r{m_shape.as_standard()};
-        std::memcpy(r.data(), data(), r.get_shape().bytes());
-        return r;
-    }
     argument r{m_shape.as_standard()};
-    auto n  = m_shape.elements();
-    auto ts = m_shape.type_size();
-    for(std::size_t i = 0; i < n; i++)
-        std::memcpy(r.data() + i * ts, data() + m_shape.index(i) * ts, ts);
+    copy_strided(m_shape, data(), r.data());
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
 #include "ops/pointwise.hpp"
+#include "ir/parallel_for.hpp"
 
 namespace migraphx {
 namespace op {
@@ -71,44 +72,101 @@ struct scatter_elements_op
 
     argument compute(const shape& out, const std::vector<argument>& args) const
     {
-        auto a       = static_cast<std::size_t>(normalize_axis(axis, out.ndim(), op_name()));
-        auto result  = args[0].contiguous();
-        auto indices = args[1].to_vector<std::int64_t>();
-        const auto& is = args[1].get_shape();
-        const auto& us = args[2].get_shape();
-        const auto n   = is.ndim();
+        auto a          = static_cast<std::size_t>(normalize_axis(axis, out.ndim(), op_name()));
+        auto result     = args[0].contiguous();
+        const auto& is  = args[1].get_shape();
+        const auto& us  = args[2].get_shape();
+        const auto n    = is.ndim();
         // Every index position off the axis must be inside data (an empty indices has none).
-        for(std::size_t d = 0; d < n and not indices.empty(); d++)
+        for(std::size_t d = 0; d < n and is.elements() > 0; d++)
             if(d != a and is.lens()[d] > out.lens()[d])
                 MIGRAPHX_THROW(op_name() + ": indices dimension " + std::to_string(d) + " exceeds data's");
-        const auto ostr = out.standard() ? out.strides() : shape::standard_strides(out.lens());
+        if(is.elements() == 0)
+            return result;
+        const auto ostr = shape::standard_strides(out.lens());
+        // Positions that differ off the axis write different outputs, so the walk is split over
+        // the first dim off the axis with more than one position: each thread keeps the row-major
+        // order (the order writes apply in) within its slab.
+        std::size_t split = n;
+        for(std::size_t d = 0; d < n and split == n; d++)
+            if(d != a and is.lens()[d] > 1)
+                split = d;
         out.visit_type([&](auto as) {
             using T        = typename decltype(as)::type;
             auto* o        = reinterpret_cast<T*>(result.data());
             const auto* up = reinterpret_cast<const T*>(args[2].data());
-            // Walks the positions of indices in row-major order (the order writes apply in),
-            // keeping the offsets into the result (off the axis) and into updates as it goes.
-            std::vector<std::size_t> idx(n, 0);
-            std::size_t obase = 0, ubase = 0;
-            for(std::size_t i = 0; i < indices.size(); i++)
-            {
-                auto pos = obase + checked_index(indices[i], out.lens()[a], op_name(), a) * ostr[a];
-                o[pos]   = combine<R>(o[pos], up[ubase]);
-                for(std::size_t d = n; d-- > 0;)
+            is.visit_type([&](auto ias) {
+                using I       = typename decltype(ias)::type;
+                const auto* k = reinterpret_cast<const I*>(args[1].data());
+                if constexpr(std::is_integral<I>{})
                 {
-                    if(d != a)
-                        obase += ostr[d];
-                    ubase += us.strides()[d];
-                    if(++idx[d] < is.lens()[d])
-                        break;
-                    if(d != a)
-                        obase -= ostr[d] * idx[d];
-                    ubase -= us.strides()[d] * idx[d];
-                    idx[d] = 0;
+                    auto walk = [&](std::size_t first, std::size_t last) {
+                        std::vector<std::size_t> lo(n, 0), hi = is.lens();
+                        if(split < n)
+                        {
+                            lo[split] = first;
+                            hi[split] = last;
+                        }
+                        scatter_box<R>(o, up, k, lo, hi, a, ostr, is.strides(), us.strides(), out.lens()[a]);
+                    };
+                    if(split == n)
+                        walk(0, 1);
+                    else
+                    {
+                        auto per_slab = is.elements() / is.lens()[split];
+                        parallel_for(is.lens()[split], std::max<std::size_t>(1, (1u << 16) / per_slab), walk);
+                    }
                 }
-            }
+            });
         });
         return result;
+    }
+
+    // Applies the updates at index positions in the box [lo, hi) in row-major order, keeping the
+    // offsets into the result (off the axis), the indices and the updates as it goes.
+    template <reduction Red, class T, class I>
+    void scatter_box(T* o,
+                     const T* up,
+                     const I* k,
+                     const std::vector<std::size_t>& lo,
+                     const std::vector<std::size_t>& hi,
+                     std::size_t a,
+                     const std::vector<std::size_t>& ostr,
+                     const std::vector<std::size_t>& istr,
+                     const std::vector<std::size_t>& ustr,
+                     std::size_t axis_len) const
+    {
+        const auto n = lo.size();
+        std::size_t count = 1, obase = 0, ibase = 0, ubase = 0;
+        for(std::size_t d = 0; d < n; d++)
+        {
+            count *= hi[d] - lo[d];
+            if(d != a)
+                obase += lo[d] * ostr[d];
+            ibase += lo[d] * istr[d];
+            ubase += lo[d] * ustr[d];
+        }
+        auto idx = lo;
+        for(std::size_t i = 0; i < count; i++)
+        {
+            auto pos = obase + checked_index(static_cast<std::int64_t>(k[ibase]), axis_len, op_name(), a) * ostr[a];
+            o[pos]   = combine<Red>(o[pos], up[ubase]);
+            for(std::size_t d = n; d-- > 0;)
+            {
+                if(d != a)
+                    obase += ostr[d];
+                ibase += istr[d];
+                ubase += ustr[d];
+                if(++idx[d] < hi[d])
+                    break;
+                auto span = hi[d] - lo[d];
+                if(d != a)
+                    obase -= ostr[d] * span;
+                ibase -= istr[d] * span;
+                ubase -= ustr[d] * span;
+                idx[d] = lo[d];
+            }
+        }
     }
 };
 

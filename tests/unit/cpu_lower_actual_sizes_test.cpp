@@ -1,5 +1,5 @@
 // cpu::lower_actual_sizes before/after: convolutions, ConvTransposes and dots computed from a
-// data-dependent result become oneDNN ops, and a compiled program runs them at whatever sizes it
+// data-dependent result become oneDNN ops, float elementwise ops cpu::pointwise kernels, and a compiled program runs them at whatever sizes it
 // gets, run after run (a primitive per size), as ref computes them.
 #include <migraphx/generate.hpp>
 #include <migraphx/make_op.hpp>
@@ -20,7 +20,7 @@ namespace {
 constexpr std::size_t declared_rows = 12;
 
 /// The rows of x where m > 0.5 (a data-dependent count, declared 12), then a 3x3 convolution
-/// with relu, a stride-2 ConvTranspose of it, and a dot of the flattened rows; a static
+/// with relu, a stride-2 ConvTranspose of it with a bias and a sigmoid, and a dot of the flattened rows; a static
 /// convolution of x beside them.
 migraphx::program heads_on_selected_rows()
 {
@@ -38,11 +38,15 @@ migraphx::program heads_on_selected_rows()
     auto act  = m->add_instruction(make_op("relu"), conv);
     auto wt   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 4, 2, 2}}, 2));
     auto up   = m->add_instruction(make_op("convolution_backwards", {{"stride", std::vector<std::size_t>{2, 2}}}), act, wt);
+    // the mask head's end: a per-channel bias and a sigmoid
+    auto bias = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {4}}, 4));
+    auto bb   = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", up->get_shape().lens()}}), bias);
+    auto mask_out = m->add_instruction(make_op("sigmoid"), m->add_instruction(make_op("add"), up, bb));
     auto flat = m->add_instruction(make_op("reshape", {{"dims", std::vector<std::int64_t>{-1, 8 * 5 * 5}}}), act);
     auto wd   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8 * 5 * 5, 16}}, 3));
     auto fc   = m->add_instruction(make_op("dot"), flat, wd);
     auto stat = m->add_instruction(make_op("convolution"), x, w);
-    m->add_return({up, fc, stat});
+    m->add_return({mask_out, fc, stat});
     return p;
 }
 
@@ -94,6 +98,14 @@ TEST(cpu_lower_actual_sizes, ops_on_data_dependent_sizes_become_onednn_ops)
     EXPECT_EQ(std::count(after.begin(), after.end(), "convolution"), 1);
     EXPECT_EQ(std::count(after.begin(), after.end(), "convolution_backwards"), 0);
     EXPECT_EQ(std::count(after.begin(), after.end(), "dot"), 0);
+    // relu, the bias add and sigmoid: kernels built per run for the sizes they get
+    EXPECT_EQ(std::count(before.begin(), before.end(), "relu") + std::count(before.begin(), before.end(), "add") +
+                  std::count(before.begin(), before.end(), "sigmoid"),
+              3);
+    EXPECT_EQ(std::count(after.begin(), after.end(), "cpu::pointwise"), 3);
+    EXPECT_EQ(std::count(after.begin(), after.end(), "relu") + std::count(after.begin(), after.end(), "add") +
+                  std::count(after.begin(), after.end(), "sigmoid"),
+              0);
     // everything else as it was
     EXPECT_EQ(after.size(), before.size());
 }

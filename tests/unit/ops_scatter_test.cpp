@@ -154,3 +154,52 @@ TEST(ops_scatter, every_axis_and_strided_updates_match_a_position_by_position_re
                       arg(shape{shape::float_type, {2, 5, 5}}, wu)}),
                  migraphx::exception);
 }
+
+TEST(ops_scatter, large_walk_split_over_threads_keeps_the_last_write_and_reads_index_views)
+{
+    // Indices longer than data along the axis (every output written several times: the last write
+    // in row-major order must win, whichever thread walks it) and big enough that the walk is split
+    // over the threads. Indices given as a view that repeats one index per row along the axis (the
+    // detectors' Expand), int32 and int64.
+    const std::size_t rows = 60, c = 64, w = 50, len = 40;
+    shape ds{shape::float_type, {len, c, w}};
+    std::vector<float> data(len * c * w, -1.0f);
+    std::vector<float> upd(rows * c * w);
+    for(std::size_t i = 0; i < upd.size(); i++)
+        upd[i] = static_cast<float>(i);
+    std::vector<std::int64_t> row_index(rows);
+    std::vector<std::int32_t> row_index32(rows);
+    for(std::size_t r = 0; r < rows; r++)
+    {
+        row_index[r]   = static_cast<std::int64_t>((r * 13) % len) - (r % 3 == 0 ? static_cast<std::int64_t>(len) : 0);
+        row_index32[r] = static_cast<std::int32_t>(row_index[r]);
+    }
+    std::vector<float> want = data;
+    for(std::size_t r = 0; r < rows; r++)
+        for(std::size_t j = 0; j < c * w; j++)
+        {
+            auto k = row_index[r] < 0 ? row_index[r] + static_cast<std::int64_t>(len) : row_index[r];
+            want[static_cast<std::size_t>(k) * c * w + j] = upd[r * c * w + j];
+        }
+    shape us{shape::float_type, {rows, c, w}};
+    auto got = run(migraphx::make_op("scatter_none", {{"axis", 0}}),
+                   {arg(ds, data), migraphx::argument{shape{shape::int64_type, {rows, c, w}, {1, 0, 0}}, row_index.data()},
+                    arg(us, upd)});
+    EXPECT_EQ(got, want);
+    auto got32 = run(migraphx::make_op("scatter_none", {{"axis", 0}}),
+                     {arg(ds, data), migraphx::argument{shape{shape::int32_type, {rows, c, w}, {1, 0, 0}}, row_index32.data()},
+                      arg(us, upd)});
+    EXPECT_EQ(got32, want);
+    // scatter_add over the same positions: every update adds once.
+    std::vector<float> sum = data;
+    for(std::size_t r = 0; r < rows; r++)
+        for(std::size_t j = 0; j < c * w; j++)
+        {
+            auto k = row_index[r] < 0 ? row_index[r] + static_cast<std::int64_t>(len) : row_index[r];
+            sum[static_cast<std::size_t>(k) * c * w + j] += upd[r * c * w + j];
+        }
+    auto added = run(migraphx::make_op("scatter_add", {{"axis", 0}}),
+                     {arg(ds, data), migraphx::argument{shape{shape::int64_type, {rows, c, w}, {1, 0, 0}}, row_index.data()},
+                      arg(us, upd)});
+    EXPECT_EQ(added, sum);
+}

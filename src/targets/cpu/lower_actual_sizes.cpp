@@ -1,6 +1,7 @@
 #include "targets/cpu/lower_actual_sizes.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
+#include "targets/cpu/lower_pointwise.hpp"
 #include <migraphx/operation.hpp>
 
 namespace migraphx {
@@ -28,6 +29,8 @@ void lower_actual_sizes::apply(module& m) const
             if(auto op = plain_dnnl_matmul(ins))
                 m.replace_instruction(ins, operation{*op}, ins->inputs());
         }
+        else if(auto k = pointwise_kernel_for(ins))
+            m.replace_instruction(ins, operation{k->first}, k->second, {});
     }
 }
 

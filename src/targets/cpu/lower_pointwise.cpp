@@ -160,22 +160,27 @@ bool is_elementwise(instruction_ref ins)
 
 } // namespace
 
+std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> pointwise_kernel_for(instruction_ref ins)
+{
+    if(ins->name() == "pointwise" and ins->module_inputs().size() == 1)
+        return from_module(ins);
+    if(is_elementwise(ins))
+        return from_op(ins);
+    return std::nullopt;
+}
+
 void lower_pointwise::apply(module& m) const
 {
     // fuse_pointwise's bodies ("main:pointwise0") are read whole by the instruction that owns
     // them; lowering their ops one by one first would stop that.
     if(m.name().find(":pointwise") != std::string::npos)
         return;
-    auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
+    auto dd = pass_utils::data_dependent(m); // lower_actual_sizes' business (unplanned kernels)
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(dd.count(&*ins) > 0)
             continue;
-        std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> k;
-        if(ins->name() == "pointwise" and ins->module_inputs().size() == 1)
-            k = from_module(ins);
-        else if(is_elementwise(ins))
-            k = from_op(ins);
+        auto k = pointwise_kernel_for(ins);
         if(k)
             m.replace_instruction(ins, operation{k->first}, k->second, {});
     }

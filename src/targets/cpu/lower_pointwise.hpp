@@ -2,7 +2,11 @@
 #define MIGRAPHX_CPU_LOWER_POINTWISE_HPP
 
 #include <migraphx/module.hpp>
+#include "targets/cpu/pointwise_kernel.hpp"
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace migraphx {
 namespace cpu {
@@ -15,6 +19,11 @@ struct lower_pointwise
     std::string name() const { return "cpu::lower_pointwise"; }
     void apply(module& m) const;
 };
+
+/// The kernel (and its tensor inputs) for a fused `pointwise` instruction or a single float
+/// elementwise op, where the kernel can run it; lower_actual_sizes uses it for the
+/// data-dependent ones, which this pass leaves alone.
+std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> pointwise_kernel_for(instruction_ref ins);
 
 } // namespace cpu
 } // namespace migraphx

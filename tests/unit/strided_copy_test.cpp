@@ -1,0 +1,75 @@
+// copy_strided against its definition: element i of the result is the element at s.index(i).
+#include "ir/strided_copy.hpp"
+#include <gtest/gtest.h>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+using migraphx::shape;
+
+namespace {
+
+// Copies by the definition, one element at a time.
+std::vector<char> expected(const shape& s, const std::vector<char>& src)
+{
+    auto ts = s.type_size();
+    std::vector<char> r(s.elements() * ts);
+    for(std::size_t i = 0; i < s.elements(); i++)
+        std::memcpy(r.data() + i * ts, src.data() + s.index(i) * ts, ts);
+    return r;
+}
+
+// Distinct bytes everywhere, so a wrong offset shows.
+std::vector<char> source_for(const shape& s)
+{
+    std::vector<char> src(std::max<std::size_t>(s.element_space(), 1) * s.type_size());
+    for(std::size_t i = 0; i < src.size(); i++)
+        src[i] = static_cast<char>((i * 131 + 7) % 251);
+    return src;
+}
+
+void check(const shape& s)
+{
+    auto src = source_for(s);
+    std::vector<char> dst(s.elements() * s.type_size(), 0);
+    migraphx::copy_strided(s, src.data(), dst.data());
+    EXPECT_EQ(dst, expected(s, src)) << s;
+}
+
+} // namespace
+
+TEST(strided_copy, standard_transposed_sliced_and_broadcast_views)
+{
+    for(auto t : {shape::int8_type, shape::half_type, shape::float_type, shape::int64_type})
+    {
+        check(shape{t, {2, 3, 4}});
+        check(shape{t, {4, 3, 2}, {1, 4, 12}});           // transpose
+        check(shape{t, {2, 3, 2}, {12, 4, 1}});           // slice of the last dim
+        check(shape{t, {5, 6, 7, 7}, {1, 0, 0, 0}});      // Expand of a column, the detectors' index
+        check(shape{t, {3, 4}, {0, 1}});                  // a row repeated
+        check(shape{t, {2, 1, 3}, {3, 99, 1}});           // a size-1 dim with any stride
+        check(shape{t, {1}, {0}});                        // a broadcast scalar
+        check(shape{t, {2, 3, 5}, {30, 1, 6}});           // inner dims swapped
+    }
+}
+
+TEST(strided_copy, large_views_split_over_threads_match)
+{
+    // Past the per-thread size, so several threads each start mid-way through the odometer.
+    check(shape{shape::float_type, {300, 256, 7, 7}, {1, 0, 0, 0}});
+    check(shape{shape::float_type, {64, 3, 100, 41}, {12300, 1, 123, 3}});
+    check(shape{shape::half_type, {1000, 1025}, {1, 1000}});
+    // Rows over 2 MB, cut into pieces: a packed tensor (one row), a repeated long row, and a row of
+    // a size that the pieces do not divide.
+    check(shape{shape::float_type, {3, 1000003}});
+    check(shape{shape::float_type, {3, 700001}, {0, 1}});
+    check(shape{shape::int8_type, {2, 3, 2500007}, {7500021, 2500007, 1}});
+}
+
+TEST(strided_copy, empty_view_writes_nothing)
+{
+    std::vector<char> dst(4, 5);
+    migraphx::copy_strided(shape{shape::float_type, {0, 3}}, nullptr, dst.data());
+    EXPECT_EQ(dst, std::vector<char>(4, 5));
+}
