@@ -1,5 +1,6 @@
 #include "ir/strided_copy.hpp"
 #include "ir/parallel_for.hpp"
+#include <migraphx/errors.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -9,104 +10,126 @@ namespace migraphx {
 
 namespace {
 
-// The view with size-1 dims dropped and neighbours merged where the outer one steps over
-// exactly the inner one's extent (strides[i] == lens[i+1] * strides[i+1]; broadcast dims, all 0,
-// merge too). Never empty: a scalar becomes {1} with stride 0.
+// Both views with size-1 dims dropped and neighbours merged where, on both sides, the outer
+// one steps over exactly the inner one's extent (strides[i] == lens[i+1] * strides[i+1];
+// broadcast dims, all 0, merge too). Never empty: a scalar becomes {1} with strides 0.
 struct merged_dims
 {
     std::vector<std::size_t> lens;
-    std::vector<std::size_t> strides;
+    std::vector<std::size_t> src; // source strides
+    std::vector<std::size_t> dst; // destination strides
 };
 
-merged_dims merge_dims(const shape& s)
+merged_dims merge_dims(const shape& from, const shape& to)
 {
     merged_dims m;
-    for(std::size_t i = 0; i < s.ndim(); i++)
+    for(std::size_t i = 0; i < from.ndim(); i++)
     {
-        auto len = s.lens()[i], stride = s.strides()[i];
+        auto len = from.lens()[i], s = from.strides()[i], d = to.strides()[i];
         if(len == 1)
             continue;
-        if(not m.lens.empty() and m.strides.back() == len * stride)
+        if(not m.lens.empty() and m.src.back() == len * s and m.dst.back() == len * d)
         {
             m.lens.back() *= len;
-            m.strides.back() = stride;
+            m.src.back() = s;
+            m.dst.back() = d;
             continue;
         }
         m.lens.push_back(len);
-        m.strides.push_back(stride);
+        m.src.push_back(s);
+        m.dst.push_back(d);
     }
     if(m.lens.empty())
     {
-        m.lens    = {1};
-        m.strides = {0};
+        m.lens = {1};
+        m.src  = {0};
+        m.dst  = {0};
     }
     return m;
 }
 
 template <class T>
-void copy_row(const char* src, char* dst, std::size_t n, std::size_t stride)
+void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::size_t ds)
 {
     const auto* s = reinterpret_cast<const T*>(src);
     auto* d       = reinterpret_cast<T*>(dst);
-    if(stride == 0)
+    if(ds == 1 and ss == 0)
         std::fill(d, d + n, *s);
+    else if(ds == 1)
+        for(std::size_t i = 0; i < n; i++)
+            d[i] = s[i * ss];
     else
         for(std::size_t i = 0; i < n; i++)
-            d[i] = s[i * stride];
+            d[i * ds] = s[i * ss];
 }
 
-// One row of n elements of ts bytes, the source stepping by `stride` elements.
-void copy_row(const char* src, char* dst, std::size_t n, std::size_t stride, std::size_t ts)
+// One row of n elements of ts bytes, the source stepping by ss elements, the destination by ds.
+void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::size_t ds, std::size_t ts)
 {
-    if(stride == 1)
+    if(ss == 1 and ds == 1)
     {
         std::memcpy(dst, src, n * ts);
         return;
     }
     switch(ts)
     {
-    case 1: copy_row<std::uint8_t>(src, dst, n, stride); return;
-    case 2: copy_row<std::uint16_t>(src, dst, n, stride); return;
-    case 4: copy_row<std::uint32_t>(src, dst, n, stride); return;
-    case 8: copy_row<std::uint64_t>(src, dst, n, stride); return;
+    case 1: copy_row<std::uint8_t>(src, dst, n, ss, ds); return;
+    case 2: copy_row<std::uint16_t>(src, dst, n, ss, ds); return;
+    case 4: copy_row<std::uint32_t>(src, dst, n, ss, ds); return;
+    case 8: copy_row<std::uint64_t>(src, dst, n, ss, ds); return;
     default:
         for(std::size_t i = 0; i < n; i++)
-            std::memcpy(dst + i * ts, src + i * stride * ts, ts);
+            std::memcpy(dst + i * ds * ts, src + i * ss * ts, ts);
     }
 }
 
 } // namespace
 
-void copy_strided(const shape& s, const char* src, char* dst)
+void copy_view(const shape& from, const char* src, const shape& to, char* dst)
 {
-    auto n = s.elements();
+    if(from.lens() != to.lens() or from.type_size() != to.type_size())
+        MIGRAPHX_THROW("copy_view: the views differ in dims or element size");
+    auto n = from.elements();
     if(n == 0)
         return;
-    auto ts    = s.type_size();
-    auto m     = merge_dims(s);
+    auto ts    = from.type_size();
+    auto m     = merge_dims(from, to);
     auto outer = m.lens.size() - 1;
     auto row   = m.lens.back();
     auto rows  = n / row;
-    // Rows [first, last): the first row's multi-index is computed once, then stepped like an
+    auto ss = m.src.back(), ds = m.dst.back();
+    // Offsets (in elements) of the start of row r.
+    auto row_start = [&](std::size_t r) {
+        std::pair<std::size_t, std::size_t> off{0, 0};
+        for(std::size_t i = outer; i-- > 0;)
+        {
+            off.first += (r % m.lens[i]) * m.src[i];
+            off.second += (r % m.lens[i]) * m.dst[i];
+            r /= m.lens[i];
+        }
+        return off;
+    };
+    // Rows [first, last): the first row's offsets are computed once, then stepped like an
     // odometer, so each row costs a few additions, not a division per dim.
     auto copy_rows = [&](std::size_t first, std::size_t last) {
         std::vector<std::size_t> idx(outer);
-        std::size_t offset = 0;
         for(std::size_t r = first, i = outer; i-- > 0;)
         {
             idx[i] = r % m.lens[i];
             r /= m.lens[i];
-            offset += idx[i] * m.strides[i];
         }
+        auto [so, d] = row_start(first);
         for(std::size_t r = first; r < last; r++)
         {
-            copy_row(src + offset * ts, dst + r * row * ts, row, m.strides.back(), ts);
+            copy_row(src + so * ts, dst + d * ts, row, ss, ds, ts);
             for(std::size_t i = outer; i-- > 0;)
             {
-                offset += m.strides[i];
+                so += m.src[i];
+                d += m.dst[i];
                 if(++idx[i] < m.lens[i])
                     break;
-                offset -= idx[i] * m.strides[i];
+                so -= idx[i] * m.src[i];
+                d -= idx[i] * m.dst[i];
                 idx[i] = 0;
             }
         }
@@ -120,24 +143,20 @@ void copy_strided(const shape& s, const char* src, char* dst)
         return;
     }
     // Long rows (a packed tensor is one row) are cut into pieces of about 1 MB; each piece finds
-    // its row's offset by division, which is nothing next to a megabyte's copy.
+    // its row's offsets by division, which is nothing next to a megabyte's copy.
     auto pieces = row_bytes / bytes_per_thread;
     auto piece  = (row + pieces - 1) / pieces;
     parallel_for(rows * pieces, 1, [&](std::size_t first, std::size_t last) {
         for(std::size_t k = first; k < last; k++)
         {
             auto r = k / pieces, begin = (k % pieces) * piece;
-            auto len = std::min(row, begin + piece) - std::min(row, begin);
-            std::size_t offset = 0;
-            for(std::size_t q = r, i = outer; i-- > 0;)
-            {
-                offset += (q % m.lens[i]) * m.strides[i];
-                q /= m.lens[i];
-            }
-            offset += begin * m.strides.back();
-            copy_row(src + offset * ts, dst + (r * row + begin) * ts, len, m.strides.back(), ts);
+            auto len     = std::min(row, begin + piece) - std::min(row, begin);
+            auto [so, d] = row_start(r);
+            copy_row(src + (so + begin * ss) * ts, dst + (d + begin * ds) * ts, len, ss, ds, ts);
         }
     });
 }
+
+void copy_strided(const shape& s, const char* src, char* dst) { copy_view(s, src, s.as_standard(), dst); }
 
 } // namespace migraphx

@@ -1,17 +1,22 @@
 #ifndef MIGRAPHX_IR_STRIDED_COPY_HPP
 #define MIGRAPHX_IR_STRIDED_COPY_HPP
-// Copies a strided view (a slice, a transpose, a broadcast with stride 0) into packed row-major
-// memory. argument::contiguous uses it; the data-dependent ops (Expand, ConstantOfShape at run
-// time) materialise views as large as a detector's RoI features through it, so it walks rows, not
-// elements: adjacent dims that step evenly are merged, a row of stride 1 is one memcpy, a row of
-// stride 0 a fill, and large copies are split over the host's threads.
+// Copies between strided views (a slice, a transpose, a broadcast with stride 0, a part of a
+// concatenation). argument::contiguous and the reference concat use it; the data-dependent ops
+// (Expand, ConstantOfShape at run time) materialise views as large as a detector's RoI features
+// through it, so it walks rows, not elements: adjacent dims that step evenly on both sides are
+// merged, a row of stride 1 on both sides is one memcpy, a source row of stride 0 a fill, and
+// large copies are split over the host's threads.
 
 #include <migraphx/shape.hpp>
 
 namespace migraphx {
 
-/// Writes the elements of the view `s` over `src` (element offsets by s's strides) to `dst` in
-/// standard order: s.elements() * s.type_size() bytes. `src` and `dst` must not overlap.
+/// Writes the elements of the view `from` over `src` to the view `to` over `dst`: the element at
+/// each multi-index, offsets by each shape's strides. Same lens and element type; `to` must not
+/// have two indices at one offset, and the memory must not overlap.
+void copy_view(const shape& from, const char* src, const shape& to, char* dst);
+
+/// copy_view into packed row-major memory: s.elements() * s.type_size() bytes at dst.
 void copy_strided(const shape& s, const char* src, char* dst);
 
 } // namespace migraphx

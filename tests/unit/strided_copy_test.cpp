@@ -1,5 +1,6 @@
 // copy_strided against its definition: element i of the result is the element at s.index(i).
 #include "ir/strided_copy.hpp"
+#include <migraphx/errors.hpp>
 #include <gtest/gtest.h>
 #include <cstdint>
 #include <cstring>
@@ -65,6 +66,29 @@ TEST(strided_copy, large_views_split_over_threads_match)
     check(shape{shape::float_type, {3, 1000003}});
     check(shape{shape::float_type, {3, 700001}, {0, 1}});
     check(shape{shape::int8_type, {2, 3, 2500007}, {7500021, 2500007, 1}});
+}
+
+TEST(strided_copy, copy_view_writes_into_a_strided_destination_and_leaves_the_rest)
+{
+    // The middle part of a concatenation along dim 1 ({2, 3+4+5, 6}), from a transposed source and
+    // a broadcast one; and a mismatch of dims refused.
+    for(const auto& from : {shape{shape::float_type, {2, 4, 6}, {1, 12, 2}}, shape{shape::float_type, {2, 4, 6}, {0, 6, 1}},
+                            shape{shape::float_type, {2, 4, 6}}})
+    {
+        auto src = source_for(from);
+        shape to{shape::float_type, {2, 4, 6}, {72, 6, 1}};
+        std::vector<char> dst(2 * 12 * 6 * 4, 0x55);
+        auto* part = dst.data() + 3 * 6 * 4;
+        migraphx::copy_view(from, src.data(), to, part);
+        auto want = std::vector<char>(dst.size(), 0x55);
+        auto dense = expected(from, src);
+        for(std::size_t i = 0; i < 2; i++)
+            std::memcpy(want.data() + (i * 72 + 18) * 4, dense.data() + i * 24 * 4, 24 * 4);
+        EXPECT_EQ(dst, want) << from;
+    }
+    std::vector<char> buf(64);
+    EXPECT_THROW(migraphx::copy_view(shape{shape::float_type, {2, 2}}, buf.data(), shape{shape::float_type, {4}}, buf.data()),
+                 migraphx::exception);
 }
 
 TEST(strided_copy, empty_view_writes_nothing)
