@@ -109,10 +109,10 @@ TEST(gpu_codegen_reduce, layernorm_register_path_by_row_length)
         << k->source;
     EXPECT_EQ(k->elements, 8192u * 32);
     EXPECT_EQ(k->local, 256u);
-    // half rows held packed (16-byte vectors), 32 registers a thread: 8 blocks an SM
+    // half rows held packed (16-byte vectors), at most 40 registers a thread: 6 blocks an SM
     EXPECT_NE(k->source.find("w[j] = reinterpret_cast<const uint4*>(x0 + base)[c];"), std::string::npos) << k->source;
     EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + obase)[c] = u.w;"), std::string::npos) << k->source;
-    EXPECT_NE(k->source.find("__launch_bounds__(256, 8) layernorm_kernel"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("__launch_bounds__(256, 6) layernorm_kernel"), std::string::npos) << k->source;
     // float rows in float registers, no register cap
     shape f768{shape::float_type, {64, 768}};
     auto kf = gpu::generate_layernorm(1e-12f, f768, f768);
@@ -179,10 +179,23 @@ TEST(gpu_codegen_reduce, layernorm_of_a_sum_and_float_out)
 
 TEST(gpu_codegen_reduce, layernorm_blocks_from_env)
 {
-    // MIGRAPHX_GPU_LAYERNORM_BLOCKS: the register cap's A/B (6 blocks of 40 registers against 8
-    // of 32 with a scale and shift), 0 without a bound; anything else is an error naming it.
+    // MIGRAPHX_GPU_LAYERNORM_BLOCKS: the register cap (default 6 blocks of 40 registers; 8 of 32
+    // spills with a scale and shift), 0 without a bound; anything else is an error naming it.
     shape h768{shape::half_type, {64, 128, 768}};
     shape col{shape::half_type, {64, 128, 768}, {0, 0, 1}};
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", nullptr);
+        auto k = gpu::generate_layernorm(1e-12f, h768, h768, {col, col});
+        ASSERT_TRUE(k.has_value());
+        EXPECT_NE(k->source.find("__launch_bounds__(256, 6) layernorm_kernel"), std::string::npos) << k->source;
+    }
+    {
+        migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", "8");
+        auto k = gpu::generate_layernorm(1e-12f, h768, h768, {col, col});
+        ASSERT_TRUE(k.has_value());
+        EXPECT_NE(k->source.find("__launch_bounds__(256, 8) layernorm_kernel"), std::string::npos) << k->source;
+        expect_compiles(*k);
+    }
     {
         migx_test::scoped_env e("MIGRAPHX_GPU_LAYERNORM_BLOCKS", "6");
         auto k = gpu::generate_layernorm(1e-12f, h768, h768, {col, col});

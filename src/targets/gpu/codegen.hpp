@@ -56,7 +56,7 @@ std::optional<kernel_source> generate_reduce(const std::string& kind, const shap
 std::optional<kernel_source> generate_softmax(bool log, std::size_t axis, const shape& in, const shape& out);
 
 /// The layernorm kernel's half register path's __launch_bounds__ minimum of 256-thread blocks an
-/// SM: MIGRAPHX_GPU_LAYERNORM_BLOCKS (0: no bound), default 8; other values throw naming it.
+/// SM: MIGRAPHX_GPU_LAYERNORM_BLOCKS (0: no bound), default 6; other values throw naming it.
 long layernorm_min_blocks();
 
 /// layernorm (ops/layernorm.cpp: (x - mean) / sqrt(var + epsilon) over the last axis) of `in`
