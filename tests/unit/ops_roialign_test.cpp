@@ -173,34 +173,40 @@ std::vector<float> roialign_by_definition(const std::vector<float>& x, lvec xl, 
 
 TEST(ops_roialign, many_rois_and_channels_equal_the_definition_bit_for_bit)
 {
-    lvec xl{2, 5, 9, 11};
-    std::vector<float> x(2 * 5 * 9 * 11);
-    for(std::size_t i = 0; i < x.size(); i++)
-        x[i] = static_cast<float>((i * 37) % 101) * 0.1f - 3.0f;
-    x[0] = std::numeric_limits<float>::infinity(); // read by no sample outside the image
-    // boxes inside, across the border, wholly outside (all samples 0), empty, and in image 1
-    std::vector<float> rois{1, 1, 7, 6, -3, -2, 4, 12, 20, 20, 30, 28, 3, 3, 3, 3, 0.5f, 2, 10, 8, 5, 1, 9, 4};
-    std::vector<std::int64_t> bidx{0, 1, 0, 1, 1, 0};
-    rois[8] = 40, rois[9] = 40, rois[10] = 50, rois[11] = 50;
-    for(bool half : {true, false})
-        for(bool is_max : {false, true})
-            for(std::int64_t sr : {0, 2})
-            {
-                auto op = migraphx::make_op("roialign",
-                                            {{"coordinate_transformation_mode", half ? "half_pixel" : "output_half_pixel"},
-                                             {"mode", is_max ? "max" : "avg"},
-                                             {"output_height", 3},
-                                             {"output_width", 4},
-                                             {"sampling_ratio", sr},
-                                             {"spatial_scale", 0.5}});
-                std::vector<migraphx::argument> args{{fs(xl), x.data()}, {fs({6, 4}), rois.data()},
-                                                     {shape{shape::int64_type, {6}}, bidx.data()}};
-                auto got  = op.compute(fs({6, 5, 3, 4}), args).to_vector<float>();
-                auto want = roialign_by_definition(x, xl, rois, bidx, half, is_max, 3, 4, sr, 0.5);
-                ASSERT_EQ(got.size(), want.size());
-                std::size_t differ = 0;
-                for(std::size_t i = 0; i < got.size(); i++)
-                    differ += std::memcmp(&got[i], &want[i], sizeof(float)) != 0 ? 1 : 0;
-                EXPECT_EQ(differ, 0u) << "half " << half << " max " << is_max << " sampling " << sr;
-            }
+    // 5 channels: one block of channels a RoI; 37: three blocks (the last partial), so threads
+    // take (RoI, channel block) items and meet a RoI more than once.
+    for(std::size_t channels : {5, 37})
+    {
+        lvec xl{2, channels, 9, 11};
+        std::vector<float> x(2 * channels * 9 * 11);
+        for(std::size_t i = 0; i < x.size(); i++)
+            x[i] = static_cast<float>((i * 37) % 101) * 0.1f - 3.0f;
+        x[0] = std::numeric_limits<float>::infinity(); // read by no sample outside the image
+        // boxes inside, across the border, wholly outside (all samples 0), empty, and in image 1
+        std::vector<float> rois{1, 1, 7, 6, -3, -2, 4, 12, 20, 20, 30, 28, 3, 3, 3, 3, 0.5f, 2, 10, 8, 5, 1, 9, 4};
+        std::vector<std::int64_t> bidx{0, 1, 0, 1, 1, 0};
+        rois[8] = 40, rois[9] = 40, rois[10] = 50, rois[11] = 50;
+        for(bool half : {true, false})
+            for(bool is_max : {false, true})
+                for(std::int64_t sr : {0, 2})
+                {
+                    auto op = migraphx::make_op("roialign",
+                                                {{"coordinate_transformation_mode", half ? "half_pixel" : "output_half_pixel"},
+                                                 {"mode", is_max ? "max" : "avg"},
+                                                 {"output_height", 3},
+                                                 {"output_width", 4},
+                                                 {"sampling_ratio", sr},
+                                                 {"spatial_scale", 0.5}});
+                    std::vector<migraphx::argument> args{{fs(xl), x.data()}, {fs({6, 4}), rois.data()},
+                                                         {shape{shape::int64_type, {6}}, bidx.data()}};
+                    auto got  = op.compute(fs({6, channels, 3, 4}), args).to_vector<float>();
+                    auto want = roialign_by_definition(x, xl, rois, bidx, half, is_max, 3, 4, sr, 0.5);
+                    ASSERT_EQ(got.size(), want.size());
+                    std::size_t differ = 0;
+                    for(std::size_t i = 0; i < got.size(); i++)
+                        differ += std::memcmp(&got[i], &want[i], sizeof(float)) != 0 ? 1 : 0;
+                    EXPECT_EQ(differ, 0u) << channels << " channels, half " << half << " max " << is_max
+                                          << " sampling " << sr;
+                }
+    }
 }
