@@ -113,12 +113,14 @@ void copy_view(const shape& from, const char* src, const shape& to, char* dst)
     // odometer, so each row costs a few additions, not a division per dim.
     auto copy_rows = [&](std::size_t first, std::size_t last) {
         std::vector<std::size_t> idx(outer);
+        std::size_t so = 0, d = 0;
         for(std::size_t r = first, i = outer; i-- > 0;)
         {
             idx[i] = r % m.lens[i];
             r /= m.lens[i];
+            so += idx[i] * m.src[i];
+            d += idx[i] * m.dst[i];
         }
-        auto [so, d] = row_start(first);
         for(std::size_t r = first; r < last; r++)
         {
             copy_row(src + so * ts, dst + d * ts, row, ss, ds, ts);

@@ -1,5 +1,6 @@
 #include <migraphx/register_op.hpp>
 #include "ops/check_shapes.hpp"
+#include "ops/convolution_pads.hpp"
 #include "ir/parallel_for.hpp"
 #include <algorithm>
 #include <cstdint>
@@ -38,27 +39,7 @@ struct convolution
     /// Begin paddings then end paddings, one per spatial dimension.
     std::vector<std::size_t> pads(const std::vector<std::size_t>& x, const std::vector<std::size_t>& w) const
     {
-        std::size_t kd = x.size() - 2;
-        std::vector<std::size_t> r(2 * kd);
-        for(std::size_t i = 0; i < kd; i++)
-        {
-            if(padding_mode == 1 or padding_mode == 2)
-            {
-                std::size_t dk    = dilation[i] * (w[i + 2] - 1) + 1;
-                std::size_t out   = (x[i + 2] + stride[i] - 1) / stride[i];
-                std::size_t need  = (out - 1) * stride[i] + dk;
-                std::size_t total = need > x[i + 2] ? need - x[i + 2] : 0;
-                std::size_t small = total / 2;
-                r[i]              = padding_mode == 2 ? small : total - small;
-                r[i + kd]         = total - r[i];
-            }
-            else
-            {
-                r[i]      = padding[i];
-                r[i + kd] = padding.size() == 2 * kd ? padding[i + kd] : padding[i];
-            }
-        }
-        return r;
+        return convolution_pads(padding, padding_mode, stride, dilation, x, w);
     }
 
     shape compute_shape(const std::vector<shape>& inputs) const

@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_dnnl.hpp"
+#include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
 #include "targets/cpu/lower_gemm.hpp"
@@ -286,33 +287,16 @@ std::optional<dnnl_convolution> plain_dnnl_convolution(instruction_ref ins)
     auto x = ins->inputs()[0], w = ins->inputs()[1];
     if(not is_float(x) or not is_float(w))
         return std::nullopt;
-    // The reference op knows how its attributes turn into begin/end paddings.
-    const auto& xl = x->get_shape().lens();
-    const auto& wl = w->get_shape().lens();
-    auto kd        = xl.size() - 2;
     dnnl_convolution op;
     op.stride   = v.at("stride").to_vector<std::size_t>();
     op.dilation = v.at("dilation").to_vector<std::size_t>();
     op.group    = v.at("group").get_int64();
-    auto pad    = v.at("padding").to_vector<std::size_t>();
-    auto mode   = v.at("padding_mode").get_int64();
-    if(mode != 0)
-    {
-        for(std::size_t i = 0; i < kd; i++)
-        {
-            std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
-            std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
-            std::size_t need  = (out - 1) * op.stride[i] + dk;
-            std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
-            std::size_t small = total / 2;
-            pad.resize(2 * kd);
-            pad[i]      = mode == 2 ? small : total - small;
-            pad[i + kd] = total - pad[i];
-        }
-    }
-    else if(pad.size() == kd)
-        pad.insert(pad.end(), pad.begin(), pad.end());
-    op.padding = pad;
+    op.padding  = convolution_pads(v.at("padding").to_vector<std::size_t>(),
+                                  v.at("padding_mode").get_int64(),
+                                  op.stride,
+                                  op.dilation,
+                                  x->get_shape().lens(),
+                                  w->get_shape().lens());
     return op;
 }
 

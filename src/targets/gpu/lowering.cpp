@@ -11,6 +11,7 @@
 #include "passes/dead_code_elimination.hpp"
 #include "passes/fuse_pointwise.hpp"
 #include "passes/pass_manager.hpp"
+#include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "quantize/int8_support.hpp"
@@ -680,25 +681,9 @@ struct lowerer
         op.dilation     = v.at("dilation").to_vector<std::size_t>();
         op.group        = v.at("group").get_int64();
         op.padding_mode = v.at("padding_mode").get_int64();
-        auto pad        = v.at("padding").to_vector<std::size_t>();
-        if(op.padding_mode != 0)
-        {
-            pad.assign(2 * kd, 0);
-            for(std::size_t i = 0; i < kd; i++)
-            {
-                std::size_t dk    = op.dilation[i] * (wl[i + 2] - 1) + 1;
-                std::size_t out   = (xl[i + 2] + op.stride[i] - 1) / op.stride[i];
-                std::size_t need  = (out - 1) * op.stride[i] + dk;
-                std::size_t total = need > xl[i + 2] ? need - xl[i + 2] : 0;
-                std::size_t small = total / 2;
-                pad[i]            = op.padding_mode == 2 ? small : total - small;
-                pad[i + kd]       = total - pad[i];
-            }
-        }
-        else if(pad.size() == kd)
-            pad.insert(pad.end(), pad.begin(), pad.end());
-        if(pad.size() != 2 * kd or op.stride.size() != kd or op.dilation.size() != kd)
+        if(op.stride.size() != kd or op.dilation.size() != kd)
             return false;
+        auto pad = convolution_pads(v.at("padding").to_vector<std::size_t>(), op.padding_mode, op.stride, op.dilation, xl, wl);
         for(std::size_t i = 0; i < kd; i++)
             if(pad[i] != pad[i + kd])
                 return false; // cuDNN pads symmetrically
