@@ -342,20 +342,34 @@ program parse_static_bytes(const void* data, std::size_t size, const onnx_option
 
 } // namespace onnx
 
-program parse_onnx(const std::string& path, const onnx_options& options)
+namespace {
+
+/// The whole file, or an exception naming `who` and the file.
+std::string read_whole_file(const std::string& path, const std::string& who)
 {
     std::ifstream f(path, std::ios::binary);
     if(not f)
-        throw exception("parse_onnx: cannot open '" + path + "'");
+        throw exception(who + ": cannot open '" + path + "'");
     std::stringstream ss;
     ss << f.rdbuf();
     if(f.bad())
-        throw exception("parse_onnx: cannot read '" + path + "'");
-    auto buffer = std::make_shared<const std::string>(ss.str());
-    auto slash  = path.find_last_of('/');
-    std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
-    if(slash == 0)
-        dir = "/";
+        throw exception(who + ": cannot read '" + path + "'");
+    return ss.str();
+}
+
+/// The folder a file is in (where its external data lives): "" for a bare name.
+std::string folder_of(const std::string& path)
+{
+    auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? "" : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+} // namespace
+
+program parse_onnx(const std::string& path, const onnx_options& options)
+{
+    auto buffer     = std::make_shared<const std::string>(read_whole_file(path, "parse_onnx"));
+    std::string dir = folder_of(path);
     try
     {
         return onnx::parse_bytes(buffer->data(), buffer->size(), options, dir, buffer);
@@ -378,14 +392,7 @@ program parse_onnx_buffer(const void* data, std::size_t size, const onnx_options
 
 argument read_onnx_tensor(const std::string& path)
 {
-    std::ifstream f(path, std::ios::binary);
-    if(not f)
-        throw exception("read_onnx_tensor: cannot open '" + path + "'");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if(f.bad())
-        throw exception("read_onnx_tensor: cannot read '" + path + "'");
-    auto bytes = ss.str();
+    auto bytes = read_whole_file(path, "read_onnx_tensor");
     if(bytes.size() > static_cast<std::size_t>(INT_MAX))
         throw exception("read_onnx_tensor: '" + path + "' is larger than 2 GiB");
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t*>(bytes.data()),
@@ -394,11 +401,9 @@ argument read_onnx_tensor(const std::string& path)
     onnx::pb::TensorProto t;
     if(not t.ParseFromCodedStream(&stream) or not stream.ConsumedEntireMessage())
         throw exception("read_onnx_tensor: '" + path + "' is not an ONNX TensorProto (protobuf parse failed)");
-    auto slash = path.find_last_of('/');
-    std::string dir = slash == std::string::npos ? "" : slash == 0 ? "/" : path.substr(0, slash);
     try
     {
-        return onnx::tensor_literal(t, dir).get_argument();
+        return onnx::tensor_literal(t, folder_of(path)).get_argument();
     }
     catch(const exception& e)
     {
