@@ -60,6 +60,36 @@ TEST(gpu_gemm_search, switch_follows_the_environment)
     }
 }
 
+TEST(gpu_gemm_search, settings_follow_the_environment_and_name_themselves)
+{
+    using migraphx::gpu::gemm_search_settings;
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", nullptr);
+        scoped_env d("MIGRAPHX_GPU_GEMM_SEARCH_DATA", nullptr);
+        auto s = gemm_search_settings::from_env();
+        EXPECT_EQ(s.candidates, 8);
+        EXPECT_FALSE(s.random_data);
+        EXPECT_EQ(s.key_suffix(), "") << "the defaults keep the keys earlier caches hold";
+    }
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", "32");
+        scoped_env d("MIGRAPHX_GPU_GEMM_SEARCH_DATA", "random");
+        auto s = gemm_search_settings::from_env();
+        EXPECT_EQ(s.candidates, 32);
+        EXPECT_TRUE(s.random_data);
+        EXPECT_EQ(s.key_suffix(), ", 32 candidates, random data");
+    }
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", "1000");
+        EXPECT_EQ(gemm_search_settings::from_env().candidates, 64) << "capped";
+    }
+    for(const char* bad : {"0", "-3", "many"})
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", bad);
+        EXPECT_EQ(gemm_search_settings::from_env().candidates, 8) << bad;
+    }
+}
+
 namespace {
 
 /// x [96, 256] times constant weights [256, 320] plus a constant bias: one gpu::gemm with a bias
@@ -135,6 +165,28 @@ TEST(gpu_gemm_search, measured_once_then_read_from_the_tuning_cache)
         EXPECT_EQ(s1.writes, s0.writes) << "nothing measured again";
         EXPECT_GE(s1.hits, s0.hits + 1);
         migx_test::expect_bitwise_equal(p2.eval(params), want);
+    }
+    migraphx::gpu::forget_tuning_choices();
+}
+
+TEST(gpu_gemm_search, other_settings_measure_under_their_own_key)
+{
+    MIGX_REQUIRE_GPU();
+    temp_dir d;
+    scoped_env dir("MIGRAPHX_GPU_CACHE_DIR", d.path.string().c_str());
+    scoped_env on("MIGRAPHX_DISABLE_GEMM_SEARCH", nullptr);
+    migraphx::gpu::forget_tuning_choices();
+    auto p      = linear_program(shape::half_type);
+    auto params = migx_test::fresh_params(p);
+    migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
+    EXPECT_EQ(gemm_entries(d.path / "tuning"), 1u);
+    {
+        // Random data and 16 candidates: a search of its own, not the default's entry.
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", "16");
+        scoped_env r("MIGRAPHX_GPU_GEMM_SEARCH_DATA", "random");
+        migraphx::gpu::forget_tuning_choices();
+        migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
+        EXPECT_EQ(gemm_entries(d.path / "tuning"), 2u);
     }
     migraphx::gpu::forget_tuning_choices();
 }

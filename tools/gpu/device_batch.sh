@@ -26,6 +26,12 @@
 #            prefetch at the last / first step, Q straight into registers, 32 keys a step, layernorm
 #            at 6 blocks, the layernorm folds off) on $VARIANT_MODELS (default bert:64), $VARIANT_ROUNDS
 #            rounds (default 2)
+#   gemmvar  BERT-base b64 fp16 under the gemm search's settings (base; 32 candidates; random data; both),
+#            $VARIANT_ROUNDS rounds alternately (env_variants.sh), then each setting's search once more with
+#            MIGRAPHX_TRACE_GEMM_SEARCH=1 in a cache of its own ($OUT/gemmtrace_<name>.txt: every candidate's
+#            configuration and time)
+#   loadthr  fp32 ResNet-50 b1 .mxr load (mxr_load_time, MIGRAPHX_TIME_LOAD=2) with MIGRAPHX_GPU_LOAD_THREADS
+#            1 and 4, alternately, $LOADTHR_ROUNDS rounds (default 2) ($OUT/loadthreads_<n>_<round>.txt)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -49,7 +55,8 @@ for s in ${STEPS:-unit export bench}; do
     startab) f=/tmp/gb/resnet50_b1.onnx; for m in 0 5; do mkdir -p /tmp/mxrs$m
             step 240 env MIGRAPHX_CUDNN_START_MARGIN=$m MIGRAPHX_TIME_LOAD=2 $inst/bin/mxr_load_time $f /tmp/mxrs$m \
               --target gpu --loads 3 --max-ratio 0.1 --fp16 0; done
-          step 180 env MIGRAPHX_TRACE_CUDNN=1 MIGRAPHX_GPU_TUNING_CACHE=off $inst/bin/migraphx-driver compile --gpu \
+          echo "== trace compile $(date +%T)" >> $L
+          timeout 180 env MIGRAPHX_TRACE_CUDNN=1 MIGRAPHX_GPU_TUNING_CACHE=off $inst/bin/migraphx-driver compile --gpu \
             --onnx $f > /dev/null 2> /tmp/startab_trace.log
           grep -E "first query|solution_id" /tmp/startab_trace.log > $OUT/startab_trace.txt
           for r in $(seq ${STARTAB_ROUNDS:-3}); do for m in 0 5; do
@@ -61,6 +68,18 @@ for s in ${STEPS:-unit export bench}; do
     variants) OUT=$OUT INST=${INST:-install-gpu} MODELS="${VARIANT_MODELS:-bert:64}" ROUNDS=${VARIANT_ROUNDS:-2} \
             VARIANTS="${VARIANTS:-base=;pf1=MIGRAPHX_GPU_ATTENTION_PREFETCH=1;pf2=MIGRAPHX_GPU_ATTENTION_PREFETCH=2;qd=MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1;k32=MIGRAPHX_GPU_ATTENTION_KEYS=32;ln6=MIGRAPHX_GPU_LAYERNORM_BLOCKS=6;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1}" \
             timeout ${VARIANTS_LIMIT:-420} bash tools/gpu/env_variants.sh > /dev/null 2>&1 ;;
+    gemmvar) gv="base=;c32=MIGRAPHX_GPU_GEMM_CANDIDATES=32;rnd=MIGRAPHX_GPU_GEMM_SEARCH_DATA=random;c32rnd=MIGRAPHX_GPU_GEMM_CANDIDATES=32 MIGRAPHX_GPU_GEMM_SEARCH_DATA=random"
+          OUT=$OUT INST=${INST:-install-gpu} MODELS=bert:64 ROUNDS=${VARIANT_ROUNDS:-2} VARIANTS="$gv" \
+            timeout ${VARIANTS_LIMIT:-300} bash tools/gpu/env_variants.sh > /dev/null 2>&1
+          IFS=';' read -ra gvs <<< "$gv"
+          for v in "${gvs[@]}"; do ( export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-trace-${v%%=*}
+              env ${v#*=} MIGRAPHX_TRACE_GEMM_SEARCH=1 timeout 60 $B /tmp/gb/bert_b64.onnx --fp16 --runs 20 ) \
+              > $OUT/gemmtrace_${v%%=*}.txt 2>&1; done ;;
+    loadthr) f=/tmp/gb/resnet50_b1.onnx; [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1
+          for r in $(seq ${LOADTHR_ROUNDS:-2}); do for t in 1 4; do mkdir -p /tmp/lt$t
+            MIGRAPHX_GPU_LOAD_THREADS=$t MIGRAPHX_TIME_LOAD=2 timeout 100 $inst/bin/mxr_load_time $f /tmp/lt$t --target gpu \
+              --loads 3 --fp16 0 > $OUT/loadthreads_${t}_$r.txt 2>&1
+            echo "load threads $t round $r: $(grep -E '^libraries started:' $OUT/loadthreads_${t}_$r.txt)" >> $L; done; done ;;
     int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
           [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
           for r in $(seq ${INT8_ROUNDS:-3}); do step 120 $B $f --fp16 --runs 200

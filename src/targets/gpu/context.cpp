@@ -113,13 +113,16 @@ void gpu_context::finish() const
         MIGX_CUDA_CHECK(cudaStreamSynchronize(m_state->stream));
 }
 
-/// The thread that runs deferred jobs, in order, while the program's other ops finalize. One
-/// thread: cuDNN builds one engine at a time in a process (on an H200, 8 threads building the
-/// plans of ResNet-50 took 2x longer than one), but the rest of finalize (cuBLASLt's heuristics,
-/// weight uploads, kernel loads) runs beside it.
+/// The threads that run deferred jobs, in order of queueing, while the program's other ops
+/// finalize. One thread by default: cuDNN builds one engine at a time in a process (on an H200, 8
+/// threads building the plans of ResNet-50 took 2x longer than one), but the rest of finalize
+/// (cuBLASLt's heuristics, weight uploads, kernel loads) runs beside it.
+/// MIGRAPHX_GPU_LOAD_THREADS=N (1 to 16): N threads, each with its own cuDNN handle (a loaded
+/// float program's few slow checks are the libraries loading kernels on first use: whether those
+/// overlap is what the setting measures).
 struct deferred_worker
 {
-    static constexpr std::size_t handle_index = 1; // cuDNN handle 0 is the compiling thread's
+    static constexpr std::size_t first_handle_index = 1; // cuDNN handle 0 is the compiling thread's
     std::mutex m;
     std::condition_variable cv;
     std::deque<std::pair<std::function<std::size_t(std::size_t)>, std::string>> queue;
@@ -128,14 +131,32 @@ struct deferred_worker
     std::size_t jobs = 0, need = 0;
     double busy_ms = 0;
     std::exception_ptr error;
-    std::thread thread;
+    std::vector<std::thread> threads;
 
-    explicit deferred_worker(int device)
+    static std::size_t count_from_env()
     {
-        thread = std::thread([this, device] { loop(device); });
+        auto n = env_level("MIGRAPHX_GPU_LOAD_THREADS");
+        return static_cast<std::size_t>(std::clamp<long>(n, 1, 16));
     }
 
-    void loop(int device)
+    explicit deferred_worker(int device, std::size_t count = count_from_env())
+    {
+        for(std::size_t t = 0; t < count; t++)
+            threads.emplace_back([this, device, t] { loop(device, first_handle_index + t); });
+    }
+
+    void close_and_join()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            closing = true;
+        }
+        cv.notify_all();
+        for(auto& t : threads)
+            t.join();
+    }
+
+    void loop(int device, std::size_t handle_index)
     {
         bool ok = true;
         try
@@ -144,8 +165,10 @@ struct deferred_worker
         }
         catch(...)
         {
-            error = std::current_exception();
-            ok    = false;
+            std::lock_guard<std::mutex> lock(m);
+            if(not error)
+                error = std::current_exception();
+            ok = false;
         }
         for(;;)
         {
@@ -159,19 +182,22 @@ struct deferred_worker
                 continue; // after a failure the rest are dropped; end_finalize rethrows it
             lock.unlock();
             auto t0 = std::chrono::steady_clock::now();
+            std::size_t n = 0;
+            std::exception_ptr failed;
             try
             {
-                auto n = job(handle_index);
-                lock.lock();
-                need = std::max(need, n);
+                n = job(handle_index);
             }
             catch(...)
             {
-                lock.lock();
-                error = std::current_exception();
+                failed = std::current_exception();
             }
-            jobs++;
             auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            lock.lock();
+            need = std::max(need, n);
+            if(failed and not error)
+                error = failed;
+            jobs++;
             busy_ms += ms;
             if(env_level("MIGRAPHX_TIME_LOAD") >= 2)
                 times.emplace_back(ms, std::move(label));
@@ -204,15 +230,11 @@ void gpu_context::end_finalize() const
     if(w)
     {
         auto t0 = std::chrono::steady_clock::now();
-        {
-            std::lock_guard<std::mutex> lock(w->m);
-            w->closing = true;
-        }
-        w->cv.notify_one();
-        w->thread.join();
+        w->close_and_join();
         if(env_enabled("MIGRAPHX_TIME_PASSES") or env_enabled("MIGRAPHX_TIME_LOAD"))
-            std::cerr << "gpu end_finalize: " << w->jobs << " deferred jobs took " << w->busy_ms
-                      << " ms on their thread; waited for them "
+            std::cerr << "gpu end_finalize: " << w->jobs << " deferred jobs took " << w->busy_ms << " ms on "
+                      << w->threads.size() << (w->threads.size() == 1 ? " thread" : " threads")
+                      << "; waited for them "
                       << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
                       << " ms\n";
         for(const auto& [ms, label] : w->times)

@@ -7,6 +7,8 @@
 #include "ir/env.hpp"
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+#include <random>
 #include <mutex>
 #include <unordered_map>
 
@@ -14,6 +16,61 @@ namespace migraphx {
 namespace gpu {
 
 bool gemm_search_enabled() { return not env_enabled("MIGRAPHX_DISABLE_GEMM_SEARCH"); }
+
+gemm_search_settings gemm_search_settings::from_env()
+{
+    gemm_search_settings s;
+    if(auto n = env_level("MIGRAPHX_GPU_GEMM_CANDIDATES"); n > 0)
+        s.candidates = static_cast<int>(std::min<long>(n, 64));
+    s.random_data = env_string("MIGRAPHX_GPU_GEMM_SEARCH_DATA") == "random";
+    return s;
+}
+
+std::string gemm_search_settings::key_suffix() const
+{
+    std::string r;
+    if(candidates != gemm_search_settings{}.candidates)
+        r += ", " + std::to_string(candidates) + " candidates";
+    if(random_data)
+        r += ", random data";
+    return r;
+}
+
+namespace {
+/// Random halves in [-1, 1] (sign, exponent 0..15 below the bias, random mantissa) in every
+/// 16-bit word of n bytes (n rounded up to a whole word), copied to p on stream s.
+void fill_random(void* p, std::size_t n, cudaStream_t s)
+{
+    std::vector<std::uint16_t> host((n + 1) / 2);
+    std::mt19937 gen(12345);
+    for(auto& h : host)
+    {
+        auto r = gen();
+        auto exp = 15 - static_cast<int>((r >> 10) % 8); // 2^-7 .. 2^0 times 1.m
+        h        = static_cast<std::uint16_t>(((r >> 31) << 15) | (exp << 10) | (r & 0x3ff));
+        if(exp == 15)
+            h = static_cast<std::uint16_t>((h & 0x8000) | 0x3c00); // exactly +-1: stays within [-1, 1]
+    }
+    MIGX_CUDA_CHECK(cudaMemcpyAsync(p, host.data(), n, cudaMemcpyHostToDevice, s));
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(s)); // host is freed on return
+}
+
+/// An algorithm's configuration for traces: id, tile, stages, split-K, reduction, swizzle, cluster.
+std::string algo_summary(const cublasLtMatmulAlgo_t& a)
+{
+    auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr) {
+        std::uint64_t v = 0; // every attribute read here fits (int32, uint32 or uint16)
+        std::size_t written = 0;
+        if(cublasLtMatmulAlgoConfigGetAttribute(&a, attr, &v, sizeof(v), &written) != CUBLAS_STATUS_SUCCESS)
+            return std::string("?");
+        return std::to_string(v);
+    };
+    return "id " + get(CUBLASLT_ALGO_CONFIG_ID) + " tile " + get(CUBLASLT_ALGO_CONFIG_TILE_ID) + " stages " +
+           get(CUBLASLT_ALGO_CONFIG_STAGES_ID) + " splitk " + get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM) + " reduction " +
+           get(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME) + " swizzle " + get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) +
+           " cluster " + get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID);
+}
+} // namespace
 
 std::vector<cublasLtMatmulHeuristicResult_t>
 gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size_t max_workspace)
@@ -42,7 +99,8 @@ gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size
 
 std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
                                                         const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
-                                                        cudaStream_t s)
+                                                        cudaStream_t s,
+                                                        bool random_data)
 {
     std::size_t ws_bytes = 0;
     for(const auto& c : cands)
@@ -52,12 +110,18 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
         MIGX_CUDA_CHECK(cudaMemsetAsync(p.get(), 0, std::max<std::size_t>(n, 16), s));
         return p;
     };
-    auto a = zeroed(call.a_bytes), b = zeroed(call.b_bytes), c = zeroed(call.c_bytes), d = zeroed(call.c_bytes);
+    auto data = [&](std::size_t n) {
+        auto p = zeroed(n);
+        if(random_data and n > 0)
+            fill_random(p.get(), n, s);
+        return p;
+    };
+    auto a = data(call.a_bytes), b = data(call.b_bytes), c = data(call.c_bytes), d = zeroed(call.c_bytes);
     auto ws              = zeroed(ws_bytes);
     std::shared_ptr<char> bias;
     if(call.bias_bytes > 0)
     {
-        bias            = zeroed(call.bias_bytes);
+        bias            = data(call.bias_bytes);
         const void* ptr = bias.get();
         MIGX_CUDA_CHECK(
             cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
@@ -102,10 +166,12 @@ std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cubla
 gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace)
 {
     auto accepted = [&](const cublasLtMatmulAlgo_t& a) { return accepted_workspace(call, a, max_workspace); };
-    auto& mem = remembered::get();
+    auto settings = gemm_search_settings::from_env();
+    auto disk_key = key + settings.key_suffix();
+    auto& mem     = remembered::get();
     {
         std::lock_guard<std::mutex> lock(mem.m);
-        auto it = mem.algos.find(key);
+        auto it = mem.algos.find(disk_key);
         auto w  = it != mem.algos.end() ? accepted(it->second) : std::nullopt;
         if(w)
             return {it->second, *w};
@@ -113,23 +179,30 @@ gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cu
     gemm_choice c;
     auto tc = tuning_cache::from_env();
     std::optional<std::size_t> w;
-    if(auto v = tc.read(key))
+    if(auto v = tc.read(disk_key))
         if(auto saved = algo_from_text(*v); saved and (w = accepted(*saved)))
             c.algo = *saved;
     if(not w)
     {
-        auto cands = gemm_heuristics(call, 16, 8, max_workspace);
+        auto cands = gemm_heuristics(call, 16, settings.candidates, max_workspace);
         if(cands.empty())
             MIGRAPHX_THROW("gpu::gemm: cuBLASLt has no algorithm for this product");
         // ties keep the heuristic's order; none measured: its first
-        auto best = static_cast<std::size_t>(std::max(0, dnn::fastest(time_gemm_candidates(call, cands, s))));
-        c.algo    = cands[best].algo;
-        w         = cands[best].workspaceSize;
-        tc.write(key, algo_text(c.algo));
+        auto times = time_gemm_candidates(call, cands, s, settings.random_data);
+        auto best  = static_cast<std::size_t>(std::max(0, dnn::fastest(times)));
+        if(env_enabled("MIGRAPHX_TRACE_GEMM_SEARCH"))
+            for(std::size_t i = 0; i < cands.size(); i++)
+                std::cerr << "gemm search: " << disk_key << ": candidate " << i << " (" << algo_summary(cands[i].algo)
+                          << ", waves " << cands[i].wavesCount << ") "
+                          << (times[i] ? std::to_string(*times[i]) + " ms" : std::string("failed"))
+                          << (i == best ? " (kept)" : "") << "\n";
+        c.algo = cands[best].algo;
+        w      = cands[best].workspaceSize;
+        tc.write(disk_key, algo_text(c.algo));
     }
     c.workspace = *w;
     std::lock_guard<std::mutex> lock(mem.m);
-    mem.algos[key] = c.algo;
+    mem.algos[disk_key] = c.algo;
     return c;
 }
 

@@ -7,6 +7,11 @@
 // heuristic's first few candidates on scratch buffers of the real sizes, as the convolutions'
 // searches do, and keeps the fastest; gemm.cpp keeps the choice in the tuning cache and the .mxr.
 //   MIGRAPHX_DISABLE_GEMM_SEARCH=1: the heuristic's first candidate, unmeasured (as before).
+//   MIGRAPHX_GPU_GEMM_CANDIDATES=N: how many of the heuristic's candidates to measure (default 8,
+//     1 to 64).
+//   MIGRAPHX_GPU_GEMM_SEARCH_DATA=random: measure on random values in [-1, 1] rather than zeros
+//     (tensor cores draw less power on zeros, so a power-limited device runs faster on them).
+// Settings other than the defaults are part of the tuning cache's key.
 
 #include "targets/gpu/cuda_check.hpp"
 #include <cstddef>
@@ -35,16 +40,28 @@ struct gemm_call
 /// Whether finalize measures candidates (unless MIGRAPHX_DISABLE_GEMM_SEARCH=1).
 bool gemm_search_enabled();
 
+/// How finalize measures: the environment's settings (defaults: 8 candidates, zeroed data).
+struct gemm_search_settings
+{
+    int candidates   = 8;
+    bool random_data = false;
+    static gemm_search_settings from_env();
+    /// "" for the defaults, else what differs (appended to the tuning cache's key).
+    std::string key_suffix() const;
+};
+
 /// Up to `count` of the heuristic's candidates for pointers aligned to `align` bytes, using at
 /// most max_workspace bytes, best ranked first; empty when cuBLASLt has none.
 std::vector<cublasLtMatmulHeuristicResult_t>
 gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size_t max_workspace);
 
 /// Milliseconds per call of each candidate on zeroed scratch buffers, on stream s (nullopt where
-/// a candidate fails); the bias pointer in call.desc is set to scratch memory.
+/// a candidate fails); the bias pointer in call.desc is set to scratch memory, which holds zeros
+/// or (random_data) random halves in [-1, 1] in every 16-bit word (finite for every type).
 std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
                                                         const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
-                                                        cudaStream_t s);
+                                                        cudaStream_t s,
+                                                        bool random_data = false);
 
 /// An algorithm and the workspace bytes it needs.
 struct gemm_choice
@@ -60,8 +77,8 @@ std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cubla
 
 /// The algorithm for `call` (16-byte aligned pointers) under `key` (the problem and the device):
 /// this process's choice, else the tuning cache's, either where cuBLASLt still accepts it, else
-/// the fastest measured of the heuristic's first 8 (written to the tuning cache). Throws when
-/// cuBLASLt has no candidate.
+/// the fastest measured of the heuristic's first few (gemm_search_settings; written to the tuning
+/// cache). Throws when cuBLASLt has no candidate.
 gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace);
 
 /// Forgets this process's choices (tuning_cache.hpp's forget_tuning_choices calls it).
