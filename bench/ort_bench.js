@@ -4,7 +4,9 @@
 //
 // SPEC.json: {"model": PATH, "threads": T, "warmup": W, "runs": N,
 //             "inputs": [{"name", "type": "float32"|"int64"|..., "dims": [...], "file": RAW}],
-//             "output_file": PATH (optional: the first output's raw bytes are written there)}
+//             "output_file": PATH (optional: the first output's raw bytes are written there),
+//             "profile_prefix": PATH (optional: ORT's own per-node profile of the timed runs is written
+//             to PATH_<date>.json; ort_profile.py sums it by operator)}
 // Prints one JSON line: {"median_ms", "min_ms", "max_ms", "runs", "threads", "load_ms", "version"}.
 'use strict';
 const fs = require('fs');
@@ -34,6 +36,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    ...(spec.profile_prefix ? { enableProfiling: true, profileFilePrefix: spec.profile_prefix } : {}),
   });
   const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const feeds = {};
@@ -47,6 +50,7 @@ async function main() {
     out = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - s) / 1e6);
   }
+  if (spec.profile_prefix) session.endProfiling();
   if (spec.output_file) {
     const first = out[session.outputNames[0]];
     fs.writeFileSync(spec.output_file, Buffer.from(first.data.buffer, first.data.byteOffset, first.data.byteLength));

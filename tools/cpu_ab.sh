@@ -5,7 +5,8 @@
 # median of the pairs' ratios.
 #   tools/cpu_ab.sh MODEL.onnx|NAME ROUNDS "ENV_A" "ENV_B"      (NAME: bench/models/NAME/model.onnx)
 #   e.g. N=60 tools/cpu_ab.sh mobilenetv2 14 "X=1" "MIGRAPHX_DISABLE_PASSES=cpu::plan_memory"
-# DRIVER (default build/src/migraphx-driver), N (default 20), THREADS (default 2).
+# DRIVER (default build/src/migraphx-driver), N (default 20), THREADS (default 2), INPUT (NAME=FILE.pb:
+# the model's input, for models whose work depends on their data, e.g. detectors; else generated).
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 m=$1; rounds=$2; A=$3; B=$4
@@ -13,7 +14,7 @@ D=${DRIVER:-$root/build/src/migraphx-driver}
 f=$m; [ -f "$m" ] || f=$root/bench/models/$m/model.onnx
 for r in $(seq "$rounds"); do
   for v in A B; do
-    t=$(env ${!v} OMP_NUM_THREADS=${THREADS:-2} "$D" perf --cpu --onnx "$f" -n "${N:-20}" 2>&1 |
+    t=$(env ${!v} OMP_NUM_THREADS=${THREADS:-2} "$D" perf --cpu --onnx "$f" ${INPUT:+--input "$INPUT"} -n "${N:-20}" 2>&1 |
         grep "Total time" | sed 's/.*Min: \([0-9.]*\)ms, Median: \([0-9.]*\)ms.*/\1 \2/')
     echo -n "$t "
   done

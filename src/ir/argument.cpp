@@ -1,4 +1,5 @@
 #include <migraphx/argument.hpp>
+#include "ir/block_cache.hpp"
 #include "ir/strided_copy.hpp"
 #include <cmath>
 #include <cstring>
@@ -6,12 +7,6 @@
 #include <ostream>
 
 namespace migraphx {
-
-static std::shared_ptr<char> allocate_bytes(std::size_t n)
-{
-    // Value-initialised so a read of an unwritten element is deterministic.
-    return std::shared_ptr<char>(new char[std::max<std::size_t>(n, 1)](), std::default_delete<char[]>());
-}
 
 argument::argument(const shape& s) : m_shape(s)
 {
@@ -28,7 +23,7 @@ argument::argument(const shape& s) : m_shape(s)
                            ss << s;
                            return ss.str();
                        }());
-    m_data = allocate_bytes(s.bytes());
+    m_data = allocate_zeroed(s.bytes()); // zeroed: a read of an unwritten element is deterministic
 }
 
 argument::argument(const std::vector<argument>& elements)
@@ -73,7 +68,9 @@ argument argument::contiguous() const
 {
     if(m_shape.type() == shape::tuple_type)
         return copy();
-    argument r{m_shape.as_standard()};
+    // Every byte of the standard copy is written: no zeroing first.
+    auto standard = m_shape.as_standard();
+    argument r{standard, allocate_uninitialized(standard.bytes())};
     copy_strided(m_shape, data(), r.data());
     return r;
 }

@@ -1,4 +1,5 @@
 #include <migraphx/register_op.hpp>
+#include "ir/block_cache.hpp"
 #include "ops/check_shapes.hpp"
 #include "ir/strided_copy.hpp"
 
@@ -33,7 +34,7 @@ struct concat
     }
     argument compute(const shape& out, const std::vector<argument>& args) const
     {
-        argument result{out};
+        argument result{out, allocate_uninitialized(out.bytes())}; // every element is written
         auto a             = static_cast<std::size_t>(normalize_axis(axis, out.ndim(), name()));
         std::size_t offset = 0;
         for(const auto& arg : args)

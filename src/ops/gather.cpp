@@ -1,4 +1,5 @@
 #include <migraphx/register_op.hpp>
+#include "ir/block_cache.hpp"
 #include "ops/check_shapes.hpp"
 
 namespace migraphx {
@@ -42,7 +43,7 @@ struct gather
                                std::to_string(axis) + " of length " + std::to_string(axis_len));
             k = k < 0 ? k + axis_len : k;
         }
-        argument result{out};
+        argument result{out, allocate_uninitialized(out.bytes())}; // every element is written
         out.visit_type([&](auto as) {
             using T   = typename decltype(as)::type;
             auto o    = make_view(out, reinterpret_cast<T*>(result.data()));

@@ -6,6 +6,7 @@
 // samples per bin. "max" takes the largest weighted corner term over the samples, as ONNX
 // Runtime and the ONNX reference do. Accumulation is in double.
 #include <migraphx/register_op.hpp>
+#include "ir/block_cache.hpp"
 #include "ops/check_shapes.hpp"
 #include "ir/parallel_for.hpp"
 #include <cmath>
@@ -77,7 +78,7 @@ struct roialign
         bool half   = coordinate_transformation_mode == "half_pixel";
         bool is_max = mode == "max";
         auto x      = args[0].get_shape().standard() ? args[0] : args[0].contiguous();
-        argument result{out};
+        argument result{out, allocate_uninitialized(out.bytes())}; // every element is written
         out.visit_type([&](auto as) {
             using T        = typename decltype(as)::type;
             const T* xdata = reinterpret_cast<const T*>(x.data());

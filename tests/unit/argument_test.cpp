@@ -1,6 +1,8 @@
 #include <migraphx/argument.hpp>
 #include <migraphx/generate.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 using migraphx::argument;
@@ -12,6 +14,25 @@ TEST(argument, owning_memory_is_allocated_for_the_shape)
     ASSERT_NE(a.data(), nullptr);
     EXPECT_EQ(a.get_shape().bytes(), 24);
     EXPECT_EQ(a.to_vector<float>(), std::vector<float>(6, 0.0f));
+}
+
+TEST(argument, fresh_memory_is_zero_even_where_freed_memory_is_reused)
+{
+    // Sizes served from the heap (reused blocks) and from fresh mappings; each is dirtied and
+    // freed, then the same size is allocated again: it must read as zeros.
+    for(std::size_t n : {std::size_t{7}, std::size_t{4096}, std::size_t{200000}, std::size_t{48} << 20})
+    {
+        shape s{shape::int8_type, {n}};
+        {
+            argument dirty{s};
+            std::memset(dirty.data(), 0x5a, n);
+        }
+        argument a{s};
+        const auto* p = reinterpret_cast<const unsigned char*>(a.data());
+        EXPECT_TRUE(std::all_of(p, p + n, [](unsigned char c) { return c == 0; })) << n << " bytes";
+    }
+    argument empty{shape{shape::float_type, {0}}};
+    EXPECT_NE(empty.data(), nullptr) << "a zero-size argument still owns a (1-byte) block";
 }
 
 TEST(argument, borrowed_pointer_is_not_copied_or_freed)

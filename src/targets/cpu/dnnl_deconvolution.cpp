@@ -2,6 +2,7 @@
 // the reference op's double-precision scatter loop ran 10-20x slower than.
 
 #include "targets/cpu/dnnl_ops.hpp"
+#include "ir/block_cache.hpp"
 #include <migraphx/register_op.hpp>
 
 namespace migraphx {
@@ -98,7 +99,7 @@ void dnnl_deconvolution::finalize(context& ctx, const shape&, const std::vector<
 argument dnnl_deconvolution::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& c = get_dnnl_context(ctx);
-    argument result{out};
+    argument result{out, allocate_uninitialized(out.bytes())}; // oneDNN writes every element
     if(out.elements() == 0) // an actual size of 0 (cache_for): nothing to compute
         return result;
     auto pc        = cache_for(*this, ctx, out, args);
