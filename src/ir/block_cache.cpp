@@ -4,25 +4,46 @@
 #include "ir/parallel_for.hpp"
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <map>
 #include <mutex>
 #include <new>
+#include <sys/mman.h>
+#include <vector>
 
 namespace migraphx {
 namespace {
 
+/// A large block straight from the kernel: page-aligned and zero, its pages touched first by
+/// whoever writes them.
+char* map_block(std::size_t n)
+{
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if(p == MAP_FAILED)
+        throw std::bad_alloc();
+    return static_cast<char*>(p);
+}
+
+void unmap(char* p, std::size_t n) { ::munmap(p, n); }
+
+struct kept_block
+{
+    std::size_t capacity;
+    char* p;
+};
+
 struct block_cache
 {
     std::mutex m;
-    std::multimap<std::size_t, char*> kept; // by capacity
+    std::list<kept_block> by_age; // oldest first
+    std::multimap<std::size_t, std::list<kept_block>::iterator> by_size;
     block_cache_stats stats;
     std::size_t limit = limit_from_env();
 
     static std::size_t limit_from_env()
     {
-        auto v = env_string("MIGRAPHX_BLOCK_CACHE_MB");
-        if(v.empty())
-            return std::size_t{1024} << 20;
+        if(env_string("MIGRAPHX_BLOCK_CACHE_MB").empty())
+            return block_cache_default_mb << 20;
         auto mb = env_level("MIGRAPHX_BLOCK_CACHE_MB");
         return mb > 0 ? static_cast<std::size_t>(mb) << 20 : 0;
     }
@@ -34,19 +55,63 @@ struct block_cache
         return *c;
     }
 
+    void forget(std::multimap<std::size_t, std::list<kept_block>::iterator>::iterator it)
+    {
+        stats.kept_bytes -= it->first;
+        stats.kept_blocks--;
+        by_age.erase(it->second);
+        by_size.erase(it);
+    }
+
+    /// The smallest kept block of at least n bytes and at most 2n, taken out; nullopt if none.
+    bool take(std::size_t n, kept_block& out)
+    {
+        std::lock_guard<std::mutex> lock(m);
+        auto it = by_size.lower_bound(n);
+        if(it == by_size.end() or it->first > 2 * n)
+        {
+            stats.fresh_large++;
+            return false;
+        }
+        out = *it->second;
+        forget(it);
+        stats.reused++;
+        return true;
+    }
+
+    /// Keeps the block, evicting the oldest kept ones while the cache holds more than the limit
+    /// (a block larger than the limit is freed at once).
     void give_back(char* p, std::size_t capacity)
     {
+        std::vector<kept_block> evicted;
         {
             std::lock_guard<std::mutex> lock(m);
-            if(stats.kept_bytes + capacity <= limit)
+            if(capacity <= limit)
             {
-                kept.emplace(capacity, p);
+                by_age.push_back({capacity, p});
+                by_size.emplace(capacity, std::prev(by_age.end()));
                 stats.kept_bytes += capacity;
                 stats.kept_blocks++;
-                return;
+                p = nullptr;
+            }
+            while(stats.kept_bytes > limit)
+            {
+                auto oldest = by_age.front();
+                auto range  = by_size.equal_range(oldest.capacity);
+                for(auto it = range.first; it != range.second; ++it)
+                    if(it->second == by_age.begin())
+                    {
+                        forget(it);
+                        break;
+                    }
+                evicted.push_back(oldest);
+                stats.evicted++;
             }
         }
-        std::free(p);
+        if(p != nullptr)
+            unmap(p, capacity);
+        for(auto& b : evicted)
+            unmap(b.p, b.capacity);
     }
 };
 
@@ -63,34 +128,21 @@ std::shared_ptr<char> allocate_block(std::size_t n, bool zeroed)
     if(n < block_cache_threshold)
         return {checked_calloc(n == 0 ? 1 : n), [](char* p) { std::free(p); }};
     auto& cache = block_cache::get();
-    std::size_t capacity = n;
-    char* p              = nullptr;
+    kept_block b{n, nullptr};
+    if(cache.take(n, b))
     {
-        // The kept block's own capacity is what goes back to the cache.
-        std::lock_guard<std::mutex> lock(cache.m);
-        auto it = cache.kept.lower_bound(n);
-        if(it != cache.kept.end() and it->first <= 2 * n)
+        if(zeroed)
         {
-            capacity = it->first;
-            p        = it->second;
-            cache.stats.kept_bytes -= capacity;
-            cache.stats.kept_blocks--;
-            cache.stats.reused++;
-            cache.kept.erase(it);
+            // Warm memory: one write, on several cores where it is large.
+            constexpr std::size_t grain = std::size_t{4} << 20;
+            parallel_for(n, grain, [p = b.p](std::size_t s, std::size_t e) { std::memset(p + s, 0, e - s); });
         }
-        else
-            cache.stats.fresh_large++;
-    }
-    if(p != nullptr and zeroed)
-    {
-        // Warm memory: one write, on several cores where it is large.
-        constexpr std::size_t grain = std::size_t{4} << 20;
-        parallel_for(n, grain, [p](std::size_t b, std::size_t e) { std::memset(p + b, 0, e - b); });
     }
     else
-        p = checked_calloc(n); // fresh pages from the kernel: already zero, calloc does not write them
-    return {p, [capacity](char* q) { block_cache::get().give_back(q, capacity); }};
+        b.p = map_block(n);
+    return {b.p, [capacity = b.capacity](char* q) { block_cache::get().give_back(q, capacity); }};
 }
+
 } // namespace
 
 std::shared_ptr<char> allocate_zeroed(std::size_t n) { return allocate_block(n, true); }
@@ -107,15 +159,16 @@ block_cache_stats block_cache_statistics()
 void clear_block_cache()
 {
     auto& c = block_cache::get();
-    std::multimap<std::size_t, char*> gone;
+    std::list<kept_block> gone;
     {
         std::lock_guard<std::mutex> lock(c.m);
-        gone.swap(c.kept);
+        gone.swap(c.by_age);
+        c.by_size.clear();
         c.stats.kept_bytes  = 0;
         c.stats.kept_blocks = 0;
     }
-    for(auto& [capacity, p] : gone)
-        std::free(p);
+    for(auto& b : gone)
+        unmap(b.p, b.capacity);
 }
 
 } // namespace migraphx

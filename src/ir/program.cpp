@@ -1,4 +1,5 @@
 #include <migraphx/program.hpp>
+#include "ir/block_cache.hpp"
 #include <migraphx/errors.hpp>
 #include <algorithm>
 #include <chrono>
@@ -214,6 +215,9 @@ void program::finalize()
         times.add("(end of finalize)", t0);
         times.print();
     }
+    // What a compile or load freed (folded constants, packing buffers) would otherwise sit in the
+    // block cache; the runs fill it with what they reuse.
+    clear_block_cache();
 }
 
 std::vector<argument> program::eval(const parameter_map& params) const

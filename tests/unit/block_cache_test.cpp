@@ -2,8 +2,11 @@
 #include "ir/block_cache.hpp"
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
+using migraphx::allocate_uninitialized;
 using migraphx::allocate_zeroed;
 using migraphx::block_cache_statistics;
 using migraphx::block_cache_threshold;
@@ -72,18 +75,35 @@ TEST(block_cache, a_block_more_than_twice_the_request_is_not_used)
     migraphx::clear_block_cache();
 }
 
-TEST(block_cache, nothing_beyond_the_limit_is_kept)
+TEST(block_cache, the_oldest_blocks_give_way_at_the_limit)
 {
-    // The limit is read once per process; this test only checks the default is not exceeded by
-    // blocks that fit it and that a block over it is freed, not kept.
+    if(std::getenv("MIGRAPHX_BLOCK_CACHE_MB") != nullptr)
+        GTEST_SKIP() << "needs the default limit (MIGRAPHX_BLOCK_CACHE_MB is set)";
+    const std::size_t mb    = std::size_t{1} << 20;
+    const std::size_t third = (migraphx::block_cache_default_mb / 3 + 10) * mb; // three exceed the limit
     migraphx::clear_block_cache();
+    auto s0 = block_cache_statistics();
+    std::vector<const char*> order;
+    for(int i = 0; i < 3; i++)
     {
-        auto a = allocate_zeroed(4 * block_cache_threshold);
-        auto b = allocate_zeroed(4 * block_cache_threshold);
+        // distinct sizes, so that none is taken for the next (each within 2x of the others)
+        auto b = allocate_zeroed(third + static_cast<std::size_t>(i) * mb);
+        order.push_back(b.get());
+        b.reset();
+        (void)allocate_zeroed(third / 2 - mb); // a smaller one in between: fits no kept block
     }
-    EXPECT_EQ(block_cache_statistics().kept_blocks, 2u);
-    allocate_zeroed(std::size_t{1100} << 20).reset(); // more than the default 1024 MiB in all
-    EXPECT_EQ(block_cache_statistics().kept_blocks, 2u);
-    EXPECT_EQ(block_cache_statistics().kept_bytes, 8 * block_cache_threshold);
+    auto s1 = block_cache_statistics();
+    EXPECT_LE(s1.kept_bytes, migraphx::block_cache_default_mb * mb);
+    EXPECT_GE(s1.evicted, s0.evicted + 1);
+    // the newest big block is still there: a request its size gets it back
+    auto again = allocate_uninitialized(third + 2 * mb);
+    EXPECT_EQ(again.get(), order.back());
+    again.reset();
+    // a block larger than the whole limit is freed at once and evicts nothing
+    auto s2 = block_cache_statistics();
+    allocate_zeroed((migraphx::block_cache_default_mb + 1) * mb).reset();
+    auto s3 = block_cache_statistics();
+    EXPECT_EQ(s3.kept_bytes, s2.kept_bytes);
+    EXPECT_EQ(s3.evicted, s2.evicted);
     migraphx::clear_block_cache();
 }

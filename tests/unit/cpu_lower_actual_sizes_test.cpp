@@ -164,3 +164,74 @@ TEST(cpu_lower_actual_sizes, threads_running_different_sizes_get_their_own_resul
         for(const auto& run : got[t])
             expect_close(run, want[t], "thread " + std::to_string(t));
 }
+
+namespace {
+
+/// The selected rows of x through three convolutions: 3x3 with constant weights, 1x1 with
+/// constant weights, 3x3 with weights given as the parameter "w".
+migraphx::program three_convolutions_on_selected_rows()
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto x    = m->add_parameter("x", shape{shape::float_type, {declared_rows, 8, 5, 5}});
+    auto mask = m->add_parameter("m", shape{shape::float_type, {declared_rows}});
+    auto wp   = m->add_parameter("w", shape{shape::float_type, {8, 8, 3, 3}});
+    auto half = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{declared_rows}}}),
+                                   m->add_literal(migraphx::literal{0.5f}));
+    auto nz   = m->add_instruction(make_op("nonzero"), m->add_instruction(make_op("greater"), mask, half));
+    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", std::vector<std::int64_t>{0}}}), nz);
+    auto rows = m->add_instruction(make_op("gather", {{"axis", 0}}), x, idx);
+    auto pad1 = make_op("convolution", {{"padding", std::vector<std::size_t>{1, 1}}});
+    auto w3   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 3, 3}}, 5));
+    auto w1   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 1, 1}}, 6));
+    auto c3   = m->add_instruction(pad1, rows, w3);
+    auto c1   = m->add_instruction(make_op("convolution"), c3, w1);
+    auto cp   = m->add_instruction(pad1, c1, wp);
+    m->add_return({cp});
+    return p;
+}
+
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+TEST(cpu_lower_actual_sizes, convolutions_larger_than_1x1_run_in_onednns_layout_constant_weights_packed_once)
+{
+    auto p  = three_convolutions_on_selected_rows();
+    auto& m = *p.get_main_module();
+    migraphx::run_passes(m, {migraphx::cpu::lower_actual_sizes{}});
+    std::vector<std::pair<bool, bool>> flags; // (any_layout, constant_weights) in program order
+    for(const auto& ins : m)
+        if(ins.name() == "dnnl::convolution")
+        {
+            auto v = ins.get_operator().to_value();
+            flags.emplace_back(v.at("any_layout").get_bool(), v.at("constant_weights").get_bool());
+        }
+    ASSERT_EQ(flags.size(), 3u);
+    EXPECT_EQ(flags[0], std::make_pair(true, true)) << "3x3, constant weights";
+    EXPECT_EQ(flags[1], std::make_pair(false, true)) << "1x1: a GEMM on plain tensors already";
+    EXPECT_EQ(flags[2], std::make_pair(true, false)) << "3x3, weights a parameter";
+}
+#endif
+
+TEST(cpu_lower_actual_sizes, blocked_layouts_and_packed_weights_give_refs_results_as_sizes_and_weights_change)
+{
+    MIGX_REQUIRE_CPU();
+    auto p   = three_convolutions_on_selected_rows();
+    auto cpu = p, ref = p;
+    cpu.compile(migraphx::get_target("cpu"));
+    ref.compile(migraphx::ref::target{});
+    std::vector<float> w(8 * 8 * 3 * 3);
+    for(std::size_t count : {5, 12, 0, 5, 1})
+        for(int version = 0; version < 2; version++)
+        {
+            // the weights parameter changes between runs in the same buffer: a packed copy kept
+            // from the last run would give the old weights' results
+            for(std::size_t i = 0; i < w.size(); i++)
+                w[i] = static_cast<float>((i * 13 + static_cast<std::size_t>(version) * 7) % 17) * 0.1f - 0.8f;
+            std::vector<float> x, mask;
+            auto params = inputs_selecting(count, x, mask);
+            params["w"] = migraphx::argument{shape{shape::float_type, {8, 8, 3, 3}}, w.data()};
+            expect_close(cpu.eval(params), ref.eval(params),
+                         std::to_string(count) + " rows, weights " + std::to_string(version));
+        }
+}

@@ -1,4 +1,5 @@
 #include "targets/cpu/dnnl_context.hpp"
+#include "ir/block_cache.hpp"
 #include "ir/parallel_for.hpp"
 #include "ir/env.hpp"
 #include <migraphx/errors.hpp>
@@ -318,9 +319,45 @@ void copy_threaded(void* dst, const void* src, std::size_t bytes)
 
 argument uninitialized(const shape& s)
 {
+    // Large blocks (page-aligned) from the block cache: reused between runs by results sized by
+    // data, which plan_memory leaves out.
+    if(s.bytes() >= block_cache_threshold)
+        return {s, allocate_uninitialized(s.bytes())};
     constexpr std::align_val_t line{64};
     auto* p = static_cast<char*>(::operator new(std::max<std::size_t>(s.bytes(), 1), line));
     return {s, std::shared_ptr<char>(p, [](char* q) { ::operator delete(q, line); })};
+}
+
+namespace {
+argument block_for(const dnnl::memory::desc& md)
+{
+    return uninitialized(shape{shape::int8_type, {std::max<std::size_t>(md.get_size(), 1)}});
+}
+} // namespace
+
+dnnl::memory input_in(const dnnl::memory::desc& want, const argument& x, const dnnl_context& c, argument& keep)
+{
+    auto given = to_dnnl_md(x.get_shape(), "plain");
+    if(given == want)
+        return make_memory(want, c, x.data());
+    keep     = block_for(want);
+    auto mem = make_memory(want, c, keep.data());
+    run_reorder(make_memory(given, c, x.data()), mem, c);
+    return mem;
+}
+
+dnnl::memory output_in(const dnnl::memory::desc& want, const argument& r, const dnnl_context& c, argument& keep)
+{
+    if(to_dnnl_md(r.get_shape(), "plain") == want)
+        return make_memory(want, c, r.data());
+    keep = block_for(want);
+    return make_memory(want, c, keep.data());
+}
+
+void output_done(const dnnl::memory& dst, const argument& r, const argument& keep, const dnnl_context& c)
+{
+    if(not keep.empty())
+        run_reorder(dst, make_memory(to_dnnl_md(r.get_shape(), "plain"), c, r.data()), c);
 }
 
 argument sum_destination(const shape& out, const argument& summand, bool in_place)

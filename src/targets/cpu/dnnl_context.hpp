@@ -145,7 +145,8 @@ inline void check_positive(const std::string& op, const std::string& what, const
 }
 
 /// A result buffer the kernel overwrites entirely: not zeroed first (argument(shape) is), 64-byte
-/// aligned (a cache line: oneDNN's and our kernels' vectors). Tried and dropped: a pool of
+/// aligned (a cache line: oneDNN's and our kernels' vectors); 1 MiB and more from the block cache
+/// (src/ir/block_cache.hpp: page-aligned, reused between runs). Tried and dropped: a pool of
 /// results' buffers by size, reusing the most recently freed - 5 % slower on MobileNetV2 than
 /// glibc's own reuse (which also hands a freed buffer to a result of another size), no gain on
 /// ResNet-50 (Zen 4, 2 cores).
@@ -165,6 +166,14 @@ void run_primitive(const dnnl::primitive& prim,
                    const dnnl::primitive_desc_base& pd,
                    const dnnl_context& c,
                    std::unordered_map<int, dnnl::memory> args);
+
+/// A primitive's src in the layout it wants (`want`), for a tensor x: x's own memory where that is
+/// x's layout, else a reorder of x into a block that `keep` then owns.
+dnnl::memory input_in(const dnnl::memory::desc& want, const argument& x, const dnnl_context& c, argument& keep);
+/// A primitive's dst in the layout it wants, for a result buffer r: r's memory where that is r's
+/// layout, else a block that `keep` owns; output_done then reorders it into r.
+dnnl::memory output_in(const dnnl::memory::desc& want, const argument& r, const dnnl_context& c, argument& keep);
+void output_done(const dnnl::memory& dst, const argument& r, const argument& keep, const dnnl_context& c);
 
 /// Copies `from` into `to` (another layout) with a oneDNN reorder, and waits for it.
 void run_reorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl_context& c);

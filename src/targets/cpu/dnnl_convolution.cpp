@@ -1,6 +1,8 @@
 // cpu::convolution: oneDNN convolution with its bias, residual sum and activation post-ops, on
 // plain (any strides) or blocked8 tensors, with weights either as given or pre-packed at compile
-// time (cpu_pack_weights) into the primitive's own format.
+// time (cpu_pack_weights) into the primitive's own format; or (any_layout, for ops sized by data)
+// plain tensors reordered into and out of the layout oneDNN picks, constant weights reordered
+// once per size.
 
 #include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/register_op.hpp>
@@ -55,6 +57,13 @@ dnnl::convolution_forward::primitive_desc dnnl_convolution::make_pd(const dnnl_c
     auto inputs = own_inputs(all, planned);
     auto src  = to_dnnl_md(inputs[0], src_layout);
     auto dst  = to_dnnl_md(out, dst_layout);
+    if(any_layout)
+    {
+        if(sum or src_layout != "plain" or dst_layout != "plain")
+            MIGRAPHX_THROW("cpu::convolution: any_layout takes plain tensors and no summand");
+        src = {src.dims(), src.data_type(), dnnl::memory::format_tag::any};
+        dst = {dst.dims(), dst.data_type(), dnnl::memory::format_tag::any};
+    }
     auto wl   = weight_dims(inputs);
     auto kd   = wl.size() - 2;
     auto wdim = to_dnnl_dims(wl);
@@ -141,22 +150,39 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
         return result;
     auto pc        = cache_for(*this, ctx, out, args);
     const auto& pd = pc->pd;
-    auto wmem = make_memory(pd.weights_desc(), c, args[1].data());
     argument packed;
     if(pc->weights_reorder)
     {
-        packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
-        auto from = make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data());
-        wmem      = make_memory(pd.weights_desc(), c, packed.data());
-        run_reorder(from, wmem, c);
+        auto reorder = [&] {
+            argument p{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+            run_reorder(make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data()),
+                        make_memory(pd.weights_desc(), c, p.data()),
+                        c);
+            return p;
+        };
+        if(constant_weights)
+        {
+            std::lock_guard<std::mutex> lock(pc->m);
+            if(pc->packed_from != args[1].data())
+            {
+                pc->packed      = reorder();
+                pc->packed_from = args[1].data();
+            }
+            packed = pc->packed;
+        }
+        else
+            packed = reorder();
     }
-    std::unordered_map<int, dnnl::memory> m = {
-        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
-        {DNNL_ARG_WEIGHTS, wmem},
-        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
+    auto wmem = make_memory(pd.weights_desc(), c, packed.empty() ? args[1].data() : packed.data());
+    argument src_block, dst_block;
+    auto src = any_layout ? input_in(pd.src_desc(), args[0], c, src_block) : make_memory(pd.src_desc(), c, args[0].data());
+    auto dst = any_layout ? output_in(pd.dst_desc(), result, c, dst_block) : make_memory(pd.dst_desc(), c, result.data());
+    std::unordered_map<int, dnnl::memory> m = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wmem}, {DNNL_ARG_DST, dst}};
     if(bias)
         m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
     run_primitive(pc->prim, pd, c, m);
+    if(any_layout)
+        output_done(dst, result, dst_block, c);
     return result;
 }
 

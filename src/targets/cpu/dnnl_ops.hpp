@@ -35,6 +35,13 @@ struct dnnl_convolution
     std::vector<std::size_t> weight_lens; // the logical weights, when packed
     std::string algo = "direct";          // or "winograd" (chosen by cpu::blocked_layout)
     std::string weights_format;           // md_signature of the packed weights (cpu::pack_weights)
+    /// src and dst in the layout oneDNN picks, reordered from and to the plain tensors at each
+    /// run (ops sized by data with a kernel larger than 1x1, which no layout pass reaches: given
+    /// plain NCHW, oneDNN runs im2col and a GEMM; Mask R-CNN's 3x3 256-channel layers at 33 RoIs
+    /// 47-50 ms each that way, 36-38 ms on its direct kernel in NHWC. A 1x1 layer is a plain GEMM
+    /// already: 9-13 ms against 13-17 with reorders)
+    bool any_layout       = false;
+    bool constant_weights = false; // unpacked weights that are a constant: reordered once per size
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -56,6 +63,8 @@ struct dnnl_convolution
         f(self.weight_lens, "weight_lens");
         f(self.algo, "algo");
         f(self.weights_format, "weights_format");
+        f(self.any_layout, "any_layout");
+        f(self.constant_weights, "constant_weights");
     }
     std::string name() const { return "dnnl::convolution"; }
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
@@ -79,6 +88,9 @@ struct dnnl_convolution
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
         bool weights_reorder = false;
+        std::mutex m;                      // runs from several threads: the first reorders
+        const void* packed_from = nullptr; // the constant weights `packed` holds, reordered
+        argument packed;
     };
     std::shared_ptr<prim_cache> cache;
     /// The primitive for other input shapes (actual sizes: see cache_for).
@@ -94,7 +106,8 @@ struct dnnl_convolution
 /// ONNX ConvTranspose (op convolution_backwards, padding_mode 0) as oneDNN's deconvolution.
 /// Inputs: x {N, C, spatial...}, w {C, K/group, kernel...} as the op takes them (any strides;
 /// reordered into the primitive's format: once where constant_weights, else each run). Plain
-/// layouts, no post-ops.
+/// layouts (oneDNN's GEMM-based kernel on them beat its blocked one with reorders for Mask R-CNN's
+/// 2x2 stride-2 layer at 33 RoIs: 30-40 ms against 37-43), no post-ops.
 struct dnnl_deconvolution
 {
     std::vector<std::size_t> padding; // begin..., end...

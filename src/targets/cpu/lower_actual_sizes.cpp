@@ -3,6 +3,7 @@
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_pointwise.hpp"
 #include <migraphx/operation.hpp>
+#include <algorithm>
 
 namespace migraphx {
 namespace cpu {
@@ -17,7 +18,12 @@ void lower_actual_sizes::apply(module& m) const
         if(ins->name() == "convolution")
         {
             if(auto op = plain_dnnl_convolution(ins))
+            {
+                const auto& w        = ins->inputs()[1]->get_shape().lens();
+                op->any_layout       = std::any_of(w.begin() + 2, w.end(), [](auto k) { return k > 1; });
+                op->constant_weights = ins->inputs()[1]->can_eval();
                 m.replace_instruction(ins, operation{*op}, ins->inputs());
+            }
         }
         else if(ins->name() == "convolution_backwards")
         {
