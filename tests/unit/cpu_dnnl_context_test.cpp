@@ -85,6 +85,56 @@ TEST(cpu_dnnl_context, plain_md_keeps_strides)
     EXPECT_THROW(migraphx::cpu::to_dnnl_type(shape::double_type), migraphx::exception);
 }
 
+TEST(cpu_dnnl_context, tensors_reordered_into_and_out_of_a_primitives_layout)
+{
+    auto ctx = migraphx::get_target("cpu").get_context();
+    auto& c  = migraphx::cpu::get_dnnl_context(ctx);
+    shape s{shape::float_type, {2, 3, 4, 5}};
+    std::vector<float> xs(s.elements());
+    for(std::size_t i = 0; i < xs.size(); i++)
+        xs[i] = static_cast<float>(i);
+    migraphx::argument x{s, xs.data()};
+    dnnl::memory::desc nhwc{{2, 3, 4, 5}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc};
+    auto nchw_at = [](std::size_t n, std::size_t ch, std::size_t h, std::size_t w) { return ((n * 3 + ch) * 4 + h) * 5 + w; };
+    auto nhwc_at = [](std::size_t n, std::size_t ch, std::size_t h, std::size_t w) { return ((n * 4 + h) * 5 + w) * 3 + ch; };
+
+    // Already in the wanted layout: x's own memory, nothing kept.
+    migraphx::argument keep;
+    auto same = migraphx::cpu::input_in(migraphx::cpu::to_dnnl_md(s, "plain"), x, c, keep);
+    EXPECT_TRUE(keep.empty());
+    EXPECT_EQ(same.get_data_handle(), static_cast<void*>(x.data()));
+
+    // Another layout: a reordered copy that `keep` owns.
+    auto in = migraphx::cpu::input_in(nhwc, x, c, keep);
+    ASSERT_FALSE(keep.empty());
+    EXPECT_NE(in.get_data_handle(), static_cast<void*>(x.data()));
+    const auto* got = static_cast<const float*>(in.get_data_handle());
+    std::size_t bad = 0;
+    for(std::size_t n = 0; n < 2; n++)
+        for(std::size_t ch = 0; ch < 3; ch++)
+            for(std::size_t h = 0; h < 4; h++)
+                for(std::size_t w = 0; w < 5; w++)
+                    bad += got[nhwc_at(n, ch, h, w)] != xs[nchw_at(n, ch, h, w)] ? 1 : 0;
+    EXPECT_EQ(bad, 0u);
+
+    // A result in NCHW from a primitive writing NHWC: written into the kept block, then reordered.
+    migraphx::argument r{s};
+    migraphx::argument out_keep;
+    auto out = migraphx::cpu::output_in(nhwc, r, c, out_keep);
+    ASSERT_FALSE(out_keep.empty());
+    auto* o = static_cast<float*>(out.get_data_handle());
+    for(std::size_t n = 0; n < 2; n++)
+        for(std::size_t ch = 0; ch < 3; ch++)
+            for(std::size_t h = 0; h < 4; h++)
+                for(std::size_t w = 0; w < 5; w++)
+                    o[nhwc_at(n, ch, h, w)] = static_cast<float>(nchw_at(n, ch, h, w)) + 0.5f;
+    migraphx::cpu::output_done(out, r, out_keep, c);
+    auto rv = r.to_vector<float>();
+    for(std::size_t i = 0; i < rv.size(); i++)
+        bad += rv[i] != static_cast<float>(i) + 0.5f ? 1 : 0;
+    EXPECT_EQ(bad, 0u);
+}
+
 TEST(cpu_dnnl_context, thread_count_from_environment)
 {
     setenv("MIGRAPHX_CPU_THREADS", "3", 1);
