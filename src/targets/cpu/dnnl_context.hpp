@@ -175,6 +175,29 @@ dnnl::memory input_in(const dnnl::memory::desc& want, const argument& x, const d
 dnnl::memory output_in(const dnnl::memory::desc& want, const argument& r, const dnnl_context& c, argument& keep);
 void output_done(const dnnl::memory& dst, const argument& r, const argument& keep, const dnnl_context& c);
 
+/// Weights reordered into a primitive's format (kept with the primitive): constant weights once,
+/// keyed by their address (the first run does it, the others wait), other weights every run.
+struct reordered_weights
+{
+    std::mutex m;
+    const void* from = nullptr;
+    argument packed;
+    /// reorder(): the weights at w in the primitive's format.
+    template <class F>
+    argument get(const void* w, bool constant, F reorder)
+    {
+        if(not constant)
+            return reorder();
+        std::lock_guard<std::mutex> lock(m);
+        if(from != w)
+        {
+            packed = reorder();
+            from   = w;
+        }
+        return packed;
+    }
+};
+
 /// Copies `from` into `to` (another layout) with a oneDNN reorder, and waits for it.
 void run_reorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl_context& c);
 

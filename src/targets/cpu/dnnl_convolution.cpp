@@ -152,27 +152,13 @@ argument dnnl_convolution::compute(context& ctx, const shape& out, const std::ve
     const auto& pd = pc->pd;
     argument packed;
     if(pc->weights_reorder)
-    {
-        auto reorder = [&] {
+        packed = pc->weights.get(args[1].data(), constant_weights, [&] {
             argument p{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
             run_reorder(make_memory(plain_weights_md(args[1].get_shape()), c, args[1].data()),
                         make_memory(pd.weights_desc(), c, p.data()),
                         c);
             return p;
-        };
-        if(constant_weights)
-        {
-            std::lock_guard<std::mutex> lock(pc->m);
-            if(pc->packed_from != args[1].data())
-            {
-                pc->packed      = reorder();
-                pc->packed_from = args[1].data();
-            }
-            packed = pc->packed;
-        }
-        else
-            packed = reorder();
-    }
+        });
     auto wmem = make_memory(pd.weights_desc(), c, packed.empty() ? args[1].data() : packed.data());
     argument src_block, dst_block;
     auto src = any_layout ? input_in(pd.src_desc(), args[0], c, src_block) : make_memory(pd.src_desc(), c, args[0].data());

@@ -104,26 +104,13 @@ argument dnnl_deconvolution::compute(context& ctx, const shape& out, const std::
         return result;
     auto pc        = cache_for(*this, ctx, out, args);
     const auto& pd = pc->pd;
-    auto reorder = [&] {
-        argument packed{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
+    auto packed = pc->weights.get(args[1].data(), constant_weights, [&] {
+        argument p{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
         run_reorder(make_memory(weights_md(args[1].get_shape()), c, args[1].data()),
-                    make_memory(pd.weights_desc(), c, packed.data()),
+                    make_memory(pd.weights_desc(), c, p.data()),
                     c);
-        return packed;
-    };
-    argument packed;
-    if(constant_weights)
-    {
-        std::lock_guard<std::mutex> lock(pc->m);
-        if(pc->packed_from != args[1].data())
-        {
-            pc->packed      = reorder();
-            pc->packed_from = args[1].data();
-        }
-        packed = pc->packed;
-    }
-    else
-        packed = reorder();
+        return p;
+    });
     auto wmem = make_memory(pd.weights_desc(), c, packed.data());
     run_primitive(pc->prim,
                   pd,

@@ -88,9 +88,7 @@ struct dnnl_convolution
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
         bool weights_reorder = false;
-        std::mutex m;                      // runs from several threads: the first reorders
-        const void* packed_from = nullptr; // the constant weights `packed` holds, reordered
-        argument packed;
+        reordered_weights weights;
     };
     std::shared_ptr<prim_cache> cache;
     /// The primitive for other input shapes (actual sizes: see cache_for).
@@ -135,9 +133,7 @@ struct dnnl_deconvolution
         std::vector<shape> inputs; // what it was built for
         dnnl::deconvolution_forward::primitive_desc pd;
         dnnl::deconvolution_forward prim;
-        std::mutex m;                     // runs from several threads: the first reorders
-        const void* packed_from = nullptr; // the constant weights `packed` holds, reordered
-        argument packed;
+        reordered_weights weights;
     };
     std::shared_ptr<prim_cache> cache;
     /// The primitive for input shapes (finalize's, or actual sizes: see cache_for).
