@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -127,7 +128,7 @@ struct deferred_worker
     std::condition_variable cv;
     std::deque<std::pair<std::function<std::size_t(std::size_t)>, std::string>> queue;
     std::vector<std::pair<double, std::string>> times; // MIGRAPHX_TIME_LOAD=2: each job's ms
-    bool closing = false;
+    bool closing = false, abandoned = false;
     std::size_t jobs = 0, need = 0;
     double busy_ms = 0;
     std::exception_ptr error;
@@ -142,7 +143,30 @@ struct deferred_worker
     explicit deferred_worker(int device, std::size_t count = count_from_env())
     {
         for(std::size_t t = 0; t < count; t++)
-            threads.emplace_back([this, device, t] { loop(device, first_handle_index + t); });
+        {
+            try
+            {
+                threads.emplace_back([this, device, t] { loop(device, first_handle_index + t); });
+            }
+            catch(const std::system_error&)
+            {
+                if(threads.empty())
+                    throw; // no thread at all: nothing would run the jobs
+                break;     // fewer threads do them
+            }
+        }
+    }
+    deferred_worker(const deferred_worker&)            = delete;
+    deferred_worker& operator=(const deferred_worker&) = delete;
+    /// A finalize that failed before end_finalize still stops its threads; jobs not yet started
+    /// are dropped.
+    ~deferred_worker()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            abandoned = true;
+        }
+        close_and_join();
     }
 
     void close_and_join()
@@ -153,7 +177,8 @@ struct deferred_worker
         }
         cv.notify_all();
         for(auto& t : threads)
-            t.join();
+            if(t.joinable())
+                t.join();
     }
 
     void loop(int device, std::size_t handle_index)
@@ -178,7 +203,7 @@ struct deferred_worker
                 return;
             auto [job, label] = std::move(queue.front());
             queue.pop_front();
-            if(not ok or error)
+            if(not ok or error or abandoned)
                 continue; // after a failure the rest are dropped; end_finalize rethrows it
             lock.unlock();
             auto t0 = std::chrono::steady_clock::now();
