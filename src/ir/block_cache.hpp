@@ -17,8 +17,8 @@
 //   - a large request: the smallest kept block of at least that size and at most twice it,
 //     zeroed again (memset of what the request asked for; not for allocate_uninitialized), else
 //     a fresh mapping
-// Thread-safe; the cache lives for the process (its blocks are returned to the system only at
-// exit, or by clear_block_cache).
+// Thread-safe; the cache lives for the process. Its blocks go back to the system when evicted,
+// when clear_block_cache empties it (program::finalize does, at its end) and at exit.
 
 #include <cstddef>
 #include <memory>
@@ -34,7 +34,7 @@ std::shared_ptr<char> allocate_uninitialized(std::size_t n);
 
 struct block_cache_stats
 {
-    std::size_t fresh_large = 0;  // large blocks from calloc
+    std::size_t fresh_large = 0;  // large blocks newly mapped
     std::size_t reused      = 0;  // large blocks taken from the cache
     std::size_t kept_bytes  = 0;  // bytes now in the cache
     std::size_t kept_blocks = 0;
