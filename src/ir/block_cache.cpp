@@ -63,7 +63,8 @@ struct block_cache
         by_size.erase(it);
     }
 
-    /// The smallest kept block of at least n bytes and at most 2n, taken out; nullopt if none.
+    /// The smallest kept block of at least n bytes and at most 2n, taken out into `out`; false
+    /// (and one more fresh block counted) if there is none.
     bool take(std::size_t n, kept_block& out)
     {
         std::lock_guard<std::mutex> lock(m);

@@ -19,6 +19,17 @@ namespace {
 
 constexpr std::size_t declared_rows = 12;
 
+/// The rows of x where the parameter m (declared 12 values) is above 0.5: a data-dependent count.
+migraphx::instruction_ref selected_rows(migraphx::module& m, migraphx::instruction_ref x)
+{
+    auto mask = m.add_parameter("m", shape{shape::float_type, {declared_rows}});
+    auto half = m.add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{declared_rows}}}),
+                                  m.add_literal(migraphx::literal{0.5f}));
+    auto nz   = m.add_instruction(make_op("nonzero"), m.add_instruction(make_op("greater"), mask, half));
+    auto idx  = m.add_instruction(make_op("squeeze", {{"axes", std::vector<std::int64_t>{0}}}), nz);
+    return m.add_instruction(make_op("gather", {{"axis", 0}}), x, idx);
+}
+
 /// The rows of x where m > 0.5 (a data-dependent count, declared 12), then a 3x3 convolution
 /// with relu, a stride-2 ConvTranspose of it with a bias and a sigmoid, and a dot of the flattened rows; a static
 /// convolution of x beside them.
@@ -27,12 +38,7 @@ migraphx::program heads_on_selected_rows()
     migraphx::program p;
     auto* m   = p.get_main_module();
     auto x    = m->add_parameter("x", shape{shape::float_type, {declared_rows, 8, 5, 5}});
-    auto mask = m->add_parameter("m", shape{shape::float_type, {declared_rows}});
-    auto half = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{declared_rows}}}),
-                                   m->add_literal(migraphx::literal{0.5f}));
-    auto nz   = m->add_instruction(make_op("nonzero"), m->add_instruction(make_op("greater"), mask, half));
-    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", std::vector<std::int64_t>{0}}}), nz);
-    auto rows = m->add_instruction(make_op("gather", {{"axis", 0}}), x, idx);
+    auto rows = selected_rows(*m, x);
     auto w    = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 3, 3}}, 1));
     auto conv = m->add_instruction(make_op("convolution", {{"padding", std::vector<std::size_t>{1, 1}}}), rows, w);
     auto act  = m->add_instruction(make_op("relu"), conv);
@@ -174,13 +180,8 @@ migraphx::program three_convolutions_on_selected_rows()
     migraphx::program p;
     auto* m   = p.get_main_module();
     auto x    = m->add_parameter("x", shape{shape::float_type, {declared_rows, 8, 5, 5}});
-    auto mask = m->add_parameter("m", shape{shape::float_type, {declared_rows}});
+    auto rows = selected_rows(*m, x);
     auto wp   = m->add_parameter("w", shape{shape::float_type, {8, 8, 3, 3}});
-    auto half = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{declared_rows}}}),
-                                   m->add_literal(migraphx::literal{0.5f}));
-    auto nz   = m->add_instruction(make_op("nonzero"), m->add_instruction(make_op("greater"), mask, half));
-    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", std::vector<std::int64_t>{0}}}), nz);
-    auto rows = m->add_instruction(make_op("gather", {{"axis", 0}}), x, idx);
     auto pad1 = make_op("convolution", {{"padding", std::vector<std::size_t>{1, 1}}});
     auto w3   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 3, 3}}, 5));
     auto w1   = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 8, 1, 1}}, 6));

@@ -37,7 +37,7 @@ std::string gemm_search_settings::key_suffix() const
 }
 
 namespace {
-/// Random halves in [-1, 1] (sign, exponent 0..15 below the bias, random mantissa) in every
+/// Random halves in [-1, 1] (random sign, 2^-7 to 2^-1 times 1.m, or exactly +-1) in every
 /// 16-bit word of n bytes (n rounded up to a whole word), copied to p on stream s.
 void fill_random(void* p, std::size_t n, cudaStream_t s)
 {
