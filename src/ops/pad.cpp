@@ -1,5 +1,7 @@
 #include <migraphx/register_op.hpp>
+#include "ir/block_cache.hpp"
 #include "ops/check_shapes.hpp"
+#include <algorithm>
 
 namespace migraphx {
 namespace op {
@@ -53,28 +55,77 @@ struct pad
         x           = ((x % period) + period) % period;
         return x < len ? x : period - x;
     }
+    /// Each dim's source coordinate for every padded coordinate (-1: the pad value), once a call.
+    std::vector<std::vector<std::int64_t>> source_tables(const shape& in, const shape& out) const
+    {
+        std::vector<std::vector<std::int64_t>> t(in.ndim());
+        for(std::size_t d = 0; d < in.ndim(); d++)
+            for(std::size_t x = 0; x < out.lens()[d]; x++)
+                t[d].push_back(source(static_cast<std::int64_t>(x) - pads[d], static_cast<std::int64_t>(in.lens()[d])));
+        return t;
+    }
+    // Row by row (the last dim), the outer coordinates stepped as an odometer: a per-element
+    // multi-index took ~40 ns an element (Inception v3's pads before its average pools: 98 ms a run).
     argument compute(const shape& out, const std::vector<argument>& args) const
     {
-        argument result{out};
+        argument result{out, allocate_uninitialized(out.bytes())}; // every element is written
         const auto& ish = args[0].get_shape();
         auto n          = ish.ndim();
+        if(out.elements() == 0)
+            return result;
+        if(n == 0)
+            return args[0].copy();
+        auto tables  = source_tables(ish, out);
+        auto inner   = out.lens().back();
+        auto rows    = out.elements() / inner;
+        auto istride = static_cast<std::int64_t>(ish.strides().back());
+        const auto& itab = tables.back();
+        // Constant mode: the inner dim's inside run [lo, hi) reads consecutive sources.
+        std::size_t lo = 0, hi = 0;
+        while(lo < inner and itab[lo] < 0)
+            lo++;
+        hi = lo;
+        while(hi < inner and itab[hi] >= 0)
+            hi++;
+        bool runs = mode == 0;
         out.visit_type([&](auto as) {
-            using T = typename decltype(as)::type;
-            auto o  = make_view(out, reinterpret_cast<T*>(result.data()));
-            auto in = make_view(ish, reinterpret_cast<const T*>(args[0].data()));
-            std::vector<std::size_t> idx(n);
-            for(std::size_t i = 0; i < o.size(); i++)
+            using T     = typename decltype(as)::type;
+            auto* o     = reinterpret_cast<T*>(result.data());
+            const auto* in = reinterpret_cast<const T*>(args[0].data());
+            const T fill   = type_cast<T>(value);
+            std::vector<std::size_t> idx(n, 0);
+            for(std::size_t r = 0; r < rows; r++, o += inner)
             {
-                auto oidx   = out.multi(i);
-                bool inside = true;
-                for(std::size_t j = 0; j < n and inside; j++)
+                std::int64_t base = 0;
+                bool inside       = true;
+                for(std::size_t d = 0; d + 1 < n and inside; d++)
                 {
-                    auto s = source(static_cast<std::int64_t>(oidx[j]) - pads[j],
-                                    static_cast<std::int64_t>(ish.lens()[j]));
+                    auto s = tables[d][idx[d]];
                     inside = s >= 0;
-                    idx[j] = s;
+                    base += s * static_cast<std::int64_t>(ish.strides()[d]);
                 }
-                o[i] = inside ? in(idx) : type_cast<T>(value);
+                if(not inside)
+                    std::fill(o, o + inner, fill);
+                else if(runs)
+                {
+                    std::fill(o, o + lo, fill);
+                    const T* src = in + base + (lo < hi ? itab[lo] : 0) * istride;
+                    if(istride == 1)
+                        std::copy(src, src + (hi - lo), o + lo);
+                    else
+                        for(std::size_t x = lo; x < hi; x++)
+                            o[x] = src[static_cast<std::int64_t>(x - lo) * istride];
+                    std::fill(o + hi, o + inner, fill);
+                }
+                else
+                    for(std::size_t x = 0; x < inner; x++)
+                        o[x] = itab[x] < 0 ? fill : in[base + itab[x] * istride];
+                for(std::size_t d = n - 1; d-- > 0;)
+                {
+                    if(++idx[d] < out.lens()[d])
+                        break;
+                    idx[d] = 0;
+                }
             }
         });
         return result;

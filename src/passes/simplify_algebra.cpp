@@ -137,6 +137,46 @@ bool fold_batch_norm(module& m, instruction_ref bn)
     return true;
 }
 
+// batch_norm_inference with literal parameters that no convolution takes (DenseNet's BN -> ReLU
+// -> conv, a BN after a concat or a pool) -> add(mul(x, f), shift) with per-channel broadcast
+// literals, f = scale / sqrt(var + eps), shift = bias - mean * f: pointwise ops, which fuse with
+// the activation after them into one kernel on every target (the reference op was ~0.7 ms a call
+// in DenseNet-121 on cpu).
+bool batch_norm_to_scale_shift(module& m, instruction_ref bn)
+{
+    const auto& inputs = bn->inputs();
+    auto attrs         = bn->get_operator().to_value();
+    const auto& x      = inputs[0];
+    const auto& xs     = x->get_shape();
+    if(inputs.size() != 5 or attrs.at("bn_mode").to<std::int64_t>() != 1 or not floating(x) or xs.dynamic() or
+       xs.ndim() < 2)
+        return false;
+    for(std::size_t i = 1; i < 5; i++)
+        if(not is_literal(inputs[i]))
+            return false;
+    auto k     = xs.lens()[1];
+    auto eps   = attrs.at("epsilon").to<double>();
+    auto scale = inputs[1]->get_literal().to_vector<double>();
+    auto bias  = inputs[2]->get_literal().to_vector<double>();
+    auto mean  = inputs[3]->get_literal().to_vector<double>();
+    auto var   = inputs[4]->get_literal().to_vector<double>();
+    if(scale.size() != k or bias.size() != k or mean.size() != k or var.size() != k)
+        return false;
+    std::vector<double> factor(k), shift(k);
+    for(std::size_t c = 0; c < k; c++)
+    {
+        factor[c] = scale[c] / std::sqrt(var[c] + eps);
+        shift[c]  = bias[c] - mean[c] * factor[c];
+    }
+    auto per_channel = [&](const std::vector<double>& v) {
+        auto l = m.add_literal(literal{shape{xs.type(), {k}}, v});
+        return m.insert_instruction(bn, make_op("broadcast", {{"axis", 1}, {"out_lens", xs.lens()}}), {l});
+    };
+    auto scaled = m.insert_instruction(bn, make_op("mul"), {x, per_channel(factor)});
+    m.replace_instruction(bn, make_op("add"), {scaled, per_channel(shift)});
+    return true;
+}
+
 bool fold_mul_conv(module& m, instruction_ref mul)
 {
     for(std::size_t i = 0; i < 2; i++)
@@ -269,7 +309,10 @@ void simplify_algebra::apply(module& m) const
     {
         const auto& n = ins->name();
         if(n == "batch_norm_inference")
-            fold_batch_norm(m, ins);
+        {
+            if(not fold_batch_norm(m, ins))
+                batch_norm_to_scale_shift(m, ins);
+        }
         else if((n == "logical_and" or n == "logical_or") and ins->inputs().size() == 2)
             remove_identity_constant(m, ins);
         else if((n == "add" or n == "sub" or n == "mul" or n == "div") and ins->inputs().size() == 2)

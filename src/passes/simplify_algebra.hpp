@@ -10,6 +10,8 @@ namespace migraphx {
 ///   batch_norm_inference(convolution(x, w) [+ per-channel bias b], scale, bias, mean, var),
 ///     all literal and spatial
 ///     -> add(convolution(x, w * f), broadcast(bias - (mean - b) * f)), f = scale / sqrt(var + eps);
+///   batch_norm_inference(x, ...) otherwise, all literal and spatial
+///     -> add(mul(x, broadcast(f)), broadcast(bias - mean * f));
 ///   mul(convolution(x, w), c) with w literal and c a per-channel broadcast literal
 ///     -> convolution(x, w * c);
 ///   add(add(x, c1), c2) -> add(x, add(c1, c2)) for constants c1, c2 (mul likewise);

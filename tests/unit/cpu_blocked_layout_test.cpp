@@ -2,12 +2,15 @@
 // nChw16c when asked for) with one reorder in and one out.
 #include <migraphx/make_op.hpp>
 #include <cmath>
+#include <utility>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
 #ifdef MIGRAPHX_HAVE_CPU
 #include "passes/dead_code_elimination.hpp"
 #include "passes/pass_manager.hpp"
 #include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/dnnl_context.hpp"
+#include "targets/cpu/dnnl_ops.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
@@ -181,7 +184,66 @@ TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)
     auto names = migx_test::op_names(m);
     EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 0);
 }
+
+// A pooling of a plain input (no convolution before it) moves into the layout, between two
+// reorders, where oneDNN's plain kernel is not a jit one and the layout's is (MTCNN's 2x2 max pool:
+// simple_nchw took 1 ms); where oneDNN's plain kernel is a jit one it stays.
+TEST(cpu_blocked_layout, plain_pooling_moves_where_only_the_layout_has_a_jit_kernel)
+{
+    bool any_moved = false;
+    for(auto [layout, channels] : {std::pair{"nhwc", 10}, std::pair{"nhwc", 16}, std::pair{"blocked8", 16},
+                                   std::pair{"blocked16", 16}, std::pair{"blocked16", 10}})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        std::vector<std::size_t> lens{1, static_cast<std::size_t>(channels), 118, 158}; // MTCNN P-Net's first pool
+        migraphx::module m;
+        auto x = m.add_parameter("x", shape{shape::float_type, lens});
+        m.add_return({m.add_instruction(make_op("pooling", {{"mode", "max"}, {"lengths", {2, 2}}, {"stride", {2, 2}},
+                                                            {"padding", {0, 0}}, {"ceil_mode", true}}),
+                                        x)});
+        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::dead_code_elimination{}});
+        auto pool = *std::prev(m.end(), 2)->get_operator().any_cast<migraphx::cpu::dnnl_pooling>();
+        migraphx::context ctx = migraphx::cpu::dnnl_context{};
+        auto plain_impl       = pool.impl(ctx, {x->get_shape()});
+        std::string layout_impl = "(channels do not fit)";
+        std::size_t block       = std::string(layout) == "nhwc" ? 1 : std::string(layout) == "blocked8" ? 8 : 16;
+        if(channels % block == 0)
+        {
+            auto cand   = pool;
+            cand.layout = layout;
+            layout_impl = cand.impl(ctx, {migraphx::cpu::layout_shape(shape::float_type, lens, layout)});
+        }
+        bool moves = plain_impl.rfind("jit", 0) != 0 and layout_impl.rfind("jit", 0) == 0;
+        any_moved  = any_moved or moves;
+        migraphx::run_passes(m, {migraphx::cpu::blocked_layout{&ctx}, migraphx::dead_code_elimination{}});
+        auto names = migx_test::op_names(m);
+        SCOPED_TRACE(std::string(layout) + " " + std::to_string(channels) + ": plain " + plain_impl +
+                     ", in the layout " + layout_impl);
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), moves ? 2 : 0);
+    }
+    if(not any_moved)
+        GTEST_SKIP() << "oneDNN here has a jit kernel for every plain pooling (or none for the layouts): nothing moves";
+}
 #endif
+
+TEST(cpu_blocked_layout, plain_pooling_results_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(const char* layout : {"blocked8", "blocked16", "nhwc"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        for(const char* mode : {"max", "average"})
+        {
+            migraphx::program p;
+            auto* m = p.get_main_module();
+            auto x  = m->add_parameter("x", shape{shape::float_type, {1, 16, 13, 11}});
+            m->add_return({m->add_instruction(make_op("pooling", {{"mode", mode}, {"lengths", {3, 3}}, {"stride", {2, 2}},
+                                                                  {"padding", {1, 1}}, {"ceil_mode", true}}),
+                                              x)});
+            migx_test::expect_cpu_matches_ref(p, 1e-6, 1e-6);
+        }
+    }
+}
 
 TEST(cpu_blocked_layout, results_match_ref)
 {

@@ -2,6 +2,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/target.hpp>
 #include <algorithm>
+#include <tuple>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
 #ifdef MIGRAPHX_HAVE_CPU
@@ -72,6 +73,56 @@ TEST(cpu_lower_dnnl, integer_and_lpnorm_ops_stay)
     m.add_return({d, p});
     lower(m);
     EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dot", "pooling", "@return"}));
+}
+
+// ONNX AveragePool with count_include_pad=1 parses as a zero pad and an unpadded average pool:
+// oneDNN's pooling takes the pad as its padding, counted in the average. Not where ceil mode's
+// last window reaches past the pad (oneDNN would count those positions too), nor a pad of
+// another value.
+TEST(cpu_lower_dnnl, zero_pad_before_an_average_pool_folds_into_it)
+{
+    auto build = [](migraphx::module& m, bool ceil, float value, std::vector<std::size_t> lens) {
+        auto x = m.add_parameter("x", shape{shape::float_type, lens});
+        auto p = m.add_instruction(make_op("pad", {{"pads", std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1}}, {"value", value}}), x);
+        m.add_return({m.add_instruction(make_op("pooling", {{"mode", "average"}, {"lengths", {3, 3}}, {"stride", {2, 2}},
+                                                            {"padding", {0, 0}}, {"ceil_mode", ceil}}),
+                                        p)});
+    };
+    migraphx::module m;
+    build(m, false, 0.0f, {1, 4, 9, 9});
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dnnl::pooling", "@return"}));
+    auto v = std::prev(m.end(), 2)->get_operator().to_value();
+    EXPECT_TRUE(v.at("include_padding").get_bool());
+    EXPECT_EQ(v.at("padding").to_vector<std::size_t>(), (std::vector<std::size_t>{1, 1, 1, 1}));
+    EXPECT_EQ(std::prev(m.end(), 2)->inputs().front()->name(), "@param");
+    // 10x10 input padded to 12x12, 3x3 windows of stride 2 in ceil mode: 6 windows, the last
+    // reaching position 12, past the pad.
+    for(auto [ceil, value, lens] : {std::tuple{true, 0.0f, std::vector<std::size_t>{1, 4, 10, 10}},
+                                    std::tuple{false, 1.0f, std::vector<std::size_t>{1, 4, 9, 9}}})
+    {
+        migraphx::module k;
+        build(k, ceil, value, lens);
+        lower(k);
+        EXPECT_EQ(migx_test::op_names(k), (std::vector<std::string>{"pad", "dnnl::pooling", "@return"}));
+    }
+}
+
+TEST(cpu_lower_dnnl, folded_pad_pooling_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(bool ceil : {false, true})
+        for(std::size_t size : {9, 10})
+        {
+            migraphx::program p;
+            auto* m = p.get_main_module();
+            auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, size, size + 3}});
+            auto pd = m->add_instruction(make_op("pad", {{"pads", std::vector<std::int64_t>{0, 0, 1, 2, 0, 0, 2, 1}}}), x);
+            m->add_return({m->add_instruction(make_op("pooling", {{"mode", "average"}, {"lengths", {3, 3}}, {"stride", {2, 2}},
+                                                                  {"padding", {0, 0}}, {"ceil_mode", ceil}}),
+                                              pd)});
+            migx_test::expect_cpu_matches_ref(p, 1e-6, 1e-6);
+        }
 }
 
 TEST(cpu_lower_dnnl, same_upper_padding_becomes_explicit)

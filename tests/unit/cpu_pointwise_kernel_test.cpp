@@ -68,3 +68,39 @@ TEST(cpu_pointwise_kernel, lowered_kernel_is_used)
     EXPECT_GE(std::count(names.begin(), names.end(), "cpu::pointwise"), 1);
     EXPECT_EQ(std::count(names.begin(), names.end(), "tanh"), 0);
 }
+
+// PReLU (a per-channel slope, as MTCNN's), HardSwish and HardSigmoid (MobileNetV3's; two
+// attributes, run as a multiply, an add and a clip) run in the kernel, bit for bit as ref
+// where the arithmetic is the same, and no reference op is left.
+TEST(cpu_pointwise_kernel, prelu_hardswish_hardsigmoid)
+{
+    MIGX_REQUIRE_CPU();
+    auto check = [](const migraphx::program& p, const std::string& op) {
+        SCOPED_TRACE(op);
+        auto cpu   = migx_test::expect_cpu_matches_ref(p, 1e-6, 1e-7);
+        auto names = migx_test::op_names(*cpu.get_main_module());
+        EXPECT_GE(std::count(names.begin(), names.end(), "cpu::pointwise"), 1);
+        EXPECT_EQ(std::count(names.begin(), names.end(), op), 0);
+        EXPECT_EQ(std::count(names.begin(), names.end(), "pointwise"), 0);
+    };
+    {
+        migraphx::program p;
+        auto* m    = p.get_main_module();
+        auto x     = m->add_parameter("x", shape{shape::float_type, {1, 4, 5, 6}});
+        auto slope = m->add_literal(migraphx::literal{shape{shape::float_type, {4, 1, 1}}, {0.25f, -0.5f, 0.0f, 2.0f}});
+        auto sb    = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{1, 4, 5, 6}}}), slope);
+        m->add_return({m->add_instruction(make_op("prelu"), x, sb)});
+        check(p, "prelu");
+    }
+    check(unary_program("hardswish", 8.0f), "hardswish");
+    migraphx::program hs;
+    {
+        auto* m = hs.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {3, 1000}});
+        auto s  = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{3, 1000}}}),
+                                    m->add_literal(migraphx::literal{8.0f}));
+        auto xs = m->add_instruction(make_op("mul"), x, s);
+        m->add_return({m->add_instruction(make_op("hardsigmoid", {{"alpha", 1.0f / 6}, {"beta", 0.5f}}), xs)});
+    }
+    check(hs, "hardsigmoid");
+}

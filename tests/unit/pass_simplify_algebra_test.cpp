@@ -2,6 +2,7 @@
 #include <migraphx/module.hpp>
 #include <migraphx/program.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include "passes/dead_code_elimination.hpp"
 #include "passes/pass_manager.hpp"
@@ -160,14 +161,93 @@ TEST(pass_simplify_algebra, batch_norm_not_folded_without_literals_or_shared_con
         else
             m.add_return({bn});
     };
-    for(bool shared : {false, true})
+    // Parameters as the scale: nothing changes.
+    migraphx::module m1, m2;
+    build(m1, false);
+    build(m2, false);
+    run_algebra(m1);
+    EXPECT_EQ(m1, m2) << m1;
+    // A convolution whose result is also returned keeps its weights; the batch norm becomes a
+    // scale and shift of its result instead.
+    migraphx::module m3;
+    build(m3, true);
+    run_algebra(m3);
+    std::vector<std::string> names;
+    for(auto& ins : m3)
+        names.push_back(ins.name());
+    EXPECT_EQ(std::count(names.begin(), names.end(), "batch_norm_inference"), 0) << m3;
+    EXPECT_EQ(std::count(names.begin(), names.end(), "mul"), 1) << m3;
+    for(auto& ins : m3)
+        if(ins.name() == "convolution")
+            EXPECT_EQ(ins.inputs()[1]->get_literal().to_vector<float>(), (std::vector<float>{1.0f, 2.0f}));
+}
+
+// A batch norm no convolution takes (DenseNet: after a concat, before the ReLU): a per-channel
+// multiply and add, with f = scale / sqrt(var + eps) and bias - mean * f as literals.
+TEST(pass_simplify_algebra, batch_norm_without_a_convolution_becomes_scale_and_shift)
+{
+    const shape xs{shape::float_type, {1, 2, 2, 2}};
+    const shape cs{shape::float_type, {2}};
+    auto build = [&](migraphx::module& m) {
+        auto x     = m.add_parameter("x", xs);
+        auto r     = m.add_instruction(make_op("relu"), x);
+        auto scale = m.add_literal(literal{cs, {4.0f, 3.0f}});
+        auto bias  = m.add_literal(literal{cs, {0.5f, 1.0f}});
+        auto mean  = m.add_literal(literal{cs, {1.0f, 2.0f}});
+        auto var   = m.add_literal(literal{cs, {3.0f, 8.0f}});
+        auto bn =
+            m.add_instruction(make_op("batch_norm_inference", {{"epsilon", 1.0f}}), r, scale, bias, mean, var);
+        m.add_return({bn});
+    };
+    migraphx::module m1;
+    build(m1);
+    run_algebra(m1);
+    // f = {4 / 2, 3 / 3} = {2, 1}; shift = {0.5 - 1 * 2, 1 - 2 * 1} = {-1.5, -1}.
+    migraphx::module m2;
     {
-        migraphx::module m1, m2;
-        build(m1, shared);
-        build(m2, shared);
-        run_algebra(m1);
-        EXPECT_EQ(m1, m2) << m1;
+        auto x   = m2.add_parameter("x", xs);
+        auto r   = m2.add_instruction(make_op("relu"), x);
+        auto bc  = make_op("broadcast", {{"axis", 1}, {"out_lens", {1, 2, 2, 2}}});
+        auto f   = m2.add_instruction(bc, m2.add_literal(literal{cs, {2.0f, 1.0f}}));
+        auto mul = m2.add_instruction(make_op("mul"), r, f);
+        auto sh  = m2.add_instruction(bc, m2.add_literal(literal{cs, {-1.5f, -1.0f}}));
+        m2.add_return({m2.add_instruction(make_op("add"), mul, sh)});
     }
+    EXPECT_EQ(m1, m2) << m1;
+    expect_close_results(build, run_algebra, xs);
+}
+
+// Per-activation mode (bn_mode 0) and a 2-d input keep the reference op and the same results.
+TEST(pass_simplify_algebra, batch_norm_scale_and_shift_results_and_limits)
+{
+    auto build = [](migraphx::module& m, std::int64_t mode, const shape& xs) {
+        auto x  = m.add_parameter("x", xs);
+        auto n  = mode == 1 ? xs.lens()[1] : xs.elements() / xs.lens()[0];
+        auto cs = shape{shape::float_type, {n}};
+        auto p  = [&](int seed) { return m.add_literal(migraphx::generate_literal(cs, seed)); };
+        auto v   = migraphx::generate_literal(cs, 4).to_vector<float>();
+        for(auto& e : v)
+            e = std::fabs(e) + 0.1f;
+        auto var = m.add_literal(literal{cs, v});
+        auto bn  = m.add_instruction(make_op("batch_norm_inference", {{"bn_mode", mode}}), x, p(1), p(2), p(3), var);
+        m.add_return({bn});
+    };
+    for(auto xs : {shape{shape::float_type, {2, 5}}, shape{shape::float_type, {2, 3, 4, 5}},
+                   shape{shape::float_type, {1, 4, 3, 2, 2}}})
+    {
+        auto spatial = [&](migraphx::module& m) { build(m, 1, xs); };
+        expect_close_results(spatial, run_algebra_and_fold, xs);
+        migraphx::module m;
+        build(m, 1, xs);
+        run_algebra_and_fold(m);
+        for(auto& ins : m)
+            EXPECT_NE(ins.name(), "batch_norm_inference") << xs;
+    }
+    migraphx::module m1, m2;
+    build(m1, 0, shape{shape::float_type, {2, 3, 4}});
+    build(m2, 0, shape{shape::float_type, {2, 3, 4}});
+    run_algebra(m1);
+    EXPECT_EQ(m1, m2) << m1;
 }
 
 TEST(pass_simplify_algebra, double_add_of_constants_combines)

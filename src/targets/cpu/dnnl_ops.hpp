@@ -210,6 +210,9 @@ struct dnnl_pooling
     bool ceil_mode     = false;
     std::string layout = "plain";
     bool planned       = false; // the output buffer is the last input (cpu::plan_memory)
+    // Average over the whole window, padding included (a zero pad folded in: ONNX
+    // count_include_pad=1); files without the field had the pad as its own op.
+    bool include_padding = false;
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -221,8 +224,11 @@ struct dnnl_pooling
         f(self.ceil_mode, "ceil_mode");
         f(self.layout, "layout");
         f(self.planned, "planned");
+        f(self.include_padding, "include_padding");
     }
     std::string name() const { return "dnnl::pooling"; }
+    /// oneDNN's implementation for these inputs ("jit:...", "simple_nchw:...", "ref:...").
+    std::string impl(context& ctx, const std::vector<shape>& inputs) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
     {
         return planned ? static_cast<std::ptrdiff_t>(inputs.size()) - 1 : -1;

@@ -1,4 +1,5 @@
-// dnnl::pooling: max, and average over the in-bounds elements of each window.
+// dnnl::pooling: max, and average over the in-bounds elements of each window (or over the whole
+// window, padding included, where a zero pad was folded in).
 
 #include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/register_op.hpp>
@@ -56,7 +57,9 @@ dnnl::pooling_forward::primitive_desc dnnl_pooling::make_pd(const dnnl_context& 
                     static_cast<std::int64_t>(in[i + 2] + padding[i]);
         pr.push_back(std::max<std::int64_t>(need, 0));
     }
-    auto alg = mode == "max" ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+    auto alg = mode == "max"          ? dnnl::algorithm::pooling_max
+               : include_padding ? dnnl::algorithm::pooling_avg_include_padding
+                                 : dnnl::algorithm::pooling_avg_exclude_padding;
     auto dst = to_dnnl_md(out, layout);
     return {{dnnl::prop_kind::forward_inference, alg, to_dnnl_md(inputs[0], layout), dst, s, k, pl, pr},
             user_scratchpad(), *c.engine};
@@ -79,6 +82,11 @@ argument dnnl_pooling::compute(context& ctx, const shape& out, const std::vector
                   {{DNNL_ARG_SRC, make_memory(cache->pd.src_desc(), c, args[0].data())},
                    {DNNL_ARG_DST, make_memory(cache->pd.dst_desc(), c, result.data())}});
     return result;
+}
+
+std::string dnnl_pooling::impl(context& ctx, const std::vector<shape>& inputs) const
+{
+    return make_pd(get_dnnl_context(ctx), inputs).impl_info_str();
 }
 
 MIGRAPHX_REGISTER_OP(dnnl_pooling)

@@ -43,6 +43,18 @@ struct kernel_builder
         alphas.push_back(alpha);
         return 1000000 + static_cast<std::int64_t>(steps.size() - 1);
     }
+    /// The steps of op `ins` on slots a: the kernel's own step, or for hardsigmoid (two
+    /// attributes, the kernel's steps carry one) clip(x * alpha + beta, 0, 1) as the reference
+    /// op computes it. Returns the result's slot.
+    std::int64_t op_steps(instruction_ref ins, const std::vector<std::int64_t>& a)
+    {
+        if(ins->name() != "hardsigmoid")
+            return step(ins->name(), a, alpha_of(ins));
+        auto v  = ins->get_operator().to_value();
+        auto ax = step("mul", {a.at(0), constant(static_cast<float>(v.at("alpha").get_float()))}, 0);
+        auto y  = step("add", {ax, constant(static_cast<float>(v.at("beta").get_float()))}, 0);
+        return step("clip", {y, constant(0.0f), constant(1.0f)}, 0);
+    }
     /// Slots: inputs, then constants, then steps.
     pointwise_kernel finish()
     {
@@ -62,6 +74,13 @@ struct kernel_builder
 };
 
 bool float_op(instruction_ref ins) { return ins->get_shape().type() == shape::float_type; }
+
+/// Ops the kernel runs as one step, or as a few (kernel_builder::op_steps).
+bool kernel_can_run(instruction_ref ins)
+{
+    return pointwise_kernel::supports(ins->name(), ins->inputs().size()) or
+           (ins->name() == "hardsigmoid" and ins->inputs().size() == 1);
+}
 
 /// A kernel for a fused `pointwise` instruction: its sub-module's params are its inputs in order.
 std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_module(instruction_ref ins)
@@ -109,7 +128,7 @@ std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_mo
             b.slot[&*it] = b.constant(*c);
             continue;
         }
-        if(not float_op(it) or not pointwise_kernel::supports(n, it->inputs().size()))
+        if(not float_op(it) or not kernel_can_run(it))
             return std::nullopt;
         std::vector<std::int64_t> a;
         for(auto x : it->inputs())
@@ -118,7 +137,7 @@ std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_mo
                 return std::nullopt;
             a.push_back(b.slot.at(&*x));
         }
-        b.slot[&*it] = b.step(n, a, alpha_of(it));
+        b.slot[&*it] = b.op_steps(it, a);
     }
     if(result < 1000000 or result != 1000000 + static_cast<std::int64_t>(b.steps.size()) - 1)
     {
@@ -134,7 +153,7 @@ std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_mo
 std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_op(instruction_ref ins)
 {
     auto n = ins->name();
-    if(not float_op(ins) or not pointwise_kernel::supports(n, ins->inputs().size()))
+    if(not float_op(ins) or not kernel_can_run(ins))
         return std::nullopt;
     kernel_builder b;
     std::vector<std::int64_t> a;
@@ -147,7 +166,7 @@ std::optional<std::pair<pointwise_kernel, std::vector<instruction_ref>>> from_op
     }
     if(b.inputs.empty())
         return std::nullopt; // all constant: propagate_constant's business
-    b.step(n, a, alpha_of(ins));
+    b.op_steps(ins, a);
     auto inputs = b.inputs;
     return std::make_pair(b.finish(), inputs);
 }

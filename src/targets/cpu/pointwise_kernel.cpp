@@ -17,7 +17,7 @@ constexpr std::size_t tile = 1024;
 enum class code
 {
     add, sub, mul, div, max, min, pow, relu, neg, abs, exp, log, sqrt, rsqrt, recip, tanh, sigmoid,
-    erf, leaky_relu, clip, identity
+    erf, leaky_relu, clip, identity, prelu, hardswish
 };
 
 const std::map<std::string, std::pair<code, std::size_t>>& table()
@@ -30,7 +30,7 @@ const std::map<std::string, std::pair<code, std::size_t>>& table()
         {"sqrt", {code::sqrt, 1}},     {"rsqrt", {code::rsqrt, 1}},     {"recip", {code::recip, 1}},
         {"tanh", {code::tanh, 1}},     {"sigmoid", {code::sigmoid, 1}}, {"erf", {code::erf, 1}},
         {"leaky_relu", {code::leaky_relu, 1}}, {"clip", {code::clip, 3}}, {"identity", {code::identity, 1}},
-        {"contiguous", {code::identity, 1}}};
+        {"contiguous", {code::identity, 1}}, {"prelu", {code::prelu, 2}}, {"hardswish", {code::hardswish, 1}}};
     return t;
 }
 
@@ -69,6 +69,14 @@ run_step(code c, float alpha, const float* a, const float* b, const float* d, fl
             r[i] = std::min(std::max(a[i], b[i]), d[i]);
         break;
     case code::identity: std::memcpy(r, a, n * sizeof(float)); break;
+    case code::prelu: for(std::size_t i = 0; i < n; i++) r[i] = a[i] < 0.0f ? a[i] * b[i] : a[i]; break;
+    case code::hardswish: // as the reference op: x * clamp(x / 6 + 1/2, 0, 1), NaN kept
+        for(std::size_t i = 0; i < n; i++)
+        {
+            float y = a[i] / 6.0f + 0.5f;
+            r[i]    = a[i] * (y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y));
+        }
+        break;
     }
 }
 
