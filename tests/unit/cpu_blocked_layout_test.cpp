@@ -226,6 +226,70 @@ TEST(cpu_blocked_layout, plain_pooling_moves_where_only_the_layout_has_a_jit_ker
 }
 #endif
 
+namespace {
+// conv -> x * per-channel constant -> conv, and an SE block's scale: conv -> global average ->
+// sigmoid -> broadcast over the image -> times the conv's result -> conv.
+migraphx::program channel_scaled_convs(std::size_t channels, bool squeeze_excite)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    std::vector<std::size_t> lens{1, channels, 7, 7};
+    auto x  = m->add_parameter("x", shape{shape::float_type, lens});
+    shape ws{shape::float_type, {channels, channels, 1, 1}};
+    auto wv = migraphx::generate_literal(ws, 1).to_vector<float>();
+    for(auto& v : wv)
+        v /= std::sqrt(static_cast<float>(channels));
+    auto w  = m->add_literal(migraphx::literal{ws, wv});
+    auto c1 = m->add_instruction(make_op("convolution"), x, w);
+    migraphx::instruction_ref scale;
+    if(squeeze_excite)
+    {
+        auto g = m->add_instruction(make_op("pooling", {{"mode", "average"}, {"global", true}}), c1);
+        scale  = m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), m->add_instruction(make_op("sigmoid"), g));
+    }
+    else
+        scale = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", lens}}),
+                                   m->add_literal(migraphx::generate_literal(shape{shape::float_type, {channels}}, 3)));
+    auto s = m->add_instruction(make_op("mul"), c1, scale);
+    m->add_return({m->add_instruction(make_op("convolution"), s, w)});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+// The product with a per-channel broadcast stays in the layout: one reorder in, one out (before
+// this, the chain left the layout for the product: four).
+TEST(cpu_blocked_layout, per_channel_broadcasts_stay_in_the_layout)
+{
+    for(const char* layout : {"nhwc", "blocked8", "blocked16"})
+        for(bool se : {false, true})
+        {
+            migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+            auto p  = channel_scaled_convs(16, se);
+            auto& m = *p.get_main_module();
+            migraphx::context ctx = migraphx::cpu::dnnl_context{};
+            migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
+                                     migraphx::dead_code_elimination{}});
+            auto names = migx_test::op_names(m);
+            SCOPED_TRACE(std::string(layout) + (se ? ", SE" : ", constant"));
+            // the SE branch's pooled [1, C, 1, 1] goes back to plain for the sigmoid: one more
+            EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), se ? 3 : 2) << m;
+        }
+}
+#endif
+
+TEST(cpu_blocked_layout, per_channel_broadcasts_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(const char* layout : {"blocked8", "blocked16", "nhwc"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        for(bool se : {false, true})
+            for(std::size_t channels : {10, 16})
+                migx_test::expect_cpu_matches_ref(channel_scaled_convs(channels, se), 1e-5, 1e-5);
+    }
+}
+
 TEST(cpu_blocked_layout, plain_pooling_results_match_ref)
 {
     MIGX_REQUIRE_CPU();

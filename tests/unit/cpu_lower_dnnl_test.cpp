@@ -125,6 +125,63 @@ TEST(cpu_lower_dnnl, folded_pad_pooling_matches_ref)
         }
 }
 
+// SiLU as torch exports it (x * sigmoid(x), either operand order) and HardSwish after a
+// convolution become its post-ops (EfficientNet's and MobileNetV3's activations: a separate
+// pass over the result before).
+TEST(cpu_lower_dnnl, swish_and_hardswish_become_post_ops)
+{
+    for(int form : {0, 1, 2})
+    {
+        migraphx::module m;
+        auto x = m.add_parameter("x", shape{shape::float_type, {1, 8, 4, 4}});
+        auto c = add_conv(m, x);
+        if(form == 2)
+            m.add_return({m.add_instruction(make_op("hardswish"), c)});
+        else
+        {
+            auto sg = m.add_instruction(make_op("sigmoid"), c);
+            m.add_return({form == 0 ? m.add_instruction(make_op("mul"), c, sg) : m.add_instruction(make_op("mul"), sg, c)});
+        }
+        lower(m);
+        EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dnnl::convolution", "@return"})) << form;
+        auto v = std::prev(m.end(), 2)->get_operator().to_value();
+        EXPECT_EQ(v.at("post_ops").to_vector<std::string>(),
+                  (std::vector<std::string>{form == 2 ? "hardswish" : "swish"}));
+    }
+    // x * sigmoid(y) of another y is not SiLU.
+    migraphx::module m;
+    auto x  = m.add_parameter("x", shape{shape::float_type, {1, 8, 4, 4}});
+    auto y  = m.add_parameter("y", shape{shape::float_type, {1, 8, 4, 4}});
+    auto c  = add_conv(m, x);
+    auto sg = m.add_instruction(make_op("sigmoid"), y);
+    m.add_return({m.add_instruction(make_op("mul"), c, sg), c});
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m), (std::vector<std::string>{"dnnl::convolution", "sigmoid", "mul", "@return"}));
+}
+
+TEST(cpu_lower_dnnl, swish_and_hardswish_post_ops_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(bool hard : {false, true})
+    {
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, 6, 6}});
+        // weights x 4: outputs past hardswish's bends at -3 and 3
+        shape ws{shape::float_type, {8, 8, 3, 3}};
+        auto wv = migraphx::generate_literal(ws, 1).to_vector<float>();
+        for(auto& v : wv)
+            v *= 4.0f;
+        auto w = m->add_literal(migraphx::literal{ws, wv});
+        auto c = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
+        if(hard)
+            m->add_return({m->add_instruction(make_op("hardswish"), c)});
+        else
+            m->add_return({m->add_instruction(make_op("mul"), c, m->add_instruction(make_op("sigmoid"), c))});
+        migx_test::expect_cpu_matches_ref(p, 1e-5, 1e-5);
+    }
+}
+
 TEST(cpu_lower_dnnl, same_upper_padding_becomes_explicit)
 {
     migraphx::module m;

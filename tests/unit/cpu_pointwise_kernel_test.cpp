@@ -104,3 +104,28 @@ TEST(cpu_pointwise_kernel, prelu_hardswish_hardsigmoid)
     }
     check(hs, "hardsigmoid");
 }
+
+// Short rows (a per-channel operand on channels-last data merges no dims: rows of C values) run
+// several rows an item: an operand repeated every row (filled once), one whose rows follow each
+// other (read in place), a transposed one and a broadcast along another dim (gathered row by
+// row); 7 * 9 * 2 rows of 12 is not a multiple of the rows an item.
+TEST(cpu_pointwise_kernel, several_short_rows_an_item)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m     = p.get_main_module();
+    std::vector<std::size_t> lens{2, 7, 9, 12};
+    auto x      = m->add_parameter("x", shape{shape::float_type, lens});
+    auto slope  = m->add_parameter("slope", shape{shape::float_type, {12}});
+    auto sb     = m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), slope);
+    auto y      = m->add_parameter("y", shape{shape::float_type, {2, 7, 12, 9}});
+    auto yt     = m->add_instruction(make_op("transpose", {{"permutation", std::vector<std::int64_t>{0, 1, 3, 2}}}), y);
+    auto z      = m->add_parameter("z", shape{shape::float_type, {7}});
+    auto zb     = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", lens}}), z);
+    auto pr     = m->add_instruction(make_op("prelu"), x, sb);
+    auto prod   = m->add_instruction(make_op("mul"), yt, zb);
+    m->add_return({m->add_instruction(make_op("add"), pr, prod)});
+    auto cpu   = migx_test::expect_cpu_matches_ref(p, 1e-6, 1e-7);
+    auto names = migx_test::op_names(*cpu.get_main_module());
+    EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::pointwise"), 1);
+}

@@ -404,6 +404,7 @@ dnnl::post_ops make_post_ops(const std::vector<std::string>& ops,
         {"exp", dnnl::algorithm::eltwise_exp},
         {"sqrt", dnnl::algorithm::eltwise_sqrt},
         {"swish", dnnl::algorithm::eltwise_swish},
+        {"hardswish", dnnl::algorithm::eltwise_hardswish},
         {"linear", dnnl::algorithm::eltwise_linear},
     };
     dnnl::post_ops po;

@@ -66,6 +66,8 @@ std::optional<post_op> eltwise_of(instruction_ref u)
         return post_op{"logistic"};
     if(n == "tanh")
         return post_op{"tanh"};
+    if(n == "hardswish")
+        return post_op{"hardswish"};
     if(n == "leaky_relu")
         return post_op{"relu", static_cast<float>(u->get_operator().to_value().at("alpha").get_float())};
     if(n == "clip")
@@ -128,6 +130,23 @@ std::optional<instruction_ref> match_gelu(instruction_ref x)
     return std::nullopt;
 }
 
+/// SiLU / swish on x, x * sigmoid(x) (EfficientNet's activation as torch exports it): the
+/// product, or nothing.
+std::optional<instruction_ref> match_swish(instruction_ref x)
+{
+    if(x->outputs().size() != 2)
+        return std::nullopt;
+    for(auto s : x->outputs())
+    {
+        if(s->name() != "sigmoid" or s->outputs().size() != 1)
+            continue;
+        auto prod = s->outputs().front();
+        if(prod->name() == "mul" and other_input(prod, s) == x and prod->inputs().size() == 2)
+            return prod;
+    }
+    return std::nullopt;
+}
+
 /// Grows a fused op from `root` over its single-user chain: bias (axis), sum, eltwise.
 /// Returns the last instruction absorbed; fills bias, sum operand and post-ops.
 struct fusion
@@ -149,6 +168,12 @@ fusion grow(instruction_ref root, std::size_t bias_axis, bool allow_sum, bool al
         {
             f.ops.push_back({"gelu_erf"});
             f.last = *g;
+            continue;
+        }
+        if(auto sw = match_swish(f.last))
+        {
+            f.ops.push_back({"swish", 1.0f});
+            f.last = *sw;
             continue;
         }
         auto u = only_user(f.last);
