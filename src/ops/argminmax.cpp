@@ -47,17 +47,22 @@ struct arg_op
         std::size_t outer = output_shape.elements() / inner;
         argument result{output_shape};
         auto* out = reinterpret_cast<std::int64_t*>(result.data());
-        args[0].visit([&](auto input) {
-            using T = typename decltype(input)::value_type;
+        // A view (a detector's class scores sliced from its head's output) is copied packed first:
+        // reading it through its strides costs a div and mod per dim and element (YOLO's 6300x80
+        // scores: 4.6 ms, against ~0.5 for the copy and the packed scan).
+        auto packed = args[0].get_shape().standard() ? args[0] : args[0].contiguous();
+        packed.visit([&](auto input) {
+            using T        = typename decltype(input)::value_type;
+            const T* data = input.data(); // packed: offsets are indices
             for(std::size_t o = 0; o < outer; o++)
                 for(std::size_t i = 0; i < inner; i++)
                 {
                     std::size_t base = o * n * inner + i;
                     std::size_t best = 0;
-                    T bv             = input[base];
+                    T bv             = data[base];
                     for(std::size_t j = 1; j < n; j++)
                     {
-                        T x = input[base + j * inner];
+                        T x = data[base + j * inner];
                         bool better = IsMax ? bv < x : x < bv;
                         bool tie    = not(bv < x) and not(x < bv);
                         if(better or (select_last_index and tie))

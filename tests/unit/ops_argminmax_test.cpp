@@ -68,3 +68,32 @@ TEST(ops_argminmax, strided_and_integer_inputs)
     migraphx::argument ha{shape{shape::half_type, {3}}, h.data()};
     EXPECT_EQ(run("argmin", 0, ha), (ivec{1}));
 }
+
+// A strided view (the class scores sliced from a [rows, 5 + classes] head output, and a
+// transpose) gives the indices of the same values packed.
+TEST(ops_argminmax, views_as_their_packed_values)
+{
+    fvec head(6 * 9);
+    for(std::size_t i = 0; i < head.size(); i++)
+        head[i] = static_cast<float>((i * 37) % 23) - 11.0f;
+    // columns 5..8 of each of the 6 rows: lens {6, 4}, strides {9, 1}, offset 5
+    migraphx::argument scores{shape{shape::float_type, {6, 4}, {9, 1}}, head.data() + 5};
+    fvec packed;
+    for(std::size_t r = 0; r < 6; r++)
+        for(std::size_t c = 0; c < 4; c++)
+            packed.push_back(head[r * 9 + 5 + c]);
+    migraphx::argument p{shape{shape::float_type, {6, 4}}, packed.data()};
+    for(const char* op : {"argmax", "argmin"})
+        for(std::int64_t axis : {0, 1})
+            for(bool last : {false, true})
+                EXPECT_EQ(run(op, axis, scores, last), run(op, axis, p, last)) << op << " axis " << axis;
+    // transposed: [4, 6] read with strides {1, 4} over the packed [6, 4]
+    migraphx::argument t{shape{shape::float_type, {4, 6}, {1, 4}}, packed.data()};
+    fvec tp;
+    for(std::size_t c = 0; c < 4; c++)
+        for(std::size_t r = 0; r < 6; r++)
+            tp.push_back(packed[r * 4 + c]);
+    migraphx::argument tpa{shape{shape::float_type, {4, 6}}, tp.data()};
+    EXPECT_EQ(run("argmax", 1, t), run("argmax", 1, tpa));
+    EXPECT_EQ(run("argmin", 0, t), run("argmin", 0, tpa));
+}
