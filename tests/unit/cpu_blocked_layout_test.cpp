@@ -278,6 +278,62 @@ TEST(cpu_blocked_layout, per_channel_broadcasts_stay_in_the_layout)
 }
 #endif
 
+namespace {
+// DenseNet's pattern: x -> conv -> concat(x', conv) -> per-channel scale -> conv, with x' = a conv
+// of x so that both parts exist in the layout.
+migraphx::program dense_concat(std::size_t channels)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, channels, 5, 5}});
+    auto conv = [&](migraphx::instruction_ref in, std::size_t cin, std::size_t cout, int seed) {
+        shape ws{shape::float_type, {cout, cin, 1, 1}};
+        auto wv = migraphx::generate_literal(ws, seed).to_vector<float>();
+        for(auto& v : wv)
+            v /= std::sqrt(static_cast<float>(cin));
+        return m->add_instruction(make_op("convolution"), in, m->add_literal(migraphx::literal{ws, wv}));
+    };
+    auto a   = conv(x, channels, channels, 1);
+    auto b   = conv(a, channels, channels, 2);
+    auto cat = m->add_instruction(make_op("concat", {{"axis", 1}}), a, b);
+    auto sc  = m->add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", cat->get_shape().lens()}}),
+                                  m->add_literal(migraphx::generate_literal(shape{shape::float_type, {2 * channels}}, 3)));
+    auto r   = m->add_instruction(make_op("relu"), m->add_instruction(make_op("mul"), cat, sc));
+    m->add_return({conv(r, 2 * channels, channels, 4)});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+// The concatenation of two values in the layout stays there (before: both went back to plain
+// for it and the result into the layout again: 4 reorders where there are 2).
+TEST(cpu_blocked_layout, channel_concat_stays_in_the_layout)
+{
+    for(const char* layout : {"nhwc", "blocked8", "blocked16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        auto p  = dense_concat(16);
+        auto& m = *p.get_main_module();
+        migraphx::context ctx = migraphx::cpu::dnnl_context{};
+        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
+                                 migraphx::dead_code_elimination{}});
+        auto names = migx_test::op_names(m);
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 2) << layout << m;
+    }
+}
+#endif
+
+TEST(cpu_blocked_layout, channel_concat_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(const char* layout : {"blocked8", "blocked16", "nhwc"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        for(std::size_t channels : {8, 16, 10})
+            migx_test::expect_cpu_matches_ref(dense_concat(channels), 1e-5, 1e-5);
+    }
+}
+
 TEST(cpu_blocked_layout, per_channel_broadcasts_match_ref)
 {
     MIGX_REQUIRE_CPU();

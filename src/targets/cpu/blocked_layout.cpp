@@ -148,6 +148,27 @@ struct layout_rewriter
         }
     }
 
+    /// A concatenation along the channels of values that all exist in the layout runs there:
+    /// along the last dim in nhwc, along the blocks in nChw8c/nChw16c (every part's channels fit
+    /// the blocks). DenseNet concatenates every dense layer's input: each went back to plain for
+    /// it and into the layout again for the next convolution.
+    void concat(instruction_ref ins)
+    {
+        auto v    = ins->get_operator().to_value();
+        auto axis = v.at("axis").to<std::int64_t>();
+        if(ins->get_shape().lens().size() != 4 or (axis != 1 and axis != -3))
+            return;
+        std::vector<instruction_ref> in;
+        for(auto x : ins->inputs())
+        {
+            if(not has_blocked(x))
+                return;
+            in.push_back(blocked.at(&*x));
+        }
+        auto physical_axis = block == 0 ? 3 : 1;
+        publish(ins, m.insert_instruction(ins, make_op("concat", {{"axis", physical_axis}}), in));
+    }
+
     /// An elementwise op whose inputs all exist in blocked layout runs on them as they are; a
     /// per-channel or scalar broadcast among them (a PReLU slope, an SE block's channel scales, a
     /// constant) is broadcast over the layout's dims instead, so the chain does not leave the
@@ -254,6 +275,8 @@ layout_stats rewrite_layout(module& m, context& ctx, const std::string& layout)
             r.convolution(ins);
         else if(ins->name() == "dnnl::pooling")
             r.pooling(ins);
+        else if(ins->name() == "concat" and ins->get_shape().type() == shape::float_type)
+            r.concat(ins);
         else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)
             r.elementwise(ins);
     }
