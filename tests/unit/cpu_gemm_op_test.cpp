@@ -339,7 +339,8 @@ TEST(cpu_gemm_op, onednn_matmul_where_it_runs_avx512)
     {
         SCOPED_TRACE(choice == nullptr ? "default" : choice);
         migx_test::scoped_env e("MIGRAPHX_CPU_GEMM", choice);
-        auto cpu = migx_test::expect_cpu_matches_ref(ffn(37, 24, 70), 1e-4, 1e-4);
+        // 37 x 96 x 280 multiply-adds a product: past the small-product rule (2^18)
+        auto cpu = migx_test::expect_cpu_matches_ref(ffn(37, 96, 280), 1e-4, 1e-4);
         auto own = migraphx::cpu::own_gemm_preferred();
         EXPECT_EQ(count(cpu, "cpu::gemm"), own ? 2u : 0u);
         EXPECT_EQ(count(cpu, "dnnl::matmul"), own ? 0u : 2u);
@@ -350,5 +351,24 @@ TEST(cpu_gemm_op, onednn_matmul_where_it_runs_avx512)
     }
     migx_test::scoped_env bad("MIGRAPHX_CPU_GEMM", "fast");
     EXPECT_THROW(migraphx::cpu::own_gemm_preferred(), migraphx::exception);
+}
+
+// Small products (an LSTM step's 1 x 128 x 512: oneDNN's call costs more than the product) take
+// the own kernel wherever it runs, AVX-512 machines included; MIGRAPHX_CPU_GEMM=onednn keeps
+// oneDNN for them.
+TEST(cpu_gemm_op, small_products_take_the_own_kernel)
+{
+    MIGX_REQUIRE_CPU();
+    if(migraphx::cpu::gemm_best_isa() != migraphx::cpu::gemm_isa::avx2)
+        GTEST_SKIP() << "the own kernel needs AVX2 and FMA";
+    for(const char* choice : {static_cast<const char*>(nullptr), "onednn"})
+    {
+        SCOPED_TRACE(choice == nullptr ? "default" : choice);
+        migx_test::scoped_env e("MIGRAPHX_CPU_GEMM", choice);
+        auto cpu       = migx_test::expect_cpu_matches_ref(ffn(1, 128, 512), 1e-4, 1e-4);
+        bool forced_dnnl = choice != nullptr;
+        EXPECT_EQ(count(cpu, "cpu::gemm"), forced_dnnl ? 0u : 2u);
+        EXPECT_EQ(count(cpu, "dnnl::matmul"), forced_dnnl ? 2u : 0u);
+    }
 }
 #endif

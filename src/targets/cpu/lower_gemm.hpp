@@ -13,7 +13,8 @@ namespace cpu {
 bool own_gemm_preferred();
 
 /// Where own_gemm_preferred(), each dnnl::matmul (as cpu::lower_dnnl made it, with its bias,
-/// residual sum and activations) becomes cpu::gemm, the cpu target's own kernel; a constant b (a
+/// residual sum and activations) becomes cpu::gemm, the cpu target's own kernel, and elsewhere
+/// (where the kernel runs) the small ones, up to 2^18 multiply-adds (an LSTM step's); a constant b (a
 /// literal, or a view of one) is packed into the kernel's layout here, once. Elsewhere (and for
 /// post-ops the kernel lacks) oneDNN's matmul stays. `force` converts on any CPU (for tests: the
 /// kernel then runs its portable code).

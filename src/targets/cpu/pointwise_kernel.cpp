@@ -193,7 +193,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     // at a time.
     std::size_t row    = std::max<std::size_t>(space.row_length(), 1);
     std::size_t rows   = out.elements() / row;
-    std::size_t k      = 2 * row <= tile and rows > 1 ? tile / row : 1; // rows an item
+    std::size_t k      = 2 * row <= tile and rows > 1 ? std::min(tile / row, rows) : 1; // rows an item
     std::size_t chunk  = k > 1 ? k * row : std::min(tile, row);
     std::size_t per    = k > 1 ? 1 : (row + chunk - 1) / chunk;
     std::size_t items  = k > 1 ? (rows + k - 1) / k : rows * per;
@@ -228,20 +228,23 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
         return static_cast<const float*>(b);
     };
 
+    // Each slot's buffer holds one item (chunk <= tile): a small tensor's call (an LSTM step's
+    // 128 gates) allocates and fills that much, not a whole tile per slot.
+    const std::size_t pitch = chunk;
 #pragma omp parallel if(out.elements() > 4 * tile)
     {
-        std::vector<float> buf(slots * tile);
+        std::vector<float> buf(slots * pitch);
         std::vector<const float*> ptr(slots);
         for(std::size_t c = 0; c < constants.size(); c++)
         {
-            std::fill_n(buf.data() + (inputs + c) * tile, tile, constants[c]);
-            ptr[inputs + c] = buf.data() + (inputs + c) * tile;
+            std::fill_n(buf.data() + (inputs + c) * pitch, pitch, constants[c]);
+            ptr[inputs + c] = buf.data() + (inputs + c) * pitch;
         }
         for(std::size_t i = 0; i < inputs; i++)
         {
             if(not periodic[i])
                 continue;
-            float* b = buf.data() + i * tile;
+            float* b = buf.data() + i * pitch;
             for(std::size_t j = 0; j < k; j++)
             {
                 const float* r = read_row(i, data[i], 0, row, b + j * row);
@@ -261,7 +264,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                 out_row        = dst + r0 * row;
                 for(std::size_t i = 0; i < inputs; i++)
                 {
-                    float* b = buf.data() + i * tile;
+                    float* b = buf.data() + i * pitch;
                     if(periodic[i])
                         ptr[i] = b;
                     else if(flat[i])
@@ -285,13 +288,13 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                 len            = std::min(chunk, row - c0);
                 out_row        = dst + r * row + c0;
                 for(std::size_t i = 0; i < inputs; i++)
-                    ptr[i] = read_row(i, data[i] + space.row_offset(i, r), c0, len, buf.data() + i * tile);
+                    ptr[i] = read_row(i, data[i] + space.row_offset(i, r), c0, len, buf.data() + i * pitch);
             }
             for(std::size_t s = 0; s < ops.size(); s++)
             {
                 std::size_t slot = inputs + constants.size() + s;
                 // the last step writes straight into the result
-                float* res = s + 1 == ops.size() ? out_row : buf.data() + slot * tile;
+                float* res = s + 1 == ops.size() ? out_row : buf.data() + slot * pitch;
                 auto arg   = [&](std::size_t a) {
                     return a < static_cast<std::size_t>(arity[s]) ? ptr[args[first_arg[s] + a]] : nullptr;
                 };
