@@ -182,6 +182,42 @@ TEST(cpu_lower_dnnl, swish_and_hardswish_post_ops_match_ref)
     }
 }
 
+namespace {
+// torch's sequence-first projection: x [1, S, K] transposed to [S, 1, K] times a weight broadcast
+// over the S one-row batches.
+migraphx::program seq_first_projection(std::size_t seq, std::size_t k, std::size_t n)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, seq, k}});
+    auto xt = m->add_instruction(make_op("transpose", {{"permutation", std::vector<std::int64_t>{1, 0, 2}}}), x);
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {k, n}}, 1));
+    auto wb = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{seq, k, n}}}), w);
+    m->add_return({m->add_instruction(make_op("dot"), xt, wb)});
+    return p;
+}
+} // namespace
+
+// A batch of one-row products by one matrix is one product of all the rows (oneDNN ran ViT's QKV
+// projection as 197 matrix-vector products).
+TEST(cpu_lower_dnnl, one_row_batches_by_one_matrix_become_one_product)
+{
+    auto p  = seq_first_projection(5, 8, 12);
+    auto& m = *p.get_main_module();
+    lower(m);
+    EXPECT_EQ(migx_test::op_names(m),
+              (std::vector<std::string>{"transpose", "squeeze", "dnnl::matmul", "unsqueeze", "@return"}));
+    auto mm = std::prev(m.end(), 3);
+    EXPECT_EQ(mm->get_shape().lens(), (std::vector<std::size_t>{5, 12}));
+    EXPECT_EQ(std::prev(m.end(), 2)->get_shape().lens(), (std::vector<std::size_t>{5, 1, 12}));
+}
+
+TEST(cpu_lower_dnnl, one_row_batches_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    migx_test::expect_cpu_matches_ref(seq_first_projection(7, 24, 40), 1e-5, 1e-5);
+}
+
 TEST(cpu_lower_dnnl, same_upper_padding_becomes_explicit)
 {
     migraphx::module m;

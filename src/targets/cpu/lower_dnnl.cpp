@@ -244,8 +244,30 @@ void lower_convolution(module& m, instruction_ref ins)
     m.replace_instruction(f.last, operation{*op}, fused_inputs(m, {ins->inputs()[0], ins->inputs()[1]}, f));
 }
 
+/// A batch of one-row products by the same matrix, dot({B, 1, K}, broadcast {K, N}) (torch's
+/// sequence-first attention input: ViT's [197, 1, 768] times the QKV weights), as one {B, K} x
+/// {K, N} product: oneDNN ran it as 197 matrix-vector products, 2.7x the time a multiply-add of
+/// the one product. Returns the new product, or ins where the pattern does not hold.
+instruction_ref rows_as_one_product(module& m, instruction_ref ins)
+{
+    auto a = ins->inputs()[0], b = ins->inputs()[1];
+    const auto& as = a->get_shape();
+    const auto& bs = b->get_shape();
+    if(as.lens().size() != 3 or as.lens()[1] != 1 or bs.lens().size() != 3 or bs.strides()[0] != 0 or
+       bs.lens()[0] < 2 or b->name() != "multibroadcast")
+        return ins;
+    auto w = b->inputs().front();
+    if(w->get_shape().lens() != std::vector<std::size_t>{bs.lens()[1], bs.lens()[2]})
+        return ins;
+    auto rows = m.insert_instruction(ins, make_op("squeeze", {{"axes", std::vector<std::int64_t>{1}}}), a);
+    auto prod = m.insert_instruction(ins, make_op("dot"), rows, w);
+    m.replace_instruction(ins, make_op("unsqueeze", {{"axes", std::vector<std::int64_t>{1}}}), {prod});
+    return prod;
+}
+
 void lower_dot(module& m, instruction_ref ins)
 {
+    ins        = rows_as_one_product(m, ins);
     auto plain = plain_dnnl_matmul(ins);
     if(not plain)
         return;
