@@ -50,6 +50,18 @@ void expect_close_results(const std::function<void(migraphx::module&)>& build,
         EXPECT_NEAR(r1[i], r2[i], 1e-4 * (1 + std::fabs(r1[i]))) << i;
 }
 
+// batch_norm_inference(x) with epsilon 1 and per-channel scale {4, 3}, bias {0.5, 1}, mean {1, 2},
+// variance {3, 8}: factor scale / sqrt(var + 1) = {2, 1}.
+migraphx::instruction_ref add_two_channel_batch_norm(migraphx::module& m, migraphx::instruction_ref x)
+{
+    const shape cs{shape::float_type, {2}};
+    auto scale = m.add_literal(literal{cs, {4.0f, 3.0f}});
+    auto bias  = m.add_literal(literal{cs, {0.5f, 1.0f}});
+    auto mean  = m.add_literal(literal{cs, {1.0f, 2.0f}});
+    auto var   = m.add_literal(literal{cs, {3.0f, 8.0f}});
+    return m.add_instruction(make_op("batch_norm_inference", {{"epsilon", 1.0f}}), x, scale, bias, mean, var);
+}
+
 } // namespace
 
 TEST(pass_simplify_algebra, batch_norm_folds_into_convolution)
@@ -60,15 +72,9 @@ TEST(pass_simplify_algebra, batch_norm_folds_into_convolution)
     migraphx::module m1;
     {
         auto x     = m1.add_parameter("x", xs);
-        auto w     = m1.add_literal(literal{ws, {1.0f, 2.0f}});
-        auto scale = m1.add_literal(literal{cs, {4.0f, 3.0f}});
-        auto bias  = m1.add_literal(literal{cs, {0.5f, 1.0f}});
-        auto mean  = m1.add_literal(literal{cs, {1.0f, 2.0f}});
-        auto var   = m1.add_literal(literal{cs, {3.0f, 8.0f}});
-        auto conv  = m1.add_instruction(make_op("convolution"), x, w);
-        auto bn    = m1.add_instruction(make_op("batch_norm_inference", {{"epsilon", 1.0f}}), conv, scale, bias,
-                                     mean, var);
-        m1.add_return({bn});
+        auto w    = m1.add_literal(literal{ws, {1.0f, 2.0f}});
+        auto conv = m1.add_instruction(make_op("convolution"), x, w);
+        m1.add_return({add_two_channel_batch_norm(m1, conv)});
     }
     run_algebra(m1);
     // factor = scale / sqrt(var + 1) = {2, 1}; weights {2, 2}; bias - mean * factor = {-1.5, -1}.
@@ -117,16 +123,10 @@ TEST(pass_simplify_algebra, batch_norm_after_convolution_with_bias_folds)
         auto x     = m.add_parameter("x", xs);
         auto w     = m.add_literal(literal{ws, {1.0f, 2.0f}});
         auto cb    = m.add_literal(literal{cs, {0.5f, -1.0f}});
-        auto scale = m.add_literal(literal{cs, {4.0f, 3.0f}});
-        auto bias  = m.add_literal(literal{cs, {0.5f, 1.0f}});
-        auto mean  = m.add_literal(literal{cs, {1.0f, 2.0f}});
-        auto var   = m.add_literal(literal{cs, {3.0f, 8.0f}});
         auto conv  = m.add_instruction(make_op("convolution"), x, w);
         auto bb    = m.add_instruction(make_op("broadcast", {{"axis", 1}, {"out_lens", {1, 2, 2, 2}}}), cb);
         auto y     = m.add_instruction(make_op("add"), conv, bb);
-        auto bn =
-            m.add_instruction(make_op("batch_norm_inference", {{"epsilon", 1.0f}}), y, scale, bias, mean, var);
-        m.add_return({bn});
+        m.add_return({add_two_channel_batch_norm(m, y)});
     };
     migraphx::module m1;
     build(m1);
@@ -178,8 +178,12 @@ TEST(pass_simplify_algebra, batch_norm_not_folded_without_literals_or_shared_con
     EXPECT_EQ(std::count(names.begin(), names.end(), "batch_norm_inference"), 0) << m3;
     EXPECT_EQ(std::count(names.begin(), names.end(), "mul"), 1) << m3;
     for(auto& ins : m3)
+    {
         if(ins.name() == "convolution")
+        {
             EXPECT_EQ(ins.inputs()[1]->get_literal().to_vector<float>(), (std::vector<float>{1.0f, 2.0f}));
+        }
+    }
 }
 
 // A batch norm no convolution takes (DenseNet: after a concat, before the ReLU): a per-channel
@@ -191,13 +195,7 @@ TEST(pass_simplify_algebra, batch_norm_without_a_convolution_becomes_scale_and_s
     auto build = [&](migraphx::module& m) {
         auto x     = m.add_parameter("x", xs);
         auto r     = m.add_instruction(make_op("relu"), x);
-        auto scale = m.add_literal(literal{cs, {4.0f, 3.0f}});
-        auto bias  = m.add_literal(literal{cs, {0.5f, 1.0f}});
-        auto mean  = m.add_literal(literal{cs, {1.0f, 2.0f}});
-        auto var   = m.add_literal(literal{cs, {3.0f, 8.0f}});
-        auto bn =
-            m.add_instruction(make_op("batch_norm_inference", {{"epsilon", 1.0f}}), r, scale, bias, mean, var);
-        m.add_return({bn});
+        m.add_return({add_two_channel_batch_norm(m, r)});
     };
     migraphx::module m1;
     build(m1);
