@@ -38,6 +38,28 @@ TEST(cpu_row_kernels, reductions_on_a_transposed_input)
     EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::reduce"), 4);
 }
 
+// Reductions over several trailing axes (a global average as ShuffleNet exports it: mean over
+// {2, 3}) are one row each: any order and sign of the axes; {1, 2} of a rank-4 input (not
+// trailing) stays a reference op.
+TEST(cpu_row_kernels, reductions_over_trailing_axes)
+{
+    MIGX_REQUIRE_CPU();
+    using axes = std::vector<std::int64_t>;
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2, 16, 7, 5}});
+    std::vector<migraphx::instruction_ref> r;
+    r.push_back(m->add_instruction(make_op("reduce_mean", {{"axes", axes{2, 3}}}), x));
+    r.push_back(m->add_instruction(make_op("reduce_sum", {{"axes", axes{-1, -2}}}), x));
+    r.push_back(m->add_instruction(make_op("reduce_max", {{"axes", axes{3, 1, 2}}}), x));
+    r.push_back(m->add_instruction(make_op("reduce_min", {{"axes", axes{1, 2}}}), x)); // stays
+    m->add_return(r);
+    auto cpu   = migx_test::expect_cpu_matches_ref(p, 1e-5, 1e-6);
+    auto names = migx_test::op_names(*cpu.get_main_module());
+    EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::reduce"), 3);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "reduce_min"), 1);
+}
+
 TEST(cpu_row_kernels, bad_input_is_an_exception)
 {
     MIGX_REQUIRE_CPU();

@@ -1,4 +1,6 @@
 #include "targets/cpu/row_kernels.hpp"
+#include <functional>
+#include <numeric>
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/fast_math.hpp"
 #include "targets/cpu/dnnl_context.hpp"
@@ -110,7 +112,9 @@ MIGRAPHX_REGISTER_OP(row_reduce)
 
 namespace {
 
-bool last_axis(instruction_ref ins, const std::string& key)
+/// How many trailing axes the op's `key` names, all of them and nothing else ({2, 3} of a rank-4
+/// input: 2, a global average as ShuffleNet's reduce_mean), or 0.
+std::size_t trailing_axes(instruction_ref ins, const std::string& key)
 {
     auto v    = ins->get_operator().to_value();
     auto rank = static_cast<std::int64_t>(ins->inputs().front()->get_shape().lens().size());
@@ -119,7 +123,13 @@ bool last_axis(instruction_ref ins, const std::string& key)
         axes = v.at(key).to_vector<std::int64_t>();
     else
         axes = {v.at(key).get_int64()};
-    return axes.size() == 1 and (axes[0] == rank - 1 or axes[0] == -1);
+    for(auto& a : axes)
+        a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    for(std::size_t i = 0; i < axes.size(); i++)
+        if(axes[i] != rank - static_cast<std::int64_t>(axes.size() - i))
+            return 0;
+    return axes.size();
 }
 
 } // namespace
@@ -142,13 +152,28 @@ void lower_row_ops::apply(module& m) const
         bool reduce  = n == "reduce_sum" or n == "reduce_mean" or n == "reduce_max" or n == "reduce_min";
         if(not softmax and not reduce)
             continue;
-        if(not last_axis(ins, softmax ? "axis" : "axes"))
+        auto k = trailing_axes(ins, softmax ? "axis" : "axes");
+        if(k == 0 or (softmax and k != 1))
             continue;
         // The kernels read rows in place: make the input standard first if it is a view.
         if(not x->get_shape().standard())
             x = m.insert_instruction(ins, make_op("contiguous"), {x});
         if(softmax)
+        {
             m.replace_instruction(ins, operation{row_softmax{n == "logsoftmax"}}, {x});
+            continue;
+        }
+        // Several trailing axes are one row: reduced as {outer..., row}, the result reshaped back.
+        const auto& l = x->get_shape().lens();
+        if(k > 1)
+        {
+            std::vector<std::size_t> rows(l.begin(), l.end() - static_cast<std::ptrdiff_t>(k));
+            rows.push_back(std::accumulate(l.end() - static_cast<std::ptrdiff_t>(k), l.end(), std::size_t{1},
+                                           std::multiplies<>{}));
+            x = m.insert_instruction(ins, make_op("reshape", {{"dims", rows}}), {x});
+            auto r = m.insert_instruction(ins, operation{row_reduce{n.substr(7)}}, {x});
+            m.replace_instruction(ins, make_op("reshape", {{"dims", ins->get_shape().lens()}}), {r});
+        }
         else
             m.replace_instruction(ins, operation{row_reduce{n.substr(7)}}, {x});
     }
