@@ -4,6 +4,7 @@
 #include <migraphx/make_op.hpp>
 #include <cmath>
 #include <iterator>
+#include <optional>
 
 namespace migraphx {
 
@@ -74,16 +75,39 @@ std::vector<double> per_channel_values(instruction_ref c, instruction_ref end)
     return r;
 }
 
-bool fold_batch_norm(module& m, instruction_ref bn)
+/// A spatial batch_norm_inference with literal parameters of k channels as y = x * factor + shift
+/// per channel: factor = scale / sqrt(var + eps), shift = bias - mean * factor. Nothing otherwise.
+struct bn_affine
+{
+    std::vector<double> factor, shift;
+};
+std::optional<bn_affine> batch_norm_affine(instruction_ref bn, std::size_t k)
 {
     const auto& inputs = bn->inputs();
-    if(inputs.size() != 5)
-        return false;
-    auto attrs = bn->get_operator().to_value();
-    if(attrs.at("bn_mode").to<std::int64_t>() != 1)
-        return false;
+    auto attrs         = bn->get_operator().to_value();
+    if(inputs.size() != 5 or attrs.at("bn_mode").to<std::int64_t>() != 1)
+        return std::nullopt;
+    for(std::size_t i = 1; i < 5; i++)
+        if(not is_literal(inputs[i]) or inputs[i]->get_shape().elements() != k)
+            return std::nullopt;
+    auto eps   = attrs.at("epsilon").to<double>();
+    auto scale = inputs[1]->get_literal().to_vector<double>();
+    auto bias  = inputs[2]->get_literal().to_vector<double>();
+    auto mean  = inputs[3]->get_literal().to_vector<double>();
+    auto var   = inputs[4]->get_literal().to_vector<double>();
+    bn_affine r{std::vector<double>(k), std::vector<double>(k)};
+    for(std::size_t c = 0; c < k; c++)
+    {
+        r.factor[c] = scale[c] / std::sqrt(var[c] + eps);
+        r.shift[c]  = bias[c] - mean[c] * r.factor[c];
+    }
+    return r;
+}
+
+bool fold_batch_norm(module& m, instruction_ref bn)
+{
     // The convolution, or add(convolution, per-channel bias) as ONNX Conv with a bias parses.
-    auto conv = inputs[0];
+    auto conv = bn->inputs()[0];
     auto user = bn;
     std::vector<double> pre_bias;
     if(conv->name() == "add" and conv->outputs().size() == 1)
@@ -106,30 +130,20 @@ bool fold_batch_norm(module& m, instruction_ref bn)
     auto w = foldable_conv_weights(conv, user, m.end());
     if(w == m.end())
         return false;
-    for(std::size_t i = 1; i < 5; i++)
-        if(not is_literal(inputs[i]))
-            return false;
     auto k = conv->get_shape().lens()[1];
     if(w->get_shape().lens()[0] != k)
         return false;
-    auto eps   = attrs.at("epsilon").to<double>();
-    auto scale = inputs[1]->get_literal().to_vector<double>();
-    auto bias  = inputs[2]->get_literal().to_vector<double>();
-    auto mean  = inputs[3]->get_literal().to_vector<double>();
-    auto var   = inputs[4]->get_literal().to_vector<double>();
+    auto bn_ax = batch_norm_affine(bn, k);
     if(pre_bias.empty())
         pre_bias.assign(k, 0.0);
-    if(pre_bias.size() != k)
+    if(not bn_ax or pre_bias.size() != k)
         return false;
-    std::vector<double> factor(k), shift(k);
+    // The convolution's own bias goes through the batch norm's factor too.
     for(std::size_t c = 0; c < k; c++)
-    {
-        factor[c] = scale[c] / std::sqrt(var[c] + eps);
-        shift[c]  = bias[c] - (mean[c] - pre_bias[c]) * factor[c];
-    }
+        bn_ax->shift[c] += pre_bias[c] * bn_ax->factor[c];
     auto type     = conv->get_shape().type();
-    auto new_w    = m.add_literal(scale_weights(w, factor));
-    auto b        = m.add_literal(literal{shape{type, {k}}, shift});
+    auto new_w    = m.add_literal(scale_weights(w, bn_ax->factor));
+    auto b        = m.add_literal(literal{shape{type, {k}}, bn_ax->shift});
     auto new_conv = m.insert_instruction(bn, conv->get_operator(), {conv->inputs()[0], new_w});
     auto bcast    = m.insert_instruction(
         bn, make_op("broadcast", {{"axis", 1}, {"out_lens", conv->get_shape().lens()}}), {b});
@@ -144,36 +158,20 @@ bool fold_batch_norm(module& m, instruction_ref bn)
 // in DenseNet-121 on cpu).
 bool batch_norm_to_scale_shift(module& m, instruction_ref bn)
 {
-    const auto& inputs = bn->inputs();
-    auto attrs         = bn->get_operator().to_value();
-    const auto& x      = inputs[0];
-    const auto& xs     = x->get_shape();
-    if(inputs.size() != 5 or attrs.at("bn_mode").to<std::int64_t>() != 1 or not floating(x) or xs.dynamic() or
-       xs.ndim() < 2)
+    const auto& x  = bn->inputs()[0];
+    const auto& xs = x->get_shape();
+    if(not floating(x) or xs.dynamic() or xs.ndim() < 2)
         return false;
-    for(std::size_t i = 1; i < 5; i++)
-        if(not is_literal(inputs[i]))
-            return false;
     auto k     = xs.lens()[1];
-    auto eps   = attrs.at("epsilon").to<double>();
-    auto scale = inputs[1]->get_literal().to_vector<double>();
-    auto bias  = inputs[2]->get_literal().to_vector<double>();
-    auto mean  = inputs[3]->get_literal().to_vector<double>();
-    auto var   = inputs[4]->get_literal().to_vector<double>();
-    if(scale.size() != k or bias.size() != k or mean.size() != k or var.size() != k)
+    auto bn_ax = batch_norm_affine(bn, k);
+    if(not bn_ax)
         return false;
-    std::vector<double> factor(k), shift(k);
-    for(std::size_t c = 0; c < k; c++)
-    {
-        factor[c] = scale[c] / std::sqrt(var[c] + eps);
-        shift[c]  = bias[c] - mean[c] * factor[c];
-    }
     auto per_channel = [&](const std::vector<double>& v) {
         auto l = m.add_literal(literal{shape{xs.type(), {k}}, v});
         return m.insert_instruction(bn, make_op("broadcast", {{"axis", 1}, {"out_lens", xs.lens()}}), {l});
     };
-    auto scaled = m.insert_instruction(bn, make_op("mul"), {x, per_channel(factor)});
-    m.replace_instruction(bn, make_op("add"), {scaled, per_channel(shift)});
+    auto scaled = m.insert_instruction(bn, make_op("mul"), {x, per_channel(bn_ax->factor)});
+    m.replace_instruction(bn, make_op("add"), {scaled, per_channel(bn_ax->shift)});
     return true;
 }
 

@@ -227,6 +227,12 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                 b[j] = base[(c0 + j) * inner];
         return static_cast<const float*>(b);
     };
+    // input i's whole row at base written into b (copied where read_row would read it in place)
+    auto row_into = [&](std::size_t i, const float* base, float* b) {
+        const float* r = read_row(i, base, 0, row, b);
+        if(r != b)
+            std::copy(r, r + row, b);
+    };
 
     // Each slot's buffer holds one item (chunk <= tile): a small tensor's call (an LSTM step's
     // 128 gates) allocates and fills that much, not a whole tile per slot.
@@ -244,13 +250,8 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
         {
             if(not periodic[i])
                 continue;
-            float* b = buf.data() + i * pitch;
             for(std::size_t j = 0; j < k; j++)
-            {
-                const float* r = read_row(i, data[i], 0, row, b + j * row);
-                if(r != b + j * row)
-                    std::copy(r, r + row, b + j * row);
-            }
+                row_into(i, data[i], buf.data() + i * pitch + j * row);
         }
 #pragma omp for schedule(static)
         for(std::size_t item = 0; item < items; item++)
@@ -272,11 +273,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                     else
                     {
                         for(std::size_t j = 0; j < n; j++)
-                        {
-                            const float* r = read_row(i, data[i] + space.row_offset(i, r0 + j), 0, row, b + j * row);
-                            if(r != b + j * row)
-                                std::copy(r, r + row, b + j * row);
-                        }
+                            row_into(i, data[i] + space.row_offset(i, r0 + j), b + j * row);
                         ptr[i] = b;
                     }
                 }
