@@ -2,6 +2,7 @@
 #define MIGRAPHX_CONTEXT_HPP
 
 #include <migraphx/errors.hpp>
+#include <migraphx/value.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,7 +24,10 @@ struct instruction;
 ///   void replay(const std::shared_ptr<void>& recording)             -- queues it again
 /// and so is end_finalize(): program::finalize calls it after every op's finalize, so a target
 /// can finish there, on several threads, what its ops' finalize only queued (e.g. building
-/// library plans for a loaded program).
+/// library plans for a loaded program). Also optional, as in MIGraphX: value to_value() const and
+/// void from_value(const value&): what a saved compiled program keeps of the context (the gpu
+/// target: the device and library versions its choices were made for) and gives a loaded one
+/// before its ops' finalize.
 struct context
 {
     context() = default;
@@ -45,6 +49,15 @@ struct context
     {
         if(m_self)
             m_self->end_finalize();
+    }
+
+    /// What a saved compiled program keeps of the context (null where the target keeps nothing).
+    value to_value() const { return m_self ? m_self->to_value() : value{}; }
+    /// Gives a loaded program's context what to_value kept (before its ops' finalize).
+    void from_value(const value& v)
+    {
+        if(m_self)
+            m_self->from_value(v);
     }
 
     /// Whether the target can record ins's work and replay it later (false if it cannot record).
@@ -87,6 +100,8 @@ struct context
         virtual bool replayable(const instruction& ins) const                  = 0;
         virtual std::shared_ptr<void> record(const std::function<void()>& run) = 0;
         virtual void replay(const std::shared_ptr<void>& recording)            = 0;
+        virtual value to_value() const                                         = 0;
+        virtual void from_value(const value& v)                                = 0;
     };
     template <class T>
     struct model : concept_t
@@ -149,6 +164,28 @@ struct context
             MIGRAPHX_THROW("context: this target cannot replay work");
         }
         void replay(const std::shared_ptr<void>& r) override { call_replay(x, r, 0); }
+
+        template <class U>
+        static auto call_to_value(const U& u, int) -> decltype(u.to_value())
+        {
+            return u.to_value();
+        }
+        template <class U>
+        static value call_to_value(const U&, long)
+        {
+            return {};
+        }
+        value to_value() const override { return call_to_value(x, 0); }
+        template <class U>
+        static auto call_from_value(U& u, const value& v, int) -> decltype(u.from_value(v))
+        {
+            u.from_value(v);
+        }
+        template <class U>
+        static void call_from_value(U&, const value&, long)
+        {
+        }
+        void from_value(const value& v) override { call_from_value(x, v, 0); }
         const std::type_info& type() const override { return typeid(T); }
         T x;
     };

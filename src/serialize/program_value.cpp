@@ -316,6 +316,10 @@ void restore_compiled_state(program& p, const value& v, std::size_t device_id, c
     // The passes are not run: asking for them only prepares the context as compile does (the
     // gpu target picks the device here and fails clearly where there is none).
     (void)t.get_passes(impl.ctx, impl.options);
+    // What the compiling context kept (the gpu target: the device its choices were made for);
+    // a file without it (older, or another target) leaves the context as it is.
+    if(const auto* c = v.find("context"))
+        impl.ctx.from_value(*c);
     impl.compiled  = true;
     impl.lifetimes = std::make_shared<last_use_cache>();
     p.finalize();
@@ -364,6 +368,12 @@ value program_to_value(const program& p, literal_encoding enc)
                                  {"fast_math", impl.options.fast_math},
                                  {"exhaustive_tune", impl.options.exhaustive_tune},
                                  {"cuda_graph", impl.options.cuda_graph}});
+    if(impl.compiled)
+    {
+        auto c = impl.ctx.to_value();
+        if(not c.is_null())
+            o.emplace_back("context", std::move(c));
+    }
     if(impl.dynamic != nullptr)
         o.emplace_back("dynamic", dynamic_to_value(*impl.dynamic, enc));
     return value(std::move(o));

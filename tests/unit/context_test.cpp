@@ -25,6 +25,8 @@ struct hooked_context
 {
     std::shared_ptr<event_log> log = std::make_shared<event_log>();
     void end_finalize() { log->events.push_back("end_finalize"); }
+    migraphx::value to_value() const { return migraphx::value::object{{"kept", "by the compiling context"}}; }
+    void from_value(const migraphx::value& v) { log->events.push_back("from_value " + v.to_json()); }
 };
 
 /// Records its finalize in the context's log.
@@ -68,6 +70,27 @@ TEST(context, end_finalize_reaches_the_concrete_context)
     c.end_finalize();
     c.end_finalize();
     EXPECT_EQ(h.log->events, (std::vector<std::string>{"end_finalize", "end_finalize"}));
+}
+
+TEST(context, to_value_and_from_value_are_optional)
+{
+    migraphx::context c{plain_context{}};
+    EXPECT_TRUE(c.to_value().is_null());
+    EXPECT_NO_THROW(c.from_value(migraphx::value::object{{"a", 1}}));
+    migraphx::context empty;
+    EXPECT_TRUE(empty.to_value().is_null());
+    EXPECT_NO_THROW(empty.from_value({}));
+}
+
+TEST(context, to_value_and_from_value_reach_the_concrete_context)
+{
+    hooked_context h;
+    migraphx::context c{h};
+    EXPECT_EQ(c.to_value().at("kept").get_string(), "by the compiling context");
+    c.from_value(migraphx::value::object{{"x", 2}});
+    ASSERT_EQ(h.log->events.size(), 1u);
+    EXPECT_EQ(h.log->events[0].rfind("from_value ", 0), 0u);
+    EXPECT_NE(h.log->events[0].find("\"x\""), std::string::npos) << h.log->events[0];
 }
 
 TEST(context, compile_calls_end_finalize_once_after_every_op_finalize)

@@ -15,6 +15,10 @@
 #include <fstream>
 #include <iterator>
 #include "gpu_test_util.hpp"
+#include "scoped_env.hpp"
+#ifdef MIGRAPHX_HAVE_GPU
+#include "targets/gpu/context.hpp"
+#endif
 #include "serialize/json_value.hpp"
 #include "serialize/mxr_format.hpp"
 #include "serialize/op_serializer.hpp"
@@ -486,3 +490,70 @@ TEST(gpu_serialize, stale_saved_choices_are_made_again)
     EXPECT_EQ(to_string(q), to_string(p)) << "the same choices, made again";
     EXPECT_EQ(op_named(q, "gpu::gemm"), op_named(p, "gpu::gemm"));
 }
+
+#ifdef MIGRAPHX_HAVE_GPU
+namespace {
+
+migraphx::value& first_conv(migraphx::value& file)
+{
+    for(auto& i : file["modules"].get_array().at(0)["instructions"].get_array())
+        if(i.at("op").get_string().rfind("gpu::conv", 0) == 0)
+            return i;
+    throw std::runtime_error("no gpu::conv");
+}
+
+bool trusted(const migraphx::program& q)
+{
+    return q.get_context().get<migraphx::gpu::gpu_context>().saved_choices_trusted;
+}
+
+} // namespace
+
+// A compiled program keeps the identity of the device and libraries its choices were made for;
+// loaded where that identity is this process's, its convolutions take their saved algorithm and
+// workspace without asking cuDNN. Another identity in the file, none (an older file) or
+// MIGRAPHX_GPU_CHECK_LOADED=1: each saved algorithm is checked as before. The same bits each way.
+TEST(gpu_serialize, same_device_takes_saved_convolution_choices_unchecked)
+{
+    MIGX_REQUIRE_GPU();
+    auto p      = compiled_for_gpu(conv_gemm_program());
+    auto params = migx_test::params_for(p);
+    auto want   = p.eval(params);
+    using namespace migraphx::serialize;
+    auto v = program_to_value(p, literal_encoding::raw);
+    ASSERT_TRUE(v.contains("context"));
+    EXPECT_EQ(v.at("context").at("device").get_string(), migraphx::gpu::device_identity(0));
+    const auto& attrs = first_conv(v).at("attrs");
+    ASSERT_TRUE(attrs.contains("workspace")) << "the convolution's workspace is saved";
+    EXPECT_GE(attrs.at("workspace").get_int64(), 0);
+    auto load = [&](const migraphx::value& file) { return migraphx::load_buffer(write_mxr(file, "gpu", "msgpack")); };
+    auto text = to_string(p);
+    {
+        auto q = load(v);
+        EXPECT_TRUE(trusted(q));
+        EXPECT_EQ(to_string(q), text) << "the saved choices";
+        migx_test::expect_bitwise_equal(q.eval(params), want);
+        migx_test::expect_bitwise_equal(q.eval(params), want);
+        // saved again, it keeps the same workspace
+        auto again = program_to_value(q, literal_encoding::raw);
+        EXPECT_EQ(first_conv(again).at("attrs").at("workspace"), attrs.at("workspace"));
+    }
+    auto other                    = v;
+    other["context"]["device"]    = "[another device]";
+    auto older                    = v;
+    auto& members                 = older.get_object();
+    members.erase(std::remove_if(members.begin(), members.end(), [](const auto& m) { return m.first == "context"; }),
+                  members.end());
+    for(const auto* file : {&other, &older})
+    {
+        auto q = load(*file);
+        EXPECT_FALSE(trusted(q));
+        EXPECT_EQ(to_string(q), text);
+        migx_test::expect_bitwise_equal(q.eval(params), want);
+    }
+    migx_test::scoped_env check("MIGRAPHX_GPU_CHECK_LOADED", "1");
+    auto q = load(v);
+    EXPECT_FALSE(trusted(q));
+    migx_test::expect_bitwise_equal(q.eval(params), want);
+}
+#endif

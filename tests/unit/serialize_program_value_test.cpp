@@ -130,6 +130,47 @@ TEST(serialize_program_value, compiled_program_is_finalized_not_compiled)
     EXPECT_EQ(migx_test::to_string(q), migx_test::to_string(p));
 }
 
+namespace {
+
+/// A target whose context keeps something in a saved compiled program (context::to_value) and
+/// notes what a loaded program's context is given back (from_value).
+struct keeping_context
+{
+    std::shared_ptr<std::vector<std::string>> given = std::make_shared<std::vector<std::string>>();
+    migraphx::value to_value() const { return migraphx::value::object{{"device", "test device 7"}}; }
+    void from_value(const migraphx::value& v) { given->push_back(v.at("device").get_string()); }
+};
+
+struct keeping_target
+{
+    keeping_context ctx;
+    std::string name() const { return "test-keeping-context"; }
+    std::vector<migraphx::pass> get_passes(migraphx::context&, const migraphx::compile_options&) const { return {}; }
+    migraphx::context get_context() const { return ctx; }
+};
+
+} // namespace
+
+TEST(serialize_program_value, the_compiling_context_keeps_its_value_and_a_load_gives_it_back)
+{
+    keeping_target t;
+    migraphx::register_target(t);
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    m->add_return({m->add_instruction(migraphx::make_op("relu"), m->add_parameter("x", {migraphx::shape::float_type, {2}}))});
+    p.compile(t);
+    auto v = program_to_value(p, literal_encoding::raw);
+    ASSERT_TRUE(v.contains("context"));
+    EXPECT_EQ(v.at("context").at("device").get_string(), "test device 7");
+    auto q = program_from_value(v, 0);
+    EXPECT_EQ(*t.ctx.given, std::vector<std::string>{"test device 7"});
+    // a context that keeps nothing (ref) writes no "context"; an uncompiled program none either
+    auto r = migx_test::small_cnn();
+    EXPECT_FALSE(program_to_value(r, literal_encoding::raw).contains("context"));
+    r.compile(migraphx::ref::target{});
+    EXPECT_FALSE(program_to_value(r, literal_encoding::raw).contains("context"));
+}
+
 TEST(serialize_program_value, input_defined_later_throws)
 {
     auto v   = program_to_value(migx_test::small_cnn(), literal_encoding::raw);

@@ -29,7 +29,10 @@
 #   gemmvar  BERT-base b64 fp16 under the gemm search's settings (base; 32 candidates; random data; both),
 #            $VARIANT_ROUNDS rounds alternately (env_variants.sh), then each setting's search once more with
 #            MIGRAPHX_TRACE_GEMM_SEARCH=1 in a cache of its own ($OUT/gemmtrace_<name>.txt: every candidate's
-#            configuration and time)
+#            configuration and time; GEMM_TRACE=0 skips it)
+#   gemmab   after gemmvar: the base and gemmvar's fastest setting (mean ratio over its rounds in variants.log),
+#            each under bench/gpu/run.py against PyTorch eager (BERT-base b64 fp16, --runs $GEMMAB_RUNS, default
+#            100), $GEMMAB_ROUNDS rounds (default 1) alternately ($OUT/gemmab_<name>_<round>.md), in gemmvar's cache
 #   loadthr  fp32 ResNet-50 b1 .mxr load (mxr_load_time, MIGRAPHX_TIME_LOAD=2) with MIGRAPHX_GPU_LOAD_THREADS
 #            1 and 4, alternately, $LOADTHR_ROUNDS rounds (default 2) ($OUT/loadthreads_<n>_<round>.txt)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
@@ -72,9 +75,26 @@ for s in ${STEPS:-unit export bench}; do
           OUT=$OUT INST=${INST:-install-gpu} MODELS=bert:64 ROUNDS=${VARIANT_ROUNDS:-2} VARIANTS="$gv" \
             timeout ${VARIANTS_LIMIT:-300} bash tools/gpu/env_variants.sh > /dev/null 2>&1
           IFS=';' read -ra gvs <<< "$gv"
-          for v in "${gvs[@]}"; do ( export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-trace-${v%%=*}
+          [ "${GEMM_TRACE:-1}" = 1 ] && for v in "${gvs[@]}"; do ( export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-trace-${v%%=*}
               env ${v#*=} MIGRAPHX_TRACE_GEMM_SEARCH=1 timeout 60 $B /tmp/gb/bert_b64.onnx --fp16 --runs 20 ) \
               > $OUT/gemmtrace_${v%%=*}.txt 2>&1; done ;;
+    gemmab) best=$($PY - $OUT/variants.log <<'PYEOF'
+import re, sys, collections
+r = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    for name, ratio in re.findall(r"(\w+) [0-9.?]+ \(([0-9.]+)\)", l):
+        r[name].append(float(ratio))
+print(min(r, key=lambda k: sum(r[k]) / len(r[k])) if r else "base")
+PYEOF
+)
+          gv="base=;c32=MIGRAPHX_GPU_GEMM_CANDIDATES=32;rnd=MIGRAPHX_GPU_GEMM_SEARCH_DATA=random;c32rnd=MIGRAPHX_GPU_GEMM_CANDIDATES=32 MIGRAPHX_GPU_GEMM_SEARCH_DATA=random"
+          echo "gemmab: fastest setting in variants.log: $best" >> $L
+          IFS=';' read -ra gvs <<< "$gv"
+          for r in $(seq ${GEMMAB_ROUNDS:-1}); do for v in "${gvs[@]}"; do n=${v%%=*}
+            [ $n = base ] || [ $n = $best ] || continue
+            step 200 env MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-variants ${v#*=} $PY bench/gpu/run.py --migx $B --work /tmp/gb \
+              --out $OUT/gemmab_${n}_$r.md --models bert --batches "bert=64" --precisions fp16 --compile none \
+              --runs ${GEMMAB_RUNS:-100}; done; done ;;
     loadthr) f=/tmp/gb/resnet50_b1.onnx; [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1
           for r in $(seq ${LOADTHR_ROUNDS:-2}); do for t in 1 4; do mkdir -p /tmp/lt$t
             MIGRAPHX_GPU_LOAD_THREADS=$t MIGRAPHX_TIME_LOAD=2 timeout 100 $inst/bin/mxr_load_time $f /tmp/lt$t --target gpu \

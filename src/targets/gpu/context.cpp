@@ -271,6 +271,20 @@ void gpu_context::end_finalize() const
     finish(); // and the literals' uploads, queued by their finalize
 }
 
+value gpu_context::to_value() const
+{
+    return value::object{{"device", device_identity(static_cast<int>(device_id))}};
+}
+
+void gpu_context::from_value(const value& v)
+{
+    // A file's value may be anything (a corrupted or hand-edited file): only an exact match trusts.
+    const auto* d         = v.is_object() ? v.find("device") : nullptr;
+    saved_choices_trusted = d != nullptr and d->is_string() and
+                            d->get_string() == device_identity(static_cast<int>(device_id)) and
+                            not env_enabled("MIGRAPHX_GPU_CHECK_LOADED");
+}
+
 gpu_context& get_gpu_context(context& ctx)
 {
     if(auto* g = ctx.get_if<gpu_context>())

@@ -68,6 +68,17 @@ struct gpu_context
     std::shared_ptr<void> record(const std::function<void()>& run) const;
     void replay(const std::shared_ptr<void>& recording) const;
 
+    /// What a saved compiled program keeps (migraphx::context::to_value): the identity of the
+    /// device and library versions its cuDNN and cuBLASLt choices were made for.
+    value to_value() const;
+    /// A loaded program's: where that identity is this process's (same device kind, same cuDNN
+    /// and CUDA runtime), its convolutions take their saved algorithm and workspace without
+    /// asking cuDNN (saved_choices_trusted); else each saved choice is checked as before.
+    /// MIGRAPHX_GPU_CHECK_LOADED=1 checks them always.
+    void from_value(const value& v);
+    /// Set by from_value: the file's choices were made for this very device and libraries.
+    bool saved_choices_trusted = false;
+
     private:
     mutable std::shared_ptr<gpu_state> m_state; // made on first use, on device_id
 };

@@ -21,6 +21,7 @@
 #include "ir/env.hpp"
 #include "serialize/op_serializer.hpp"
 #include <migraphx/half.hpp>
+#include <migraphx/make_op.hpp>
 #include <migraphx/reflect.hpp>
 #include <migraphx/register_op.hpp>
 #include <algorithm>
@@ -53,6 +54,9 @@ struct convolution::plan
     /// op finalized outside a program.
     std::function<void(std::size_t worker)> complete;
     std::function<void(std::size_t worker)> build_graph; // part of complete, where a graph plan was saved
+    /// A loaded op that took its saved algorithm unchecked (gpu_context::saved_choices_trusted):
+    /// what checks it (and searches again) if cuDNN refuses the call after all (legacy_call).
+    mutable std::function<void(gpu_context&)> recheck;
     mutable std::once_flag completed;
     void ensure_complete(std::size_t worker = 0) const
     {
@@ -758,6 +762,23 @@ std::string choose_engine(gpu_context& g,
     return mem.engines.emplace(key, result).first->second;
 }
 
+/// call() (a legacy cuDNN call reading p's algorithm and workspace); where cuDNN refuses it and
+/// the algorithm was a loaded one taken unchecked, the check it skipped runs (and a search if
+/// the saved algorithm does not fit) and the call is made once more.
+template <class Call>
+cudnnStatus_t legacy_call(const convolution::plan& p, gpu_context& g, Call call)
+{
+    auto st = call();
+    if(st != CUDNN_STATUS_SUCCESS and p.recheck)
+    {
+        auto check = std::move(p.recheck);
+        p.recheck  = nullptr;
+        check(g);
+        st = call();
+    }
+    return st;
+}
+
 /// conv(x, w) + bias without an activation, the legacy way: cudnnConvolutionBiasActivationForward
 /// takes an identity activation with one algorithm only, so a plain convolution, then the bias
 /// added in place.
@@ -828,8 +849,39 @@ void finalize_convolution(convolution& op,
     // A loaded op is completed on finalize's deferred thread while the rest of the program
     // finalizes (gpu_context::defer): a process's first workspace query of a problem makes cuDNN
     // build its engine (about 1.7 ms on an H200), which was most of a fresh process's load.
+    // Where the file's choices were made for this very device and these libraries
+    // (gpu_context::saved_choices_trusted) and it kept the workspace size, nothing is asked of
+    // cuDNN: its first call (the first run, which always runs plainly before any recording) pays
+    // the engine's first use instead of the load.
     bool deferred = given and op.solution_id >= 0;
-    if(deferred)
+    auto trusted  = deferred and g.saved_choices_trusted and op.saved_workspace >= 0
+                        ? saved_algorithm(op.solution_id, plain,
+                                          [&](const algo_choice& c, std::size_t* bytes) {
+                                              *bytes = static_cast<std::size_t>(op.saved_workspace);
+                                              return c.algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+                                                         ? CUDNN_STATUS_SUCCESS
+                                                         : CUDNN_STATUS_BAD_PARAM;
+                                          })
+                        : std::nullopt;
+    if(trusted)
+    {
+        p->algo = static_cast<cudnnConvolutionFwdAlgo_t>(trusted->algo);
+        p->ws   = trusted->memory;
+        MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : trusted->math));
+        g.reserve_workspace(p->ws);
+        p->recheck = [set_algo, pp, plain, id = op.solution_id](gpu_context& run_ctx) {
+            auto c = set_algo(id, run_ctx.get().dnn, run_ctx);
+            run_ctx.reserve_workspace(pp->ws);
+            pp->late_solution_id = to_solution_id(c, plain);
+            pp->completed_late   = true;
+        };
+        // Only a saved graph plan is left to build (below).
+        p->complete = [pp](std::size_t handle_index) {
+            if(pp->build_graph)
+                pp->build_graph(handle_index);
+        };
+    }
+    else if(deferred)
     {
         p->complete = [set_algo, pp, plain, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
             // Measuring again (a saved algorithm cuDNN refuses: another cuDNN) gets a context of
@@ -842,12 +894,6 @@ void finalize_convolution(convolution& op,
             pp->late_solution_id = to_solution_id(c, plain);
             pp->completed_late   = true;
         };
-        g.defer(
-            [p](std::size_t handle_index) {
-                p->ensure_complete(handle_index);
-                return p->workspace_needed();
-            },
-            keys.mem);
     }
     else
     {
@@ -905,6 +951,16 @@ void finalize_convolution(convolution& op,
         op.engine = p->graph->choice.str();
         g.reserve_workspace(static_cast<std::size_t>(p->graph->workspace));
     }
+    // Queued once the plan is whole: the job reads build_graph, set just above.
+    if(deferred and (not trusted or p->build_graph))
+        g.defer(
+            [p](std::size_t handle_index) {
+                p->ensure_complete(handle_index);
+                return p->workspace_needed();
+            },
+            keys.mem);
+    else
+        p->complete = nullptr;
     op.cache = p;
 }
 
@@ -945,6 +1001,15 @@ std::int64_t convolution::current_solution_id() const
     return cache and cache->completed_late ? cache->late_solution_id : solution_id;
 }
 
+std::int64_t convolution::current_workspace() const
+{
+    // A deferred check sets the plan's workspace on its thread; it has finished by the end of
+    // finalize, and saving comes after.
+    if(cache and not (cache->complete and not cache->completed_late))
+        return static_cast<std::int64_t>(cache->ws);
+    return saved_workspace;
+}
+
 std::string convolution::current_engine() const
 {
     if(not cache or not cache->completed_late)
@@ -969,7 +1034,8 @@ void print_current(std::ostream& os, const T& op)
     });
 }
 
-/// A saved convolution stores the choices it runs with (see current_solution_id).
+/// A saved convolution stores the choices it runs with (see current_solution_id) and, beside its
+/// attributes, the workspace its algorithm needs.
 template <class T>
 value current_value(const operation& op)
 {
@@ -978,17 +1044,45 @@ value current_value(const operation& op)
     {
         v["solution_id"] = c->current_solution_id();
         v["engine"]      = c->current_engine();
+        if(c->current_workspace() >= 0)
+            v["workspace"] = c->current_workspace();
     }
     return v;
 }
 
-const bool conv_serializers_registered = [] {
+/// The op from its attributes, with the saved workspace taken out of them (-1 where a file has
+/// none, or one no algorithm could need: finalize then asks cuDNN).
+template <class T>
+operation saved_op(const std::string& name, const value& attrs, const serialize::module_lookup&)
+{
+    value rest = value::make_object();
+    std::int64_t ws = -1;
+    for(const auto& [k, x] : attrs.get_object())
+    {
+        if(k != "workspace")
+            rest[k] = x;
+        else if(x.is_integer() and x.get_int64() >= 0 and
+                static_cast<std::uint64_t>(x.get_int64()) <= search_buffers::ws_limit)
+            ws = x.get_int64();
+    }
+    auto op = make_op(name, rest);
+    if(auto* c = op.any_cast<T>())
+        c->saved_workspace = ws;
+    return op;
+}
+
+template <class T>
+void register_conv_serializer()
+{
     serialize::op_serializer s;
-    s.save = current_value<convolution>;
-    serialize::register_op_serializer(convolution{}.name(), s);
-    serialize::op_serializer r;
-    r.save = current_value<conv_bias_relu>;
-    serialize::register_op_serializer(conv_bias_relu{}.name(), r);
+    s.save = current_value<T>;
+    s.load = saved_op<T>;
+    serialize::register_op_serializer(T{}.name(), s);
+}
+
+const bool conv_serializers_registered = [] {
+    register_conv_serializer<convolution>();
+    register_conv_serializer<conv_bias_relu>();
     return true;
 }();
 
@@ -1021,19 +1115,11 @@ argument convolution::compute(context& ctx, const shape& out, const std::vector<
     if(run_graph(*cache, g, conv_io{args[0].data(), args[1].data(), args[2].data(), nullptr, nullptr}))
         return args[2];
     float a = 1, b = 0;
-    MIGX_CUDA_CHECK(cudnnConvolutionForward(g.get().dnn,
-                                            &a,
-                                            cache->x,
-                                            args[0].data(),
-                                            cache->w,
-                                            args[1].data(),
-                                            cache->conv,
-                                            cache->algo,
-                                            g.workspace(),
-                                            cache->ws,
-                                            &b,
-                                            cache->y,
-                                            args[2].data()));
+    const auto& p = *cache;
+    MIGX_CUDA_CHECK(legacy_call(p, g, [&] {
+        return cudnnConvolutionForward(g.get().dnn, &a, p.x, args[0].data(), p.w, args[1].data(), p.conv, p.algo,
+                                       g.workspace(), p.ws, &b, p.y, args[2].data());
+    }));
     return args[2];
 }
 MIGRAPHX_REGISTER_OP(convolution)
@@ -1093,30 +1179,20 @@ argument conv_bias_relu::compute(context& ctx, const shape& out, const std::vect
                  conv_io{args[0].data(), args[1].data(), args.back().data(), args[2].data(),
                          residual ? args[3].data() : nullptr}))
         return args.back();
+    const auto& p = *cache;
     if(not relu)
     {
-        MIGX_CUDA_CHECK(conv_then_bias(g.get().dnn, *cache, *fused, args[0].data(), args[1].data(), args[2].data(),
-                                       args.back().data(), g.workspace()));
+        MIGX_CUDA_CHECK(legacy_call(p, g, [&] {
+            return conv_then_bias(g.get().dnn, p, *fused, args[0].data(), args[1].data(), args[2].data(),
+                                  args.back().data(), g.workspace());
+        }));
         return args.back();
     }
-    MIGX_CUDA_CHECK(cudnnConvolutionBiasActivationForward(g.get().dnn,
-                                                          &a1,
-                                                          cache->x,
-                                                          args[0].data(),
-                                                          cache->w,
-                                                          args[1].data(),
-                                                          cache->conv,
-                                                          cache->algo,
-                                                          g.workspace(),
-                                                          cache->ws,
-                                                          &a2,
-                                                          cache->y,
-                                                          z,
-                                                          fused->bias,
-                                                          args[2].data(),
-                                                          fused->act,
-                                                          cache->y,
-                                                          args.back().data()));
+    MIGX_CUDA_CHECK(legacy_call(p, g, [&] {
+        return cudnnConvolutionBiasActivationForward(g.get().dnn, &a1, p.x, args[0].data(), p.w, args[1].data(),
+                                                     p.conv, p.algo, g.workspace(), p.ws, &a2, p.y, z, fused->bias,
+                                                     args[2].data(), fused->act, p.y, args.back().data());
+    }));
     return args.back();
 }
 MIGRAPHX_REGISTER_OP(conv_bias_relu)

@@ -227,6 +227,11 @@ struct convolution
     /// Printing and saving (.mxr) show these.
     std::int64_t current_solution_id() const;
     std::string current_engine() const;
+    /// The legacy algorithm's workspace bytes the op runs with (-1: not known yet). Saved beside
+    /// the attributes (not one of them), so that a load on the same device and libraries need not
+    /// ask cuDNN (gpu_context::saved_choices_trusted).
+    std::int64_t current_workspace() const;
+    std::int64_t saved_workspace = -1; // a loaded op's, from the file
     void print_attributes(std::ostream& os) const;
     struct plan;
     std::shared_ptr<plan> cache;
