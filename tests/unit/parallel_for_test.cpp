@@ -74,6 +74,22 @@ TEST(parallel_for, thread_count_follows_the_cpu_targets_setting)
     }
 }
 
+// The core count is asked of the system once (it read a sysfs file on every call before); the
+// variables are still read on every call, so a change between calls counts.
+TEST(parallel_for, without_a_setting_every_core_and_a_later_setting_still_counts)
+{
+    scoped_env a("MIGRAPHX_CPU_THREADS", nullptr);
+    scoped_env b("OMP_NUM_THREADS", nullptr);
+    auto cores = std::max(1u, std::thread::hardware_concurrency());
+    EXPECT_EQ(migraphx::host_thread_count(), cores);
+    EXPECT_EQ(migraphx::host_thread_count(), cores);
+    {
+        scoped_env e("MIGRAPHX_CPU_THREADS", "5");
+        EXPECT_EQ(migraphx::host_thread_count(), 5u);
+    }
+    EXPECT_EQ(migraphx::host_thread_count(), cores);
+}
+
 TEST(parallel_for, an_exception_reaches_the_caller_after_all_threads_stop)
 {
     std::atomic<int> running{0};
