@@ -6,7 +6,7 @@
 #   unit     gpu unit tests ($UNIT filter, default gpu*:replay*)
 #   export   ResNet-50 b1/b32 ONNX exports into /tmp/gb with the machine's PyTorch
 #   bench    bench/gpu/run.py ($RUNPY: its options; the table goes to $OUT/bench.md)
-#   load     compile, save, load in fresh processes, fp32 then fp16: tests/serialize/mxr_load_time (--max-ratio 0.1),
+#   load     compile, save, load in fresh processes, fp32 then fp16 (LOAD_FP16="0": fp32 only): tests/serialize/mxr_load_time (--max-ratio 0.1),
 #            with MIGRAPHX_TIME_LOAD=1 showing where a load's time goes
 #   verify   migraphx-driver verify --gpu --fp16 on ResNet-50 b1
 #   perf     migraphx-driver perf --gpu $PERF_FLAGS (default --fp16) per-instruction reports ($PERF_MODELS, default
@@ -32,7 +32,8 @@
 #            configuration and time; GEMM_TRACE=0 skips it)
 #   gemmab   after gemmvar: the base and gemmvar's fastest setting (mean ratio over its rounds in variants.log),
 #            each under bench/gpu/run.py against PyTorch eager (BERT-base b64 fp16, --runs $GEMMAB_RUNS, default
-#            100), $GEMMAB_ROUNDS rounds (default 1) alternately ($OUT/gemmab_<name>_<round>.md), in gemmvar's cache
+#            100), $GEMMAB_ROUNDS rounds (default 1) alternately ($OUT/gemmab_<name>_<round>.md), in gemmvar's cache;
+#            GEMMAB_ALL=1 (or no gemmvar before it): all four settings; GEMMAB_SETTINGS="base c32rnd": those
 #   loadthr  fp32 ResNet-50 b1 .mxr load (mxr_load_time, MIGRAPHX_TIME_LOAD=2) with MIGRAPHX_GPU_LOAD_THREADS
 #            1 and 4, alternately, $LOADTHR_ROUNDS rounds (default 2) ($OUT/loadthreads_<n>_<round>.txt)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
@@ -53,7 +54,7 @@ for s in ${STEPS:-unit export bench}; do
     unit) step ${UNIT_LIMIT:-200} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu*:replay*}" ;;
     export) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1 resnet50:32 ;;
     bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
-    load) for f in 0 1; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
+    load) for f in ${LOAD_FP16:-0 1}; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
             /tmp/gb/resnet50_b1.onnx /tmp/mxrw$f --target gpu --loads 3 --max-ratio 0.1 --fp16 $f; done ;;
     startab) f=/tmp/gb/resnet50_b1.onnx; for m in 0 5; do mkdir -p /tmp/mxrs$m
             step 240 env MIGRAPHX_CUDNN_START_MARGIN=$m MIGRAPHX_TIME_LOAD=2 $inst/bin/mxr_load_time $f /tmp/mxrs$m \
@@ -78,7 +79,8 @@ for s in ${STEPS:-unit export bench}; do
           [ "${GEMM_TRACE:-1}" = 1 ] && for v in "${gvs[@]}"; do ( export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-trace-${v%%=*}
               env ${v#*=} MIGRAPHX_TRACE_GEMM_SEARCH=1 timeout 60 $B /tmp/gb/bert_b64.onnx --fp16 --runs 20 ) \
               > $OUT/gemmtrace_${v%%=*}.txt 2>&1; done ;;
-    gemmab) best=$($PY - $OUT/variants.log <<'PYEOF'
+    gemmab) [ -f $OUT/variants.log ] || GEMMAB_ALL=1
+          best=$($PY - $OUT/variants.log <<'PYEOF'
 import re, sys, collections
 r = collections.defaultdict(list)
 for l in open(sys.argv[1]):
@@ -91,7 +93,8 @@ PYEOF
           echo "gemmab: fastest setting in variants.log: $best" >> $L
           IFS=';' read -ra gvs <<< "$gv"
           for r in $(seq ${GEMMAB_ROUNDS:-1}); do for v in "${gvs[@]}"; do n=${v%%=*}
-            [ $n = base ] || [ $n = $best ] || continue
+            if [ -n "${GEMMAB_SETTINGS:-}" ]; then [[ " $GEMMAB_SETTINGS " == *" $n "* ]] || continue
+            else [ "${GEMMAB_ALL:-0}" = 1 ] || [ $n = base ] || [ $n = $best ] || continue; fi
             step 200 env MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-variants ${v#*=} $PY bench/gpu/run.py --migx $B --work /tmp/gb \
               --out $OUT/gemmab_${n}_$r.md --models bert --batches "bert=64" --precisions fp16 --compile none \
               --runs ${GEMMAB_RUNS:-100}; done; done ;;
