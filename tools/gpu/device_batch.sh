@@ -52,7 +52,7 @@ step() { local t=$1; shift; echo "== $* (limit ${t}s) $(date +%T)" >> $L; timeou
 for s in ${STEPS:-unit export bench}; do
   case $s in
     unit) step ${UNIT_LIMIT:-200} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu*:replay*}" ;;
-    export) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1 resnet50:32 ;;
+    export) [ -f /tmp/gb/resnet50_b32.onnx ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb ${EXPORT_MODELS:-resnet50:1 resnet50:32} ;;
     bench) step ${RUNPY_LIMIT:-330} $PY bench/gpu/run.py --migx $B --work /tmp/gb --out $OUT/bench.md ${RUNPY:-} ;;
     load) for f in ${LOAD_FP16:-0 1}; do mkdir -p /tmp/mxrw$f && step 240 env MIGRAPHX_TIME_LOAD=1 $inst/bin/mxr_load_time \
             /tmp/gb/resnet50_b1.onnx /tmp/mxrw$f --target gpu --loads 3 --max-ratio 0.1 --fp16 $f; done ;;
