@@ -58,6 +58,11 @@ TEST(ops_slice, negative_and_clamped_bounds)
     auto r = op.compute(out, {in});
     EXPECT_EQ(r.data(), in.data() + 7 * sizeof(float));
     EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{7, 8}));
+    // compute's own offset arithmetic (it no longer goes through the checked ranges): a start
+    // clamped to 0, and an empty slice starting at its clamped start
+    for(auto [o, at] : {std::pair{make_slice({1}, {-100}, {-4}), 0}, std::pair{make_slice({1}, {4}, {2}), 4},
+                        std::pair{make_slice({-1, 0}, {2, 1}, {big, 2}), 7}})
+        EXPECT_EQ(o.compute(o.compute_shape({s}), {in}).data(), in.data() + at * sizeof(float)) << o;
 }
 
 TEST(ops_slice, bad_attributes_throw)
