@@ -171,7 +171,9 @@ TEST(cpu_blocked_layout, blocks_where_every_convolution_fits_them_and_winograd_r
                               migraphx::dead_code_elimination{}});
     for(auto ins = m->begin(); ins != m->end(); ++ins)
         if(ins->name() == "dnnl::convolution")
+        {
             EXPECT_EQ(ins->get_operator().to_value().at("dst_layout").get_string(), "nhwc");
+        }
 }
 
 TEST(cpu_blocked_layout, channels_not_divisible_by_eight_stay_plain)

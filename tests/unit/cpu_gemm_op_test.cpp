@@ -108,7 +108,9 @@ TEST(cpu_gemm_op, computed_and_broadcast_b)
     m->add_return({d1, d2});
     auto cpu = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-4);
     if(kernel_in_use())
+    {
         EXPECT_EQ(count(cpu, "cpu::gemm"), 2u);
+    }
 }
 
 TEST(cpu_gemm_op, transposed_inputs)
@@ -130,7 +132,9 @@ TEST(cpu_gemm_op, transposed_inputs)
     m->add_return({d1, d2});
     auto cpu = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-4);
     if(kernel_in_use())
+    {
         EXPECT_EQ(count(cpu, "cpu::gemm"), 2u);
+    }
 }
 
 TEST(cpu_gemm_op, activations_after_bias)
@@ -163,7 +167,9 @@ TEST(cpu_gemm_op, activations_after_bias)
         m->add_return({r});
         auto cpu = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-5);
         if(kernel_in_use())
+        {
             EXPECT_EQ(migx_test::op_names(*cpu.get_main_module()), (std::vector<std::string>{"cpu::gemm", "@return"}));
+        }
     }
 }
 
@@ -345,9 +351,13 @@ TEST(cpu_gemm_op, onednn_matmul_where_it_runs_avx512)
         EXPECT_EQ(count(cpu, "cpu::gemm"), own ? 2u : 0u);
         EXPECT_EQ(count(cpu, "dnnl::matmul"), own ? 0u : 2u);
         if(choice != nullptr and std::string(choice) == "onednn")
+        {
             EXPECT_FALSE(own);
+        }
         if(choice == nullptr and dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core)
+        {
             EXPECT_FALSE(own);
+        }
     }
     migx_test::scoped_env bad("MIGRAPHX_CPU_GEMM", "fast");
     EXPECT_THROW(migraphx::cpu::own_gemm_preferred(), migraphx::exception);

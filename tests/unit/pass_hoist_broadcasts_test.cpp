@@ -72,7 +72,9 @@ TEST(pass_hoist_broadcasts, padding_mask_stays_one_row)
     for(const auto& ins : m)
     {
         if(ins.name() == "convert" or ins.name() == "sub" or ins.name() == "mul")
+        {
             EXPECT_EQ(ins.get_shape().lens(), (std::vector<std::size_t>{2, 1, 1, 5})) << m;
+        }
         if(ins.name() == "add")
         {
             EXPECT_EQ(ins.get_shape().lens(), (std::vector<std::size_t>{2, 3, 4, 5}));

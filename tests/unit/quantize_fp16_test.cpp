@@ -50,7 +50,9 @@ TEST(quantize_fp16, converts_only_at_the_edges)
         if(ins->name() == "add" or ins->name() == "relu" or ins->name() == "softmax")
             EXPECT_EQ(ins->get_shape().type(), shape::half_type) << text(m);
         else if(ins->name() == "@literal")
+        {
             EXPECT_EQ(ins->get_shape().type(), shape::half_type) << "float literals become half literals";
+        }
     // parameters and outputs keep their declared types
     EXPECT_EQ(p.get_parameter_shapes().at("x").type(), shape::float_type);
     EXPECT_EQ(p.get_output_shapes().front().type(), shape::float_type);
@@ -104,9 +106,13 @@ TEST(quantize_fp16, only_named_ops)
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(ins->name() == "relu")
+        {
             EXPECT_EQ(ins->get_shape().type(), shape::half_type);
+        }
         if(ins->name() == "add" or ins->name() == "softmax")
+        {
             EXPECT_EQ(ins->get_shape().type(), shape::float_type);
+        }
     }
     EXPECT_EQ(count(m, "convert"), 2u) << text(m);
 }

@@ -394,5 +394,7 @@ TEST(serialize_program_value, unavailable_target_is_reported_before_its_ops)
     v["target"] = "gpu";
     msg         = load_error(v);
     if(not migx_test::have_target("gpu"))
+    {
         EXPECT_NE(msg.find("a gpu program runs only where a CUDA device is present"), std::string::npos) << msg;
+    }
 }

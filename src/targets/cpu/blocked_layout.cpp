@@ -11,6 +11,15 @@ namespace migraphx {
 namespace cpu {
 namespace {
 
+/// A reorder between two layouts (its other members left at their defaults).
+dnnl_reorder reorder_op(const std::string& from, const std::string& to)
+{
+    dnnl_reorder r;
+    r.from = from;
+    r.to   = to;
+    return r;
+}
+
 struct layout_rewriter
 {
     module& m;
@@ -29,7 +38,7 @@ struct layout_rewriter
         auto it = blocked.find(&*x);
         if(it != blocked.end())
             return it->second;
-        auto r = m.insert_instruction(pos, operation{dnnl_reorder{"plain", layout}}, {x});
+        auto r = m.insert_instruction(pos, operation{reorder_op("plain", layout)}, {x});
         blocked[&*x] = r;
         return r;
     }
@@ -37,7 +46,7 @@ struct layout_rewriter
     /// Puts the blocked computation `b` in place of `ins`: plain users read a reorder of it.
     void publish(instruction_ref ins, instruction_ref b)
     {
-        auto back = m.insert_instruction(std::next(b), operation{dnnl_reorder{layout, "plain"}}, {b});
+        auto back = m.insert_instruction(std::next(b), operation{reorder_op(layout, "plain")}, {b});
         m.replace_instruction(ins, back);
         blocked[&*back] = b;
     }
