@@ -381,4 +381,22 @@ TEST(cpu_gemm_op, small_products_take_the_own_kernel)
         EXPECT_EQ(count(cpu, "dnnl::matmul"), forced_dnnl ? 2u : 0u);
     }
 }
+// Products of at most 16 rows stream their weights once: the own kernel (its L2 prefetch) takes
+// them however large (GPT-2's 8 tokens, a classifier at batch 1); 17 rows of the same size stay
+// on the machine's choice.
+TEST(cpu_gemm_op, few_row_products_take_the_own_kernel)
+{
+    MIGX_REQUIRE_CPU();
+    if(migraphx::cpu::gemm_best_isa() != migraphx::cpu::gemm_isa::avx2)
+        GTEST_SKIP() << "the own kernel needs AVX2 and FMA";
+    migx_test::scoped_env e("MIGRAPHX_CPU_GEMM", nullptr);
+    auto own = migraphx::cpu::own_gemm_preferred();
+    // 8 x 256 x 1024 multiply-adds: past the small-product rule (2^18)
+    auto few = migx_test::expect_cpu_matches_ref(ffn(8, 256, 1024), 1e-4, 1e-4);
+    EXPECT_EQ(count(few, "cpu::gemm"), 2u);
+    auto more = migx_test::expect_cpu_matches_ref(ffn(17, 256, 1024), 1e-4, 1e-4);
+    EXPECT_EQ(count(more, "cpu::gemm"), own ? 2u : 0u);
+    migx_test::scoped_env d("MIGRAPHX_CPU_GEMM", "onednn");
+    EXPECT_EQ(count(migx_test::expect_cpu_matches_ref(ffn(8, 256, 1024), 1e-4, 1e-4), "cpu::gemm"), 0u);
+}
 #endif
