@@ -854,6 +854,11 @@ void finalize_convolution(convolution& op,
     // cuDNN: its first call (the first run, which always runs plainly before any recording) pays
     // the engine's first use instead of the load.
     bool deferred = given and op.solution_id >= 0;
+    // A loaded op checked after finalize: what it runs with (current_solution_id).
+    auto ended_with = [pp, plain](const algo_choice& c) {
+        pp->late_solution_id = to_solution_id(c, plain);
+        pp->completed_late   = true;
+    };
     auto trusted  = deferred and g.saved_choices_trusted and op.saved_workspace >= 0
                         ? saved_algorithm(op.solution_id, plain,
                                           [&](const algo_choice& c, std::size_t* bytes) {
@@ -869,11 +874,9 @@ void finalize_convolution(convolution& op,
         p->ws   = trusted->memory;
         MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p->conv, plain ? CUDNN_FMA_MATH : trusted->math));
         g.reserve_workspace(p->ws);
-        p->recheck = [set_algo, pp, plain, id = op.solution_id](gpu_context& run_ctx) {
-            auto c = set_algo(id, run_ctx.get().dnn, run_ctx);
+        p->recheck = [set_algo, ended_with, id = op.solution_id, pp](gpu_context& run_ctx) {
+            ended_with(set_algo(id, run_ctx.get().dnn, run_ctx));
             run_ctx.reserve_workspace(pp->ws);
-            pp->late_solution_id = to_solution_id(c, plain);
-            pp->completed_late   = true;
         };
         // Only a saved graph plan is left to build (below).
         p->complete = [pp](std::size_t handle_index) {
@@ -883,7 +886,7 @@ void finalize_convolution(convolution& op,
     }
     else if(deferred)
     {
-        p->complete = [set_algo, pp, plain, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
+        p->complete = [set_algo, ended_with, pp, id = op.solution_id, device = g.device_id](std::size_t handle_index) {
             // Measuring again (a saved algorithm cuDNN refuses: another cuDNN) gets a context of
             // its own: this thread must not use the program's stream or handles.
             gpu_context own;
@@ -891,8 +894,7 @@ void finalize_convolution(convolution& op,
             auto c = set_algo(id, dnn::build_handle(static_cast<int>(device), handle_index), own);
             if(pp->build_graph)
                 pp->build_graph(handle_index);
-            pp->late_solution_id = to_solution_id(c, plain);
-            pp->completed_late   = true;
+            ended_with(c);
         };
     }
     else
@@ -1003,11 +1005,10 @@ std::int64_t convolution::current_solution_id() const
 
 std::int64_t convolution::current_workspace() const
 {
-    // A deferred check sets the plan's workspace on its thread; it has finished by the end of
-    // finalize, and saving comes after.
-    if(cache and not (cache->complete and not cache->completed_late))
-        return static_cast<std::int64_t>(cache->ws);
-    return saved_workspace;
+    // The plan's, once it knows it: set at finalize, or (a loaded op checked on the deferred
+    // thread) when that check ended. Until then the file's.
+    bool check_pending = cache and cache->complete and not cache->completed_late;
+    return cache and not check_pending ? static_cast<std::int64_t>(cache->ws) : saved_workspace;
 }
 
 std::string convolution::current_engine() const
