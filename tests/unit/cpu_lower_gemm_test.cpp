@@ -1,6 +1,7 @@
 // cpu::lower_gemm before/after: dnnl::matmul becomes cpu::gemm with the same fusions; a constant b
 // (also seen through views) is packed, a computed one is not; post-ops the kernel lacks stay on
 // oneDNN.
+#include <algorithm>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
@@ -53,6 +54,30 @@ TEST(cpu_lower_gemm, matmul_with_bias_and_sum_becomes_gemm_with_packed_weights)
     // two panels of 16 columns, 8 rows each
     EXPECT_EQ(g->inputs()[1]->get_shape().elements(), 2u * 16 * 8);
     EXPECT_EQ(g->get_shape().lens(), (std::vector<std::size_t>{5, 20}));
+}
+
+// An unrolled recurrence multiplies by the same weights at every step: one packed copy for all.
+TEST(cpu_lower_gemm, weights_read_by_many_products_are_packed_once)
+{
+    migraphx::module m;
+    auto w  = m.add_literal(migraphx::generate_literal(shape{shape::float_type, {8, 16}}, 1));
+    auto h  = m.add_parameter("h", shape{shape::float_type, {1, 8}});
+    for(int step = 0; step < 3; step++)
+        h = m.add_instruction(make_op("slice", {{"axes", {1}}, {"starts", {0}}, {"ends", {8}}}),
+                              m.add_instruction(make_op("dot"), h, w));
+    m.add_return({h});
+    lower(m);
+    std::vector<migraphx::instruction_ref> weights;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(it->name() == "cpu::gemm")
+        {
+            EXPECT_TRUE(it->get_operator().to_value().at("packed_weights").get_bool());
+            weights.push_back(it->inputs()[1]);
+        }
+    ASSERT_EQ(weights.size(), 3u);
+    EXPECT_EQ(weights[0], weights[1]);
+    EXPECT_EQ(weights[1], weights[2]);
+    EXPECT_EQ(std::count_if(m.begin(), m.end(), [](const auto& i) { return i.name() == "@literal"; }), 1);
 }
 
 TEST(cpu_lower_gemm, computed_b_is_not_packed)

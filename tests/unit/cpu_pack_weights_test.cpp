@@ -73,3 +73,28 @@ TEST(cpu_pack_weights, weights_packed_for_another_kernel_are_refused)
         EXPECT_NE(std::string(e.what()).find("packed for another oneDNN kernel"), std::string::npos) << e.what();
     }
 }
+
+// Two convolutions reading the same weights (a shared branch, an unrolled recurrence) share one
+// packed copy; results still match ref.
+TEST(cpu_pack_weights, weights_read_twice_are_packed_once)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, 8, 6, 6}});
+    auto y  = m->add_parameter("y", shape{shape::float_type, {1, 8, 6, 6}});
+    auto w  = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {16, 8, 3, 3}}, 1));
+    auto c1 = m->add_instruction(make_op("convolution"), x, w);
+    auto c2 = m->add_instruction(make_op("convolution"), y, w);
+    m->add_return({c1, c2});
+    auto cpu = migx_test::expect_cpu_matches_ref(p, 1e-4, 1e-4);
+    std::vector<const migraphx::instruction*> weights;
+    for(auto it = cpu.get_main_module()->begin(); it != cpu.get_main_module()->end(); ++it)
+        if(it->name() == "dnnl::convolution")
+        {
+            ASSERT_TRUE(it->get_operator().to_value().at("packed_weights").get_bool());
+            weights.push_back(&*it->inputs()[1]);
+        }
+    ASSERT_EQ(weights.size(), 2u);
+    EXPECT_EQ(weights[0], weights[1]);
+}

@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_gemm.hpp"
+#include <unordered_map>
 #include "targets/cpu/gemm_kernel.hpp"
 #include "targets/cpu/gemm_op.hpp"
 #include <migraphx/literal.hpp>
@@ -194,6 +195,13 @@ bool small_product(instruction_ref ins)
 void lower_gemm::apply(module& m) const
 {
     bool all = force or own_gemm_preferred();
+    // one packed copy per weight: an unrolled recurrence reads the same weights at every step
+    struct packed_weight
+    {
+        instruction_ref literal;
+        std::vector<std::size_t> lens;
+    };
+    std::unordered_map<instruction_ref, packed_weight, instruction_ref_hash> packed_of;
     for(auto ins = m.begin(); ins != m.end(); ++ins)
     {
         if(ins->name() != "dnnl::matmul" or not(all or small_product(ins)))
@@ -210,11 +218,19 @@ void lower_gemm::apply(module& m) const
         if(not op.supported())
             continue;
         auto inputs = ins->inputs();
-        if(auto w = constant_value(inputs[1]))
+        if(packed_of.count(inputs[1]) == 0)
         {
-            auto packed       = gemm_op::pack(*w, op.weight_lens);
+            if(auto w = constant_value(inputs[1]))
+            {
+                auto packed = gemm_op::pack(*w, op.weight_lens);
+                packed_of.emplace(inputs[1], packed_weight{m.add_literal(literal{packed}), op.weight_lens});
+            }
+        }
+        if(auto it = packed_of.find(inputs[1]); it != packed_of.end())
+        {
             op.packed_weights = true;
-            inputs[1]         = m.add_literal(literal{packed});
+            op.weight_lens    = it->second.lens;
+            inputs[1]         = it->second.literal;
         }
         m.replace_instruction(ins, operation{op}, inputs);
     }
