@@ -1,4 +1,5 @@
 #include "targets/cpu/dnnl_context.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include "ir/block_cache.hpp"
 #include "ir/parallel_for.hpp"
 #include "ir/env.hpp"
@@ -306,7 +307,8 @@ void copy_threaded(void* dst, const void* src, std::size_t bytes)
         std::max<std::size_t>(bytes / grain, 1), static_cast<std::size_t>(cpu_thread_count())));
     auto* d       = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
-#pragma omp parallel for schedule(static) num_threads(parts) if(parts > 1)
+    omp_region(parts > 1, static_cast<int>(parts), [&] {
+#pragma omp for schedule(static)
     for(std::int64_t i = 0; i < parts; i++)
     {
         // 64-byte aligned cut points, so no two threads write one cache line
@@ -315,6 +317,7 @@ void copy_threaded(void* dst, const void* src, std::size_t bytes)
         };
         std::memcpy(d + at(i), s + at(i), at(i + 1) - at(i));
     }
+    });
 }
 
 argument uninitialized(const shape& s)

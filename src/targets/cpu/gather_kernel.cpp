@@ -1,4 +1,5 @@
 #include "targets/cpu/gather_kernel.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
@@ -53,14 +54,12 @@ argument gather_kernel::compute(const shape& out, const std::vector<argument>& a
         auto rows      = static_cast<std::int64_t>(outer);
         const auto* in = reinterpret_cast<const T*>(src);
         auto* o        = reinterpret_cast<T*>(dst);
-#pragma omp parallel for schedule(static) if(rows * static_cast<std::int64_t>(count) > (1 << 16))
-        for(std::int64_t r = 0; r < rows; r++)
-        {
+        omp_for(rows * static_cast<std::int64_t>(count) > (1 << 16), rows, [&](std::int64_t r) {
             const T* row = in + static_cast<std::size_t>(r) * d[a];
             T* to        = o + static_cast<std::size_t>(r) * count;
             for(std::size_t j = 0; j < count; j++)
                 to[j] = row[indices[j]];
-        }
+        });
     };
     switch(inner)
     {
@@ -71,13 +70,11 @@ argument gather_kernel::compute(const shape& out, const std::vector<argument>& a
     default: break;
     }
     auto n          = static_cast<std::int64_t>(outer * indices.size());
-#pragma omp parallel for schedule(static) if(n * static_cast<std::int64_t>(inner) > (1 << 20))
-    for(std::int64_t j = 0; j < n; j++)
-    {
+    omp_for(n * static_cast<std::int64_t>(inner) > (1 << 20), n, [&](std::int64_t j) {
         auto o = static_cast<std::size_t>(j) / indices.size();
         auto k = static_cast<std::size_t>(indices[static_cast<std::size_t>(j) % indices.size()]);
         std::memcpy(dst + static_cast<std::size_t>(j) * inner, src + (o * d[a] + k) * inner, inner);
-    }
+    });
     return result;
 }
 

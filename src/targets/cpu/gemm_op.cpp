@@ -1,4 +1,5 @@
 #include "targets/cpu/gemm_op.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include "targets/cpu/gemm_kernel.hpp"
 #include <migraphx/errors.hpp>
@@ -302,8 +303,7 @@ argument gemm_op::compute(context& ctx, const shape& out, const std::vector<argu
     const std::size_t grain = std::max<std::size_t>(1, items / (4 * static_cast<std::size_t>(nt)));
     work_queue queue((items + grain - 1) / grain, static_cast<std::size_t>(nt));
 
-#pragma omp parallel num_threads(nt) if(nt > 1)
-    {
+    omp_region(nt > 1, nt, [&] {
         if(pack_b)
         {
             const std::size_t br = bs.strides()[r - 2], bc = bs.strides()[r - 1];
@@ -359,7 +359,7 @@ argument gemm_op::compute(context& ctx, const shape& out, const std::vector<argu
                 it += pend - p;
             }
         }
-    }
+    });
     return result;
 }
 

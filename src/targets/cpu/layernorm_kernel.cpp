@@ -1,4 +1,5 @@
 #include "targets/cpu/layernorm_kernel.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include "passes/layernorm_match.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
@@ -76,9 +77,9 @@ argument layernorm_kernel::compute(const shape& out, const std::vector<argument>
     auto own          = args.size() - (planned ? 1 : 0);
     const auto* scale = own > 1 ? reinterpret_cast<const float*>(args[1].data()) : nullptr;
     const auto* shift = own > 2 ? reinterpret_cast<const float*>(args[2].data()) : nullptr;
-#pragma omp parallel for schedule(static) if(rows * cols > 16384)
-    for(std::int64_t r = 0; r < rows; r++)
+    omp_for(rows * cols > 16384, rows, [&](std::int64_t r) {
         normalize_row(x + r * cols, y + r * cols, cols, epsilon, scale, shift);
+    });
     return result;
 }
 

@@ -1,4 +1,5 @@
 #include "targets/cpu/pointwise_kernel.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include "targets/cpu/fast_math.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include <migraphx/errors.hpp>
@@ -237,8 +238,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     // Each slot's buffer holds one item (chunk <= tile): a small tensor's call (an LSTM step's
     // 128 gates) allocates and fills that much, not a whole tile per slot.
     const std::size_t pitch = chunk;
-#pragma omp parallel if(out.elements() > 4 * tile)
-    {
+    omp_region(out.elements() > 4 * tile, 0, [&] {
         std::vector<float> buf(slots * pitch);
         std::vector<const float*> ptr(slots);
         for(std::size_t c = 0; c < constants.size(); c++)
@@ -299,7 +299,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                 ptr[slot] = res;
             }
         }
-    }
+    });
     return result;
 }
 

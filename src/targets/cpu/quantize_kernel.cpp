@@ -3,6 +3,7 @@
 // round(x / scale) to nearest even through the float magic number (exact for |v| < 2^22, which
 // the clamp guarantees), so the loop vectorises.
 #include "targets/cpu/dnnl_quant_ops.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -43,27 +44,29 @@ void quantize_rows(const float* in, T* out, const shape& is, const shape& os, fl
     if(is.strides() == os.strides() and is.packed())
     {
         auto n = static_cast<std::ptrdiff_t>(is.elements());
-#pragma omp parallel for schedule(static) if(threads)
-        for(std::ptrdiff_t i = 0; i < n; i++)
-        {
-            float v = std::min(hi, std::max(lo, in[i] * inv));
-            out[i]  = static_cast<T>(static_cast<int>((v + magic) - magic));
-        }
+        omp_region(threads, 0, [&] {
+#pragma omp for schedule(static)
+            for(std::ptrdiff_t i = 0; i < n; i++)
+            {
+                float v = std::min(hi, std::max(lo, in[i] * inv));
+                out[i]  = static_cast<T>(static_cast<int>((v + magic) - magic));
+            }
+        });
         return;
     }
-#pragma omp parallel for collapse(2) schedule(static) if(threads)
-    for(std::size_t a = 0; a < d[0]; a++)
-        for(std::size_t b = 0; b < d[1]; b++)
-            for(std::size_t c = 0; c < d[2]; c++)
+    omp_for(threads, static_cast<std::int64_t>(d[0] * d[1]), [&](std::int64_t ab) {
+        std::size_t a = static_cast<std::size_t>(ab) / d[1], b = static_cast<std::size_t>(ab) % d[1];
+        for(std::size_t c = 0; c < d[2]; c++)
+        {
+            const float* ip = in + a * si[0] + b * si[1] + c * si[2];
+            T* op           = out + a * so[0] + b * so[1] + c * so[2];
+            for(std::size_t e = 0; e < d[3]; e++)
             {
-                const float* ip = in + a * si[0] + b * si[1] + c * si[2];
-                T* op           = out + a * so[0] + b * so[1] + c * so[2];
-                for(std::size_t e = 0; e < d[3]; e++)
-                {
-                    float v = std::min(hi, std::max(lo, ip[e * si[3]] * inv));
-                    op[e * so[3]] = static_cast<T>(static_cast<int>((v + magic) - magic));
-                }
+                float v = std::min(hi, std::max(lo, ip[e * si[3]] * inv));
+                op[e * so[3]] = static_cast<T>(static_cast<int>((v + magic) - magic));
             }
+        }
+    });
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "targets/cpu/row_kernels.hpp"
+#include "targets/cpu/omp_region.hpp"
 #include <functional>
 #include <numeric>
 #include "passes/pass_utils.hpp"
@@ -26,9 +27,7 @@ void for_rows(const shape& s, F f)
 {
     auto cols = static_cast<std::int64_t>(s.lens().back());
     auto rows = static_cast<std::int64_t>(s.elements()) / std::max<std::int64_t>(cols, 1);
-#pragma omp parallel for schedule(static) if(rows * cols > 16384)
-    for(std::int64_t r = 0; r < rows; r++)
-        f(r, cols);
+    omp_for(rows * cols > 16384, rows, [&](std::int64_t r) { f(r, cols); });
 }
 
 __attribute__((target_clones("avx2", "default"))) void
