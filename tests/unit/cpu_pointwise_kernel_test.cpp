@@ -129,3 +129,56 @@ TEST(cpu_pointwise_kernel, several_short_rows_an_item)
     auto names = migx_test::op_names(*cpu.get_main_module());
     EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::pointwise"), 1);
 }
+
+// Small calls whose inputs are all dense run in one tile straight from the inputs: an LSTM step's
+// gates (slices {1, 128} of a {1, 512} row, a constant, several steps), a call of exactly one tile,
+// and beside them small ones that are not dense (a transposed operand, a broadcast) and take the
+// general path; all as ref computes them.
+TEST(cpu_pointwise_kernel, small_dense_calls_match_ref)
+{
+    MIGX_REQUIRE_CPU();
+    {
+        migraphx::program p;
+        auto* m    = p.get_main_module();
+        auto g     = m->add_parameter("g", shape{shape::float_type, {1, 512}});
+        auto c     = m->add_parameter("c", shape{shape::float_type, {1, 128}});
+        auto gate  = [&](std::int64_t i) {
+            return m->add_instruction(make_op("slice", {{"axes", {1}}, {"starts", {i * 128}}, {"ends", {i * 128 + 128}}}),
+                                      g);
+        };
+        auto i     = m->add_instruction(make_op("sigmoid"), gate(0));
+        auto f     = m->add_instruction(make_op("sigmoid"), gate(2));
+        auto cand  = m->add_instruction(make_op("tanh"), gate(3));
+        auto half  = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{1, 128}}}),
+                                       m->add_literal(migraphx::literal{0.5f}));
+        auto c2    = m->add_instruction(make_op("add"), m->add_instruction(make_op("mul"), f, c),
+                                     m->add_instruction(make_op("mul"), i, cand));
+        m->add_return({m->add_instruction(make_op("mul"), c2, half)});
+        auto cpu   = migx_test::expect_cpu_matches_ref(p, 2e-6, 2e-7);
+        auto names = migx_test::op_names(*cpu.get_main_module());
+        EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::pointwise"), 1);
+    }
+    for(std::size_t n : {1, 7, 1024})
+    {
+        SCOPED_TRACE(n);
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {n, 1}});
+        auto y  = m->add_parameter("y", shape{shape::float_type, {1, n}});
+        auto yt = m->add_instruction(make_op("transpose", {{"permutation", std::vector<std::int64_t>{1, 0}}}), y);
+        auto z  = m->add_parameter("z", shape{shape::float_type, {1, 1}});
+        auto zb = m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{n, 1}}}), z);
+        auto a  = m->add_instruction(make_op("sub"), x, yt); // {n, 1} from {1, n}: dense all the same
+        m->add_return({m->add_instruction(make_op("mul"), m->add_instruction(make_op("exp"), a), zb)});
+        migx_test::expect_cpu_matches_ref(p, 2e-6, 2e-7);
+    }
+    {
+        migraphx::program p; // 6 x 5 read through a transpose: not dense, the general path
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {6, 5}});
+        auto y  = m->add_parameter("y", shape{shape::float_type, {5, 6}});
+        auto yt = m->add_instruction(make_op("transpose", {{"permutation", std::vector<std::int64_t>{1, 0}}}), y);
+        m->add_return({m->add_instruction(make_op("tanh"), m->add_instruction(make_op("add"), x, yt))});
+        migx_test::expect_cpu_matches_ref(p, 2e-6, 2e-7);
+    }
+}

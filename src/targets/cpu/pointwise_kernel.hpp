@@ -43,6 +43,9 @@ struct pointwise_kernel
     shape compute_shape(const std::vector<shape>& in) const;
     argument compute(const shape& out, const std::vector<argument>& args) const;
 
+    /// Runs the steps over n dense elements in one tile (compute's small case).
+    void run_small(float* dst, std::size_t n, const std::vector<argument>& in) const;
+
     /// Whether the kernel has a loop for this op name (and its arity).
     static bool supports(const std::string& op, std::size_t arity);
 };
