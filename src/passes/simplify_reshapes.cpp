@@ -22,7 +22,8 @@ bool is_reshaper(instruction_ref ins)
 bool is_noop_when_same_shape(instruction_ref ins)
 {
     static const std::set<std::string> names = {
-        "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "multibroadcast", "contiguous"};
+        "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "multibroadcast", "contiguous",
+        "slice"}; // a slice to the same lens takes every element
     return names.count(ins->name()) != 0;
 }
 

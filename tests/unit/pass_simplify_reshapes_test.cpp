@@ -328,3 +328,26 @@ TEST(pass_simplify_reshapes, reshape_of_a_slice_is_kept_where_views_cannot_expre
     shape t{shape::float_type, {2, 12, 3}, {36, 1, 12}};
     kept(t, slice({1}, {4}, {8}), {2, 2, 2, 3});
 }
+
+// A slice that keeps every element (an unrolled recurrence's step t of a length-1 axis, sliced
+// again at [0, 1)) is removed; one that drops elements stays.
+TEST(pass_simplify_reshapes, slice_keeping_every_element_is_removed)
+{
+    migraphx::module m1;
+    {
+        auto x  = m1.add_parameter("x", s2_3_12);
+        auto t  = m1.add_instruction(slice({0}, {1}, {2}), x);      // {1, 3, 12}
+        auto t0 = m1.add_instruction(slice({0, 2}, {0, 0}, {1, 12}), t); // every element of t
+        auto g  = m1.add_instruction(slice({2}, {4}, {8}), t0);     // a real slice
+        m1.add_return({g});
+    }
+    run_simplify(m1);
+    migraphx::module m2;
+    {
+        auto x = m2.add_parameter("x", s2_3_12);
+        auto t = m2.add_instruction(slice({0}, {1}, {2}), x);
+        auto g = m2.add_instruction(slice({2}, {4}, {8}), t);
+        m2.add_return({g});
+    }
+    EXPECT_EQ(m1, m2) << m1;
+}
