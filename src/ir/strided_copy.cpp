@@ -63,12 +63,28 @@ void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::si
             d[i * ds] = s[i * ss];
 }
 
+// n contiguous bytes. Short runs (a channel concat in NHWC: 64 bytes a pixel) are copied inline
+// 16 bytes at a time: a call to memcpy each cost a UNet's 2 MB concat 0.33 ms.
+inline void copy_bytes(char* dst, const char* src, std::size_t n)
+{
+    if(n > 256)
+    {
+        std::memcpy(dst, src, n);
+        return;
+    }
+    std::size_t i = 0;
+    for(; i + 16 <= n; i += 16)
+        __builtin_memcpy(dst + i, src + i, 16);
+    for(; i < n; i++)
+        dst[i] = src[i];
+}
+
 // One row of n elements of ts bytes, the source stepping by ss elements, the destination by ds.
 void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::size_t ds, std::size_t ts)
 {
     if(ss == 1 and ds == 1)
     {
-        std::memcpy(dst, src, n * ts);
+        copy_bytes(dst, src, n * ts);
         return;
     }
     switch(ts)

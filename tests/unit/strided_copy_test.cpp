@@ -97,3 +97,26 @@ TEST(strided_copy, empty_view_writes_nothing)
     migraphx::copy_strided(shape{shape::float_type, {0, 3}}, nullptr, dst.data());
     EXPECT_EQ(dst, std::vector<char>(4, 5));
 }
+
+TEST(strided_copy, short_contiguous_rows_into_a_wider_destination)
+{
+    // A channel concatenation in NHWC: each pixel's channels are one short contiguous row, copied
+    // inline 16 bytes at a time with a tail (5 floats: 20 bytes), exactly 16 and 64 bytes, 257
+    // bytes (past the inline size), into every other part of a destination twice as wide.
+    for(std::size_t c : {1, 4, 5, 16, 65})
+    {
+        for(auto t : {shape::float_type, shape::int8_type})
+        {
+            shape from{t, {3, 7, c}};
+            shape to{t, {3, 7, c}, {7 * 2 * c, 2 * c, 1}};
+            auto src = source_for(from);
+            auto ts  = from.type_size();
+            std::vector<char> dst(3 * 7 * 2 * c * ts, 0x55);
+            migraphx::copy_view(from, src.data(), to, dst.data() + c * ts);
+            auto want = std::vector<char>(dst.size(), 0x55);
+            for(std::size_t r = 0; r < 21; r++)
+                std::memcpy(want.data() + (r * 2 * c + c) * ts, src.data() + r * c * ts, c * ts);
+            EXPECT_EQ(dst, want) << from;
+        }
+    }
+}
