@@ -175,6 +175,19 @@ void copy_view(const shape& from, const char* src, const shape& to, char* dst)
     });
 }
 
+void copy_concat(const std::vector<shape>& parts, const std::vector<const char*>& srcs, std::size_t axis,
+                 const shape& out, char* dst)
+{
+    std::size_t offset = 0;
+    for(std::size_t i = 0; i < parts.size(); i++)
+    {
+        // the input's dims with the result's strides, starting `offset` along the axis
+        shape part{out.type(), parts[i].lens(), out.strides()};
+        copy_view(parts[i], srcs[i], part, dst + offset * out.strides()[axis] * out.type_size());
+        offset += parts[i].lens()[axis];
+    }
+}
+
 void copy_strided(const shape& s, const char* src, char* dst) { copy_view(s, src, s.as_standard(), dst); }
 
 } // namespace migraphx

@@ -8,6 +8,7 @@
 // large copies are split over the host's threads.
 
 #include <migraphx/shape.hpp>
+#include <vector>
 
 namespace migraphx {
 
@@ -15,6 +16,11 @@ namespace migraphx {
 /// each multi-index, offsets by each shape's strides. Same lens and element type; `to` must not
 /// have two indices at one offset, and the memory must not overlap.
 void copy_view(const shape& from, const char* src, const shape& to, char* dst);
+
+/// A concatenation along `axis`: each of `parts` (any strides) into its part of `out`, the view
+/// over `dst` they make together (the reference concat, the cpu target's planned one).
+void copy_concat(const std::vector<shape>& parts, const std::vector<const char*>& srcs, std::size_t axis,
+                 const shape& out, char* dst);
 
 /// copy_view into packed row-major memory: s.elements() * s.type_size() bytes at dst.
 void copy_strided(const shape& s, const char* src, char* dst);

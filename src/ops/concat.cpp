@@ -35,17 +35,15 @@ struct concat
     argument compute(const shape& out, const std::vector<argument>& args) const
     {
         argument result{out, allocate_uninitialized(out.bytes())}; // every element is written
-        auto a             = static_cast<std::size_t>(normalize_axis(axis, out.ndim(), name()));
-        std::size_t offset = 0;
+        auto a = static_cast<std::size_t>(normalize_axis(axis, out.ndim(), name()));
+        std::vector<shape> parts;
+        std::vector<const char*> srcs;
         for(const auto& arg : args)
         {
-            // Each input goes to its part of the result: a view with the input's dims and the
-            // result's strides, starting `offset` along the axis.
-            const auto& ish = arg.get_shape();
-            shape part{out.type(), ish.lens(), out.strides()};
-            copy_view(ish, arg.data(), part, result.data() + offset * out.strides()[a] * out.type_size());
-            offset += ish.lens()[a];
+            parts.push_back(arg.get_shape());
+            srcs.push_back(arg.data());
         }
+        copy_concat(parts, srcs, a, out, result.data());
         return result;
     }
 };

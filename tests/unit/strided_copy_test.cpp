@@ -120,3 +120,21 @@ TEST(strided_copy, short_contiguous_rows_into_a_wider_destination)
         }
     }
 }
+
+TEST(strided_copy, copy_concat_puts_each_part_in_its_place)
+{
+    // {2, 1+3, 2} along axis 1 from a standard part and a transposed one: element by element
+    shape a{shape::int8_type, {2, 1, 2}};
+    shape b{shape::int8_type, {2, 3, 2}, {1, 4, 2}};
+    shape out{shape::int8_type, {2, 4, 2}};
+    auto sa = source_for(a), sb = source_for(b);
+    std::vector<char> dst(out.elements(), 0);
+    migraphx::copy_concat({a, b}, {sa.data(), sb.data()}, 1, out, dst.data());
+    for(std::size_t i = 0; i < 2; i++)
+        for(std::size_t j = 0; j < 4; j++)
+            for(std::size_t k = 0; k < 2; k++)
+            {
+                char want = j == 0 ? sa[a.index({i, 0, k})] : sb[b.index({i, j - 1, k})];
+                EXPECT_EQ(dst[out.index({i, j, k})], want) << i << " " << j << " " << k;
+            }
+}

@@ -30,18 +30,15 @@ shape concat_kernel::compute_shape(const std::vector<shape>& all) const
 
 argument concat_kernel::compute(const shape& out, const std::vector<argument>& args) const
 {
-    argument result    = result_buffer(out, args, planned);
-    auto inputs        = args.size() - (planned ? 1 : 0);
-    auto a             = static_cast<std::size_t>(axis);
-    std::size_t offset = 0;
-    for(std::size_t i = 0; i < inputs; i++)
+    argument result = result_buffer(out, args, planned);
+    std::vector<shape> parts;
+    std::vector<const char*> srcs;
+    for(const auto& arg : own_inputs(args, planned))
     {
-        // each input into its part of the result: its dims with the result's strides
-        const auto& ish = args[i].get_shape();
-        shape part{out.type(), ish.lens(), out.strides()};
-        copy_view(ish, args[i].data(), part, result.data() + offset * out.strides()[a] * out.type_size());
-        offset += ish.lens()[a];
+        parts.push_back(arg.get_shape());
+        srcs.push_back(arg.data());
     }
+    copy_concat(parts, srcs, static_cast<std::size_t>(axis), out, result.data());
     return result;
 }
 
