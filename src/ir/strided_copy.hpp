@@ -18,7 +18,7 @@ namespace migraphx {
 void copy_view(const shape& from, const char* src, const shape& to, char* dst);
 
 /// A concatenation along `axis`: each of `parts` (any strides) into its part of `out`, the view
-/// over `dst` they make together (the reference concat, the cpu target's planned one).
+/// over `dst` they make together (the reference concat; the host fallbacks of both targets run it).
 void copy_concat(const std::vector<shape>& parts, const std::vector<const char*>& srcs, std::size_t axis,
                  const shape& out, char* dst);
 

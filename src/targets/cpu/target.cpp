@@ -5,7 +5,6 @@
 #include "passes/simplify_pipeline.hpp"
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/dnnl_context.hpp"
-#include "targets/cpu/concat_kernel.hpp"
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_actual_sizes.hpp"
@@ -41,7 +40,6 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    lower_pointwise{},
                    dead_code_elimination{},
                    sum_in_place{},
-                   lower_concat{},
                    plan_memory{},
                    lower_actual_sizes{}});
     return passes;
