@@ -64,7 +64,7 @@ void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::si
 }
 
 // n contiguous bytes. Short runs (a channel concat in NHWC: 64 bytes a pixel) are copied inline
-// 16 bytes at a time: a call to memcpy each cost a UNet's 2 MB concat 0.33 ms.
+// 16 bytes at a time, not by a memcpy call each (a channel concat of 2 x 1 MB: 0.23 -> 0.19 ms).
 inline void copy_bytes(char* dst, const char* src, std::size_t n)
 {
     if(n > 256)

@@ -198,7 +198,7 @@ shape pointwise_kernel::compute_shape(const std::vector<shape>& all) const
 void pointwise_kernel::run_small(float* dst, std::size_t n, const std::vector<argument>& in) const
 {
     // One tile, every input read in place: a small call (an LSTM step's gates, 128 values) pays
-    // for no iteration space, work items or buffers of its own (2.2 -> 0.x us a call).
+    // for no iteration space, work items or buffers of its own (1.34 -> 0.83 us a call).
     thread_local std::vector<float> buf;
     thread_local std::vector<const float*> ptr;
     const std::size_t fixed = inputs + constants.size();
