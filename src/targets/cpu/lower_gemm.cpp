@@ -1,5 +1,4 @@
 #include "targets/cpu/lower_gemm.hpp"
-#include <unordered_map>
 #include "targets/cpu/gemm_kernel.hpp"
 #include "targets/cpu/gemm_op.hpp"
 #include <migraphx/literal.hpp>
@@ -8,6 +7,7 @@
 #include <migraphx/operation.hpp>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <unordered_map>
 
 namespace migraphx {
 namespace cpu {
@@ -218,15 +218,16 @@ void lower_gemm::apply(module& m) const
         if(not op.supported())
             continue;
         auto inputs = ins->inputs();
-        if(packed_of.count(inputs[1]) == 0)
+        auto it     = packed_of.find(inputs[1]);
+        if(it == packed_of.end())
         {
             if(auto w = constant_value(inputs[1]))
             {
                 auto packed = gemm_op::pack(*w, op.weight_lens);
-                packed_of.emplace(inputs[1], packed_weight{m.add_literal(literal{packed}), op.weight_lens});
+                it = packed_of.emplace(inputs[1], packed_weight{m.add_literal(literal{packed}), op.weight_lens}).first;
             }
         }
-        if(auto it = packed_of.find(inputs[1]); it != packed_of.end())
+        if(it != packed_of.end())
         {
             op.packed_weights = true;
             op.weight_lens    = it->second.lens;

@@ -146,20 +146,6 @@ struct iteration_space
     }
 };
 
-/// Whether s walks its elements in row-major order without gaps (dims of length 1 aside: an
-/// LSTM step's gate, a {1, 128} slice of a {1, 512} row, is dense).
-bool dense(const shape& s)
-{
-    std::size_t expect = 1;
-    for(std::size_t d = s.lens().size(); d-- > 0;)
-    {
-        if(s.lens()[d] != 1 and s.strides()[d] != expect)
-            return false;
-        expect *= s.lens()[d];
-    }
-    return true;
-}
-
 } // namespace
 
 bool pointwise_kernel::supports(const std::string& op, std::size_t n)
@@ -231,7 +217,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     const auto& in = all; // the first `inputs` of them; a planned kernel's output buffer follows
     if(out.elements() <= tile and
        std::all_of(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(inputs), [](const argument& a) {
-           return dense(a.get_shape());
+           return a.get_shape().standard(); // row-major, any stride on 1-length dims
        }))
     {
         run_small(dst, out.elements(), in);
