@@ -277,6 +277,22 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
     EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
 }
 
+// 8 warps (256 threads) for BERT's 128 rows; MIGRAPHX_GPU_ATTENTION_WARPS=4 asks 4 (64 rows a
+// block, twice the blocks).
+TEST(gpu_lower_attention, four_warps_only_where_asked)
+{
+    auto bert = bert_base_heads();
+    auto k8   = migraphx::gpu::generate_attention(bert);
+    ASSERT_TRUE(k8.has_value());
+    EXPECT_EQ(k8->local, 256u);
+    migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_WARPS", "4");
+    auto k4 = migraphx::gpu::generate_attention(bert);
+    ASSERT_TRUE(k4.has_value());
+    EXPECT_EQ(k4->local, 128u);
+    EXPECT_EQ(k4->elements / 128, 2 * (k8->elements / 256)); // twice the blocks
+    EXPECT_NE(k4->source.find("__launch_bounds__(128, 4)"), std::string::npos);
+}
+
 // MIGRAPHX_GPU_ATTENTION_PREFETCH: the variant that asks L2 for the next wave's item (its Q, K
 // and V rows, where contiguous) at an item's last step (=1) or first (=2); nothing otherwise.
 TEST(gpu_lower_attention, next_item_prefetched_only_where_asked)
@@ -367,6 +383,12 @@ TEST(gpu_lower_attention, matches_ref_on_device)
     {
         migx_test::scoped_env keys("MIGRAPHX_GPU_ATTENTION_KEYS", "32");
         for(const auto& c : {many, padded, cross, nan_rows})
+            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
+    }
+    // 4 warps a block where 8 would be chosen
+    {
+        migx_test::scoped_env warps("MIGRAPHX_GPU_ATTENTION_WARPS", "4");
+        for(const auto& c : {many, padded, bert})
             migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
     }
     // and Q read straight into registers

@@ -273,10 +273,14 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // Row pitches padded by 16 bytes: the fragment loads of 8 rows hit 8 different bank groups.
     const std::size_t KP = D + 8, VP = DV + 8, MP = keys_per_step + 16 / std::max<std::size_t>(msize, 1);
     // 8 warps where there are more than 64 rows and a step's tiles fit, else 4.
+    // MIGRAPHX_GPU_ATTENTION_WARPS=4 (an experiment): 4 always, so that an SM holds 4 blocks in
+    // different phases (one loading while another multiplies) at the price of reading each item's
+    // keys once a 64 rows.
+    const bool four_warps = env_level("MIGRAPHX_GPU_ATTENTION_WARPS") == 4;
     std::size_t warps = 0, mask_rows = 0, stage = 0;
     for(std::size_t w : {8, 4})
     {
-        if(w == 8 and M <= 64)
+        if(w == 8 and (M <= 64 or four_warps))
             continue;
         warps     = w;
         mask_rows = a.mask ? (mask_row ? 1 : w * 16) : 0;
