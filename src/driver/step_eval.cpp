@@ -78,7 +78,7 @@ std::vector<argument> step_evaluator::run_module(const module& m,
             // A result of data-dependent size (nonzero's rows) is smaller than declared: the op
             // computes for what it got, as eval does, or its views would overrun.
             if(ins->module_inputs().empty())
-                return compute_sized(ins, std::move(args), &ctx);
+                return compute_sized(ins, args, &ctx);
             // Sub-modules run whole, inside their instruction's time.
             run_module_fn fn = [&](module_ref sub, const parameter_map& p) {
                 return run_module(*sub, p, &results, nullptr);

@@ -194,7 +194,10 @@ std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& ar
 {
     auto resized = [&](std::size_t i) {
         const auto& want = ins->inputs()[i]->get_shape();
-        return not want.dynamic() and want.type() != shape::tuple_type and args[i].get_shape().lens() != want.lens();
+        const auto& got  = args[i].get_shape();
+        if(got == want) // the common case, and quick: the input's own shape, shared
+            return false;
+        return not want.dynamic() and want.type() != shape::tuple_type and got.lens() != want.lens();
     };
     bool any_resized = false;
     for(std::size_t i = 0; i < args.size() and i < ins->inputs().size() and not any_resized; i++)
@@ -212,7 +215,7 @@ std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& ar
     return sized;
 }
 
-argument compute_sized(instruction_ref ins, std::vector<argument> args, context* ctx)
+argument compute_sized(instruction_ref ins, std::vector<argument>& args, context* ctx)
 {
     auto sized     = sized_for(ins, args);
     const auto& op = sized and sized->replaced ? *sized->replaced : ins->get_operator();

@@ -66,7 +66,8 @@ std::optional<sized_op> sized_for(instruction_ref ins, std::vector<argument>& ar
 /// or at sized_for's shape for what it got (computed at the declared shape, a convert of a
 /// nonzero's 3 actual rows of 8 declared threw; a reshape view overran). On ctx where given (a
 /// target's op), else as on ref. Shared by eval, the driver's perf and the gpu host fallbacks.
-argument compute_sized(instruction_ref ins, std::vector<argument> args, context* ctx = nullptr);
+/// args may be changed (viewed at the actual sizes).
+argument compute_sized(instruction_ref ins, std::vector<argument>& args, context* ctx = nullptr);
 
 } // namespace migraphx
 

@@ -178,6 +178,23 @@ struct tracer
     }
 };
 
+/// The results of one module's run, by position, and where to find the values its sub-modules
+/// read from the modules around them.
+struct eval_scope
+{
+    const last_use_table* table = nullptr;
+    const std::vector<argument>* slots = nullptr;
+    const eval_scope* outer = nullptr;
+
+    const argument* find(const instruction* x) const
+    {
+        for(const auto* s = this; s != nullptr; s = s->outer)
+            if(auto it = s->table->position.find(x); it != s->table->position.end())
+                return &(*s->slots)[it->second];
+        return nullptr;
+    }
+};
+
 struct evaluator
 {
     const program& prog;
@@ -186,41 +203,47 @@ struct evaluator
     replay_cache* replays = nullptr; // set where recorded runs may be replayed
     last_use_cache* lifetime_cache = nullptr; // a compiled program's, else each run finds them
 
-    std::vector<argument> run(const module& m,
-                              const parameter_map& params,
-                              const std::unordered_map<const instruction*, argument>* outer)
+    std::vector<argument> run(const module& m, const parameter_map& params, const eval_scope* outer)
     {
-        std::unordered_map<const instruction*, argument> results;
-        results.reserve(m.size());
+        // Where each result is dropped (after its last reader, so that its memory is reused while
+        // warm) and where each input is: results live in a vector by position.
+        last_use_table own;
+        const auto& plan = lifetime_cache != nullptr ? lifetime_cache->of(m) : (own = make_last_use_table(m));
+        std::vector<argument> slots(plan.inputs.size());
+        eval_scope scope{&plan, &slots, outer};
         std::unordered_map<const instruction*, std::string> names;
         if(trace.level > 0)
             names = m.instruction_names();
-        auto lookup = [&](instruction_ref x) -> const argument& {
-            auto it = results.find(&*x);
-            if(it != results.end())
-                return it->second;
-            if(outer != nullptr)
-            {
-                auto jt = outer->find(&*x);
-                if(jt != outer->end())
-                    return jt->second;
-            }
+        auto not_computed = [&](instruction_ref x) -> const argument& {
             MIGRAPHX_THROW("eval: instruction " + x->name() + " used before it was computed");
         };
-        auto compute_op = [&](instruction_ref ins) -> argument {
-            std::vector<argument> args;
-            args.reserve(ins->inputs().size());
-            for(auto in : ins->inputs())
-                args.push_back(lookup(in));
+        auto lookup = [&](instruction_ref x) -> const argument& {
+            const auto* a = scope.find(&*x);
+            return a != nullptr ? *a : not_computed(x);
+        };
+        std::vector<argument> args; // reused: no allocation per instruction
+        auto compute_op = [&](instruction_ref ins, std::size_t at) -> argument {
+            args.clear();
+            const auto& in_pos = plan.inputs[at];
+            for(std::size_t i = 0; i < in_pos.size(); i++)
+            {
+                auto ip = in_pos[i];
+                if(ip == last_use_table::outside)
+                    args.push_back(lookup(ins->inputs()[i]));
+                else if(ip < at)
+                    args.push_back(slots[ip]);
+                else
+                    not_computed(ins->inputs()[i]);
+            }
             try
             {
                 if(not ins->module_inputs().empty())
                 {
-                    run_module_fn fn = [&](module_ref sub, const parameter_map& p) { return run(*sub, p, &results); };
+                    run_module_fn fn = [&](module_ref sub, const parameter_map& p) { return run(*sub, p, &scope); };
                     return ins->get_operator().compute(ins->get_shape(), args, ins->module_inputs(), fn);
                 }
                 // The common path: every input as declared (no allocation per op per run).
-                return compute_sized(ins, std::move(args), &ctx);
+                return compute_sized(ins, args, &ctx);
             }
             catch(const exception&)
             {
@@ -237,13 +260,10 @@ struct evaluator
         if(replays != nullptr and outer == nullptr and trace.level == 0)
             segments = &replays->segments(m, ctx);
         std::size_t next_segment = 0;
-        // Results are dropped after their last reader, so their memory is reused while warm.
-        last_use_table own;
-        const auto& lifetimes = lifetime_cache != nullptr ? lifetime_cache->of(m) : (own = make_last_use_table(m));
-        std::size_t pos       = 0;
-        auto release          = [&](std::size_t p) {
-            for(const auto* x : lifetimes.points[p])
-                results.erase(x);
+        std::size_t pos          = 0;
+        auto release             = [&](std::size_t p) {
+            for(auto r : plan.release[p])
+                slots[r] = argument{};
         };
         for(auto ins = m.begin(); ins != m.end(); ++ins, ++pos)
         {
@@ -251,13 +271,14 @@ struct evaluator
             {
                 const auto& seg = (*segments)[next_segment++];
                 auto step       = [&](instruction_ref i) {
-                    auto r          = compute_op(i);
-                    results[&*i] = r;
+                    auto at   = plan.position.at(&*i);
+                    auto r    = compute_op(i, at);
+                    slots[at] = r;
                     return r;
                 };
                 auto done = replays->run(seg, ctx, lookup, step);
                 for(auto& [i, a] : done.results)
-                    results[i] = std::move(a);
+                    slots[plan.position.at(i)] = std::move(a);
                 auto first = pos;
                 for(; std::next(ins) != seg.end; ++ins, ++pos)
                     if(not done.replayed)
@@ -266,9 +287,9 @@ struct evaluator
                     release(pos);
                 else // only its outputs came back: drop the inputs nothing reads after it
                     for(auto x : seg.inputs)
-                        if(auto it = lifetimes.last.find(&*x); it != lifetimes.last.end() and it->second >= first and
-                                                               it->second <= pos)
-                            results.erase(&*x);
+                        if(auto it = plan.last.find(&*x); it != plan.last.end() and it->second >= first and
+                                                          it->second <= pos)
+                            slots[plan.position.at(&*x)] = argument{};
                 continue;
             }
             const auto& n = ins->name();
@@ -280,7 +301,7 @@ struct evaluator
                 m.print_instruction(std::cout, ins, names);
                 std::cout << std::endl;
             }
-            auto t0 = std::chrono::steady_clock::now();
+            auto t0 = traced ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
             argument out;
             if(n == "@literal")
                 out = ins->get_literal().get_argument();
@@ -300,7 +321,7 @@ struct evaluator
                 return r;
             }
             else
-                out = compute_op(ins);
+                out = compute_op(ins, pos);
             if(traced)
             {
                 // As MIGraphX: the time until compute returned, then until the target finished.
@@ -315,7 +336,7 @@ struct evaluator
                     trace.output(std::cout, out);
                 std::cout << std::flush;
             }
-            results[&*ins] = std::move(out);
+            slots[pos] = std::move(out);
             release(pos);
         }
         // A module without @return yields its last result.

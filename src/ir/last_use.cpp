@@ -42,9 +42,28 @@ last_use_table make_last_use_table(const module& m)
 {
     last_use_table t;
     t.points = last_use_points(m);
-    for(std::size_t p = 0; p < t.points.size(); p++)
+    t.position.reserve(m.size());
+    std::size_t n = 0;
+    for(const auto& ins : m)
+        t.position.emplace(&ins, n++);
+    t.inputs.resize(n);
+    t.release.resize(n);
+    std::size_t p = 0;
+    for(const auto& ins : m)
+    {
+        for(auto in : ins.inputs())
+        {
+            auto it = t.position.find(&*in);
+            t.inputs[p].push_back(it == t.position.end() ? last_use_table::outside : it->second);
+        }
+        p++;
+    }
+    for(p = 0; p < t.points.size(); p++)
         for(const auto* x : t.points[p])
+        {
             t.last.emplace(x, p);
+            t.release[p].push_back(t.position.at(x));
+        }
     return t;
 }
 

@@ -20,11 +20,18 @@ namespace migraphx {
 /// results are never listed; nor is anything in a module that runs sub-modules.
 std::vector<std::vector<const instruction*>> last_use_points(const module& m);
 
-/// last_use_points, and for each instruction listed there the position of its last reader.
+/// last_use_points, and for each instruction listed there the position of its last reader; with
+/// what eval needs to keep a run's results in a vector by position instead of a map by
+/// instruction (a run of the cpu target's LSTM evaluates ~800 instructions, most of them views):
+/// each instruction's position, its inputs' positions, and the positions to drop after each.
 struct last_use_table
 {
+    static constexpr std::size_t outside = static_cast<std::size_t>(-1); // an input from another module
     std::vector<std::vector<const instruction*>> points;
     std::unordered_map<const instruction*, std::size_t> last;
+    std::unordered_map<const instruction*, std::size_t> position;
+    std::vector<std::vector<std::size_t>> inputs;  // per position: its inputs' positions, or outside
+    std::vector<std::vector<std::size_t>> release; // per position: points as positions
 };
 last_use_table make_last_use_table(const module& m);
 

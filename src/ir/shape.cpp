@@ -44,11 +44,23 @@ shape::shape() : shape(float_type) {}
 
 shape::shape(type_t t)
 {
-    auto p  = std::make_shared<impl>();
-    p->type = t;
-    p->finish();
-    p->elements = t == tuple_type ? 0 : 1;
-    m_impl      = p;
+    // One shared, immutable description per type: a default argument (a result slot, an empty
+    // output) then costs a reference count, not an allocation (eval makes several a step).
+    static const auto scalars = [] {
+        std::vector<std::shared_ptr<const impl>> v;
+        for(int i = 0; i <= tuple_type; i++)
+        {
+            auto p  = std::make_shared<impl>();
+            p->type = static_cast<type_t>(i);
+            p->finish();
+            p->elements = i == tuple_type ? 0 : 1;
+            v.push_back(p);
+        }
+        return v;
+    }();
+    if(t < 0 or t > tuple_type)
+        MIGRAPHX_THROW("shape: type " + std::to_string(static_cast<int>(t)) + " is not a shape type");
+    m_impl = scalars[t];
 }
 
 shape::shape(type_t t, std::vector<std::size_t> l) : shape(t, l, standard_strides(l)) {}

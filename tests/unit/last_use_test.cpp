@@ -43,6 +43,60 @@ TEST(last_use, each_result_is_dropped_after_its_last_reader)
     }
 }
 
+// What eval reads instead of maps: each input's position (or outside, for a value of the module
+// around), and the positions to drop after each instruction.
+TEST(last_use, the_table_gives_positions_of_inputs_and_drops)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {4}}); // 0
+    auto a   = mm->add_instruction(migraphx::make_op("relu"), x);      // 1
+    auto b   = mm->add_instruction(migraphx::make_op("add"), a, x);    // 2
+    mm->add_return({b});                                               // 3
+    auto t = migraphx::make_last_use_table(*mm);
+    ASSERT_EQ(t.inputs.size(), 4u);
+    EXPECT_TRUE(t.inputs[0].empty());
+    EXPECT_EQ(t.inputs[1], (std::vector<std::size_t>{0}));
+    EXPECT_EQ(t.inputs[2], (std::vector<std::size_t>{1, 0}));
+    EXPECT_EQ(t.inputs[3], (std::vector<std::size_t>{2}));
+    EXPECT_EQ(t.release[2], (std::vector<std::size_t>{0, 1})); // x and a, both last read by b
+    EXPECT_TRUE(t.release[3].empty());                         // b is returned
+    EXPECT_EQ(t.position.at(&*b), 2u);
+    // a sub-module's input from main is outside its own table
+    auto* sub = p.create_module("sub");
+    sub->add_return({sub->add_instruction(migraphx::make_op("neg"), a)});
+    auto st = migraphx::make_last_use_table(*sub);
+    EXPECT_EQ(st.inputs[0], (std::vector<std::size_t>{migraphx::last_use_table::outside}));
+}
+
+// A branch inside a branch reads values of main: eval finds them two modules out.
+TEST(last_use, nested_branches_read_values_of_main)
+{
+    migraphx::program p;
+    auto* mm   = p.get_main_module();
+    auto c     = mm->add_parameter("c", shape{shape::bool_type, {1}});
+    auto x     = mm->add_literal(migraphx::literal{shape{shape::float_type, {2}}, std::vector<float>{2, 3}});
+    auto y     = mm->add_instruction(migraphx::make_op("neg"), x);
+    auto* in_t = p.create_module("inner_then");
+    auto* in_e = p.create_module("inner_else");
+    in_t->add_return({in_t->add_instruction(migraphx::make_op("add"), x, y)}); // 0 0
+    in_e->add_return({in_e->add_instruction(migraphx::make_op("mul"), x, y)}); // -4 -9
+    auto* out_t = p.create_module("outer_then");
+    auto* out_e = p.create_module("outer_else");
+    out_t->add_return({out_t->add_instruction(migraphx::make_op("if"), {c}, {in_e, in_t})});
+    out_e->add_return({out_e->add_instruction(migraphx::make_op("abs"), y)});
+    auto r = mm->add_instruction(migraphx::make_op("if"), {c}, {out_t, out_e});
+    mm->add_return({r});
+    p.compile(migraphx::ref::target{});
+    for(bool cond : {true, false})
+    {
+        auto out = p.eval({{"c", migraphx::argument{shape{shape::bool_type, {1}}, &cond}}});
+        ASSERT_EQ(out.size(), 1u);
+        auto v = out[0].get_sub_objects().empty() ? out[0].to_vector<float>() : out[0].get_sub_objects()[0].to_vector<float>();
+        EXPECT_EQ(v, cond ? (std::vector<float>{-4, -9}) : (std::vector<float>{2, 3})) << cond;
+    }
+}
+
 TEST(last_use, a_module_running_sub_modules_keeps_everything)
 {
     migraphx::program p;

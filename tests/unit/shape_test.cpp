@@ -99,6 +99,24 @@ TEST(shape, equality)
     EXPECT_NE((shape{shape::float_type, {2, 3}}), (shape{shape::float_type, {3, 2}}));
 }
 
+// A scalar shape of a type (what a default argument holds) is one shared description: eval makes
+// several a step, and they must not allocate. Each is still its own type, one element.
+TEST(shape, scalar_shapes_of_a_type_are_shared_and_right)
+{
+    EXPECT_EQ(shape{}, shape{shape::float_type});
+    for(int t = 0; t <= shape::tuple_type; t++)
+    {
+        auto type = static_cast<shape::type_t>(t);
+        shape a{type}, b{type};
+        EXPECT_EQ(a.type(), type);
+        EXPECT_TRUE(a.lens().empty());
+        EXPECT_EQ(a.elements(), type == shape::tuple_type ? 0u : 1u);
+        EXPECT_EQ(a, b);
+    }
+    EXPECT_NE(shape{shape::half_type}, shape{shape::float_type});
+    EXPECT_THROW(shape{static_cast<shape::type_t>(99)}, migraphx::exception);
+}
+
 TEST(shape, visit_gives_cpp_type)
 {
     bool is_float = false;
