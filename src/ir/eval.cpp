@@ -353,7 +353,14 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
     auto& impl      = p.get_impl();
     const auto* mm   = p.get_main_module();
     parameter_map checked;
-    for(const auto& [name, s] : mm->get_parameter_shapes())
+    // A compiled program's parameters are found once (walking the module each run cost ~1 % of a
+    // small model's run).
+    std::vector<std::pair<std::string, shape>> walked;
+    if(impl.lifetimes == nullptr)
+        for(const auto& [name, s] : mm->get_parameter_shapes())
+            walked.emplace_back(name, s);
+    const auto& declared = impl.lifetimes != nullptr ? impl.lifetimes->of(*mm).parameters : walked;
+    for(const auto& [name, s] : declared)
     {
         auto it = params.find(name);
         if(it == params.end())

@@ -58,6 +58,8 @@ last_use_table make_last_use_table(const module& m)
         }
         p++;
     }
+    for(const auto& [name, sh] : m.get_parameter_shapes())
+        t.parameters.emplace_back(name, sh);
     for(p = 0; p < t.points.size(); p++)
         for(const auto* x : t.points[p])
         {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct last_use_table
     std::unordered_map<const instruction*, std::size_t> position;
     std::vector<std::vector<std::size_t>> inputs;  // per position: its inputs' positions, or outside
     std::vector<std::vector<std::size_t>> release; // per position: points as positions
+    std::vector<std::pair<std::string, shape>> parameters; // the module's, found once (each is checked a run)
 };
 last_use_table make_last_use_table(const module& m);
 

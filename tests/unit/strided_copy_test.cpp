@@ -121,6 +121,33 @@ TEST(strided_copy, short_contiguous_rows_into_a_wider_destination)
     }
 }
 
+// Along an axis with only ones before it (an unrolled recurrence's steps), packed parts are
+// copied as blocks; a transposed part among them still goes element by element.
+TEST(strided_copy, copy_concat_of_packed_blocks_and_a_strided_part)
+{
+    shape a{shape::int16_type, {1, 1, 2, 3}};
+    shape b{shape::int16_type, {1, 2, 2, 3}, {12, 1, 6, 2}}; // not standard
+    shape c{shape::int16_type, {1, 3, 2, 3}};
+    shape out{shape::int16_type, {1, 6, 2, 3}};
+    auto sa = source_for(a), sb = source_for(b), sc = source_for(c);
+    std::vector<char> dst(out.bytes(), 0);
+    migraphx::copy_concat({a, b, c}, {sa.data(), sb.data(), sc.data()}, 1, out, dst.data());
+    auto el = [](const std::vector<char>& v, std::size_t i) {
+        std::int16_t x;
+        std::memcpy(&x, v.data() + 2 * i, 2);
+        return x;
+    };
+    for(std::size_t j = 0; j < 6; j++)
+        for(std::size_t k = 0; k < 2; k++)
+            for(std::size_t l = 0; l < 3; l++)
+            {
+                auto want = j < 1   ? el(sa, a.index({0, j, k, l}))
+                            : j < 3 ? el(sb, b.index({0, j - 1, k, l}))
+                                    : el(sc, c.index({0, j - 3, k, l}));
+                EXPECT_EQ(el(dst, out.index({0, j, k, l})), want) << j << " " << k << " " << l;
+            }
+}
+
 TEST(strided_copy, copy_concat_puts_each_part_in_its_place)
 {
     // {2, 1+3, 2} along axis 1 from a standard part and a transposed one: element by element
