@@ -8,6 +8,8 @@
 #include <migraphx/ref/target.hpp>
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -18,6 +20,36 @@ bool listed(const std::vector<const migraphx::instruction*>& v, migraphx::instru
 {
     return std::find(v.begin(), v.end(), &*x) != v.end();
 }
+
+/// main: a condition c, x = {2, 3} and y = -x, for branches that read x and y from main.
+struct branch_program
+{
+    migraphx::program p;
+    migraphx::module* mm = p.get_main_module();
+    migraphx::instruction_ref c = mm->add_parameter("c", shape{shape::bool_type, {1}});
+    migraphx::instruction_ref x =
+        mm->add_literal(migraphx::literal{shape{shape::float_type, {2}}, std::vector<float>{2, 3}});
+    migraphx::instruction_ref y = mm->add_instruction(migraphx::make_op("neg"), x);
+
+    /// Two modules named prefix_add and prefix_mul returning x + y (0 0) and x * y (-4 -9).
+    std::pair<migraphx::module*, migraphx::module*> add_and_mul(const std::string& prefix)
+    {
+        auto* a = p.create_module(prefix + "_add");
+        auto* m = p.create_module(prefix + "_mul");
+        a->add_return({a->add_instruction(migraphx::make_op("add"), x, y)});
+        m->add_return({m->add_instruction(migraphx::make_op("mul"), x, y)});
+        return {a, m};
+    }
+
+    /// main's result for condition `cond`, compiled for ref.
+    std::vector<float> run(bool cond)
+    {
+        auto out = p.eval({{"c", migraphx::argument{shape{shape::bool_type, {1}}, &cond}}});
+        EXPECT_EQ(out.size(), 1u);
+        const auto& r = out.at(0);
+        return r.get_sub_objects().empty() ? r.to_vector<float>() : r.get_sub_objects().at(0).to_vector<float>();
+    }
+};
 
 } // namespace
 
@@ -62,6 +94,8 @@ TEST(last_use, the_table_gives_positions_of_inputs_and_drops)
     EXPECT_EQ(t.release[2], (std::vector<std::size_t>{0, 1})); // x and a, both last read by b
     EXPECT_TRUE(t.release[3].empty());                         // b is returned
     EXPECT_EQ(t.position.at(&*b), 2u);
+    ASSERT_EQ(t.parameters.size(), 1u);
+    EXPECT_EQ(t.parameters[0].first, "x");
     // a sub-module's input from main is outside its own table
     auto* sub = p.create_module("sub");
     sub->add_return({sub->add_instruction(migraphx::make_op("neg"), a)});
@@ -69,56 +103,32 @@ TEST(last_use, the_table_gives_positions_of_inputs_and_drops)
     EXPECT_EQ(st.inputs[0], (std::vector<std::size_t>{migraphx::last_use_table::outside}));
 }
 
+TEST(last_use, a_module_running_sub_modules_keeps_everything)
+{
+    branch_program b;
+    auto [thn, els] = b.add_and_mul("branch");
+    auto r          = b.mm->add_instruction(migraphx::make_op("if"), {b.c}, {thn, els});
+    b.mm->add_return({r});
+    for(const auto& pts : migraphx::last_use_points(*b.mm))
+        EXPECT_TRUE(pts.empty());
+    // the branch reads y from main after main's neg: eval must still have it
+    b.p.compile(migraphx::ref::target{});
+    EXPECT_EQ(b.run(true), (std::vector<float>{0, 0}));
+}
+
 // A branch inside a branch reads values of main: eval finds them two modules out.
 TEST(last_use, nested_branches_read_values_of_main)
 {
-    migraphx::program p;
-    auto* mm   = p.get_main_module();
-    auto c     = mm->add_parameter("c", shape{shape::bool_type, {1}});
-    auto x     = mm->add_literal(migraphx::literal{shape{shape::float_type, {2}}, std::vector<float>{2, 3}});
-    auto y     = mm->add_instruction(migraphx::make_op("neg"), x);
-    auto* in_t = p.create_module("inner_then");
-    auto* in_e = p.create_module("inner_else");
-    in_t->add_return({in_t->add_instruction(migraphx::make_op("add"), x, y)}); // 0 0
-    in_e->add_return({in_e->add_instruction(migraphx::make_op("mul"), x, y)}); // -4 -9
-    auto* out_t = p.create_module("outer_then");
-    auto* out_e = p.create_module("outer_else");
-    out_t->add_return({out_t->add_instruction(migraphx::make_op("if"), {c}, {in_e, in_t})});
-    out_e->add_return({out_e->add_instruction(migraphx::make_op("abs"), y)});
-    auto r = mm->add_instruction(migraphx::make_op("if"), {c}, {out_t, out_e});
-    mm->add_return({r});
-    p.compile(migraphx::ref::target{});
-    for(bool cond : {true, false})
-    {
-        auto out = p.eval({{"c", migraphx::argument{shape{shape::bool_type, {1}}, &cond}}});
-        ASSERT_EQ(out.size(), 1u);
-        auto v = out[0].get_sub_objects().empty() ? out[0].to_vector<float>() : out[0].get_sub_objects()[0].to_vector<float>();
-        EXPECT_EQ(v, cond ? (std::vector<float>{-4, -9}) : (std::vector<float>{2, 3})) << cond;
-    }
-}
-
-TEST(last_use, a_module_running_sub_modules_keeps_everything)
-{
-    migraphx::program p;
-    auto* mm  = p.get_main_module();
-    auto c    = mm->add_parameter("c", shape{shape::bool_type, {1}});
-    auto x    = mm->add_literal(migraphx::literal{shape{shape::float_type, {2}}, std::vector<float>{2, 3}});
-    auto y    = mm->add_instruction(migraphx::make_op("neg"), x);
-    auto* thn = p.create_module("then_mod");
-    auto* els = p.create_module("else_mod");
-    thn->add_return({thn->add_instruction(migraphx::make_op("add"), x, y)});
-    els->add_return({els->add_instruction(migraphx::make_op("mul"), x, y)});
-    auto r = mm->add_instruction(migraphx::make_op("if"), {c}, {thn, els});
-    mm->add_return({r});
-    for(const auto& pts : migraphx::last_use_points(*mm))
-        EXPECT_TRUE(pts.empty());
-    // the branch reads y from main after main's neg: eval must still have it
-    p.compile(migraphx::ref::target{});
-    bool cond = true;
-    auto out  = p.eval({{"c", migraphx::argument{shape{shape::bool_type, {1}}, &cond}}});
-    ASSERT_EQ(out.size(), 1u);
-    auto v = out[0].to_vector<float>();
-    EXPECT_EQ(v, (std::vector<float>{0, 0}));
+    branch_program b;
+    auto [inner_add, inner_mul] = b.add_and_mul("inner");
+    auto* outer_then            = b.p.create_module("outer_then");
+    auto* outer_else            = b.p.create_module("outer_else");
+    outer_then->add_return({outer_then->add_instruction(migraphx::make_op("if"), {b.c}, {inner_mul, inner_add})});
+    outer_else->add_return({outer_else->add_instruction(migraphx::make_op("abs"), b.y)});
+    b.mm->add_return({b.mm->add_instruction(migraphx::make_op("if"), {b.c}, {outer_then, outer_else})});
+    b.p.compile(migraphx::ref::target{});
+    EXPECT_EQ(b.run(true), (std::vector<float>{-4, -9}));
+    EXPECT_EQ(b.run(false), (std::vector<float>{2, 3}));
 }
 
 TEST(last_use, eval_with_early_drops_computes_the_same)
