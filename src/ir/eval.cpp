@@ -178,6 +178,12 @@ struct tracer
     }
 };
 
+/// Thrown where a module no longer matches the table its run goes by (changed after compile):
+/// eval_program then makes the tables again and runs once more.
+struct stale_plan
+{
+};
+
 /// The results of one module's run, by position, and where to find the values its sub-modules
 /// read from the modules around them.
 struct eval_scope
@@ -202,13 +208,18 @@ struct evaluator
     tracer trace;
     replay_cache* replays = nullptr; // set where recorded runs may be replayed
     last_use_cache* lifetime_cache = nullptr; // a compiled program's, else each run finds them
+    std::shared_ptr<const last_use_table> main_plan; // the main module's, where the caller has it
 
     std::vector<argument> run(const module& m, const parameter_map& params, const eval_scope* outer)
     {
         // Where each result is dropped (after its last reader, so that its memory is reused while
         // warm) and where each input is: results live in a vector by position.
-        last_use_table own;
-        const auto& plan = lifetime_cache != nullptr ? lifetime_cache->of(m) : (own = make_last_use_table(m));
+        auto held = outer == nullptr and main_plan != nullptr ? main_plan
+                    : lifetime_cache != nullptr                ? lifetime_cache->of(m)
+                                                               : std::make_shared<const last_use_table>(make_last_use_table(m));
+        const auto& plan = *held;
+        if(plan.order.size() != m.size())
+            throw stale_plan{};
         std::vector<argument> slots(plan.inputs.size());
         eval_scope scope{&plan, &slots, outer};
         std::unordered_map<const instruction*, std::string> names;
@@ -225,8 +236,14 @@ struct evaluator
         auto compute_op = [&](instruction_ref ins, std::size_t at) -> argument {
             args.clear();
             const auto& in_pos = plan.inputs[at];
+            const auto& given  = ins->inputs();
+            const auto* listed = plan.input_list.data() + plan.input_begin[at];
+            if(given.size() != in_pos.size())
+                throw stale_plan{};
             for(std::size_t i = 0; i < in_pos.size(); i++)
             {
+                if(&*given[i] != listed[i])
+                    throw stale_plan{};
                 auto ip = in_pos[i];
                 if(ip == last_use_table::outside)
                     args.push_back(lookup(ins->inputs()[i]));
@@ -292,6 +309,8 @@ struct evaluator
                             slots[plan.position.at(&*x)] = argument{};
                 continue;
             }
+            if(plan.order[pos] != &*ins)
+                throw stale_plan{};
             const auto& n = ins->name();
             bool traced   = trace.level > 0 and n != "@return";
             if(traced)
@@ -348,18 +367,17 @@ struct evaluator
 
 } // namespace
 
-std::vector<argument> eval_program(const program& p, const parameter_map& params)
+namespace {
+
+std::vector<argument> eval_once(const program& p, const parameter_map& params)
 {
     auto& impl      = p.get_impl();
     const auto* mm   = p.get_main_module();
     parameter_map checked;
-    // A compiled program's parameters are found once (walking the module each run cost ~1 % of a
-    // small model's run).
-    std::vector<std::pair<std::string, shape>> walked;
-    if(impl.lifetimes == nullptr)
-        for(const auto& [name, s] : mm->get_parameter_shapes())
-            walked.emplace_back(name, s);
-    const auto& declared = impl.lifetimes != nullptr ? impl.lifetimes->of(*mm).parameters : walked;
+    // The main module's table (a compiled program's, kept): its parameters, and the run's plan.
+    auto main_plan = impl.lifetimes != nullptr ? impl.lifetimes->of(*mm)
+                                               : std::make_shared<const last_use_table>(make_last_use_table(*mm));
+    const auto& declared = main_plan->parameters;
     for(const auto& [name, s] : declared)
     {
         auto it = params.find(name);
@@ -376,6 +394,7 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
     context& ctx = impl.ctx.empty() ? fallback : impl.ctx;
     evaluator e{p, ctx, tracer{}};
     e.lifetime_cache = impl.lifetimes.get();
+    e.main_plan      = main_plan;
     e.trace.level = env_level("MIGRAPHX_TRACE_EVAL");
     if(not impl.target_ref.empty())
         e.trace.t = &impl.target_ref;
@@ -388,6 +407,26 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
     auto results = e.run(*mm, checked, nullptr);
     ctx.finish();
     return results;
+}
+
+} // namespace
+
+std::vector<argument> eval_program(const program& p, const parameter_map& params)
+{
+    try
+    {
+        return eval_once(p, params);
+    }
+    catch(const stale_plan&)
+    {
+        // A compiled module changed since its table was made: make them all again.
+        auto& impl = p.get_impl();
+        if(impl.lifetimes == nullptr)
+            MIGRAPHX_THROW("eval: a module changed while it ran");
+        impl.lifetimes->clear();
+        p.get_context().finish();
+        return eval_once(p, params);
+    }
 }
 
 } // namespace migraphx

@@ -51,8 +51,11 @@ last_use_table make_last_use_table(const module& m)
     std::size_t p = 0;
     for(const auto& ins : m)
     {
+        t.order.push_back(&ins);
+        t.input_begin.push_back(t.input_list.size());
         for(auto in : ins.inputs())
         {
+            t.input_list.push_back(&*in);
             auto it = t.position.find(&*in);
             t.inputs[p].push_back(it == t.position.end() ? last_use_table::outside : it->second);
         }
@@ -69,13 +72,19 @@ last_use_table make_last_use_table(const module& m)
     return t;
 }
 
-const last_use_table& last_use_cache::of(const module& m)
+std::shared_ptr<const last_use_table> last_use_cache::of(const module& m)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto& t = m_tables[&m];
     if(t == nullptr)
-        t = std::make_unique<last_use_table>(make_last_use_table(m));
-    return *t;
+        t = std::make_shared<const last_use_table>(make_last_use_table(m));
+    return t;
+}
+
+void last_use_cache::clear()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_tables.clear();
 }
 
 } // namespace migraphx

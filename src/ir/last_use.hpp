@@ -35,19 +35,27 @@ struct last_use_table
     std::vector<std::vector<std::size_t>> inputs;  // per position: its inputs' positions, or outside
     std::vector<std::vector<std::size_t>> release; // per position: points as positions
     std::vector<std::pair<std::string, shape>> parameters; // the module's, found once (each is checked a run)
+    // The instructions it was made for, and their inputs one after another (those of position p
+    // from input_begin[p]): a compiled module is not meant to change, but eval checks as it goes
+    // that one changed anyway is not run by a stale table.
+    std::vector<const instruction*> order;
+    std::vector<const instruction*> input_list;
+    std::vector<std::size_t> input_begin;
 };
 last_use_table make_last_use_table(const module& m);
 
-/// The tables of a compiled program's modules, each made on its first run (a compiled module does
-/// not change), so that a run does not walk the module first; safe to use from several threads.
+/// The tables of a compiled program's modules, each made on its first run, so that a run does not
+/// hash its way through the module. Safe to use from several threads: a table is never changed,
+/// only dropped (clear, where eval found one stale) and made again.
 class last_use_cache
 {
     public:
-    const last_use_table& of(const module& m);
+    std::shared_ptr<const last_use_table> of(const module& m);
+    void clear();
 
     private:
     std::mutex m_mutex;
-    std::unordered_map<const module*, std::unique_ptr<last_use_table>> m_tables;
+    std::unordered_map<const module*, std::shared_ptr<const last_use_table>> m_tables;
 };
 
 } // namespace migraphx

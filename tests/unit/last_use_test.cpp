@@ -131,6 +131,32 @@ TEST(last_use, nested_branches_read_values_of_main)
     EXPECT_EQ(b.run(false), (std::vector<float>{2, 3}));
 }
 
+// A compiled program changed afterwards (not meant to happen, but possible through the module's
+// API) runs by a table made again, not by the stale one.
+TEST(last_use, a_changed_module_gets_a_new_table)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {3}});
+    auto a   = mm->add_instruction(migraphx::make_op("neg"), x);
+    auto b   = mm->add_instruction(migraphx::make_op("abs"), a);
+    mm->add_return({b});
+    p.compile(migraphx::ref::target{});
+    std::vector<float> in{1, -2, 3};
+    migraphx::parameter_map m{{"x", migraphx::argument{shape{shape::float_type, {3}}, in.data()}}};
+    EXPECT_EQ(p.eval(m).at(0).to_vector<float>(), (std::vector<float>{1, 2, 3}));
+    // same size, other inputs: b = a * a
+    mm->replace_instruction(b, migraphx::make_op("mul"), {a, a});
+    EXPECT_EQ(p.eval(m).at(0).to_vector<float>(), (std::vector<float>{1, 4, 9}));
+    // one more instruction: return a + x
+    auto c = mm->insert_instruction(mm->get_return(), migraphx::make_op("add"), a, x);
+    mm->replace_return({c});
+    EXPECT_EQ(p.eval(m).at(0).to_vector<float>(), (std::vector<float>{0, 0, 0}));
+    // the same instructions, inputs swapped: x - a
+    mm->replace_instruction(c, migraphx::make_op("sub"), {x, a});
+    EXPECT_EQ(p.eval(m).at(0).to_vector<float>(), (std::vector<float>{2, -4, 6}));
+}
+
 TEST(last_use, eval_with_early_drops_computes_the_same)
 {
     // a is read at the start and at the end of a chain: dropping anything too early would fail
