@@ -51,6 +51,18 @@ struct branch_program
     }
 };
 
+/// main: x = {1, -2, 3} (a parameter), a = -x, b = |a|.
+struct chain_program
+{
+    migraphx::program p;
+    migraphx::module* mm        = p.get_main_module();
+    migraphx::instruction_ref x = mm->add_parameter("x", shape{shape::float_type, {3}});
+    migraphx::instruction_ref a = mm->add_instruction(migraphx::make_op("neg"), x);
+    migraphx::instruction_ref b = mm->add_instruction(migraphx::make_op("abs"), a);
+    std::vector<float> in{1, -2, 3};
+    migraphx::parameter_map inputs() { return {{"x", migraphx::argument{shape{shape::float_type, {3}}, in.data()}}}; }
+};
+
 } // namespace
 
 TEST(last_use, each_result_is_dropped_after_its_last_reader)
@@ -135,15 +147,13 @@ TEST(last_use, nested_branches_read_values_of_main)
 // API) runs by a table made again, not by the stale one.
 TEST(last_use, a_changed_module_gets_a_new_table)
 {
-    migraphx::program p;
-    auto* mm = p.get_main_module();
-    auto x   = mm->add_parameter("x", shape{shape::float_type, {3}});
-    auto a   = mm->add_instruction(migraphx::make_op("neg"), x);
-    auto b   = mm->add_instruction(migraphx::make_op("abs"), a);
+    chain_program ch;
+    auto& p  = ch.p;
+    auto* mm = ch.mm;
+    auto x = ch.x, a = ch.a, b = ch.b;
     mm->add_return({b});
     p.compile(migraphx::ref::target{});
-    std::vector<float> in{1, -2, 3};
-    migraphx::parameter_map m{{"x", migraphx::argument{shape{shape::float_type, {3}}, in.data()}}};
+    auto m = ch.inputs();
     EXPECT_EQ(p.eval(m).at(0).to_vector<float>(), (std::vector<float>{1, 2, 3}));
     // same size, other inputs: b = a * a
     mm->replace_instruction(b, migraphx::make_op("mul"), {a, a});
@@ -160,19 +170,17 @@ TEST(last_use, a_changed_module_gets_a_new_table)
 TEST(last_use, eval_with_early_drops_computes_the_same)
 {
     // a is read at the start and at the end of a chain: dropping anything too early would fail
-    migraphx::program p;
-    auto* mm = p.get_main_module();
-    auto x   = mm->add_parameter("x", shape{shape::float_type, {3}});
-    auto a   = mm->add_instruction(migraphx::make_op("neg"), x);
-    auto b   = mm->add_instruction(migraphx::make_op("abs"), a);
+    chain_program ch;
+    auto& p  = ch.p;
+    auto* mm = ch.mm;
+    auto a = ch.a, b = ch.b;
     auto c   = mm->add_instruction(migraphx::make_op("mul"), b, b);
     auto d   = mm->add_instruction(migraphx::make_op("add"), c, a);
     mm->add_return({d, b});
     p.compile(migraphx::ref::target{});
-    std::vector<float> in{1, -2, 3};
     for(int run = 0; run < 2; run++)
     {
-        auto out = p.eval({{"x", migraphx::argument{shape{shape::float_type, {3}}, in.data()}}});
+        auto out = p.eval(ch.inputs());
         ASSERT_EQ(out.size(), 2u);
         EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 6, 6}));
         EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{1, 2, 3}));
