@@ -425,7 +425,14 @@ std::vector<argument> eval_program(const program& p, const parameter_map& params
             MIGRAPHX_THROW("eval: a module changed while it ran");
         impl.lifetimes->clear();
         p.get_context().finish();
+    }
+    try
+    {
         return eval_once(p, params);
+    }
+    catch(const stale_plan&)
+    {
+        MIGRAPHX_THROW("eval: the program's modules changed while it ran");
     }
 }
 
