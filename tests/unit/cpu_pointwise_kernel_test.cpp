@@ -3,6 +3,9 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_CPU
+#include "targets/cpu/pointwise_kernel.hpp"
+#endif
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -182,3 +185,31 @@ TEST(cpu_pointwise_kernel, small_dense_calls_match_ref)
         migx_test::expect_cpu_matches_ref(p, 2e-6, 2e-7);
     }
 }
+
+#ifdef MIGRAPHX_HAVE_CPU
+// Each step's loop is found by name once a kernel; a copy (whose steps a pass may change) finds
+// its own; the same name gives the same loop; a name without a loop is an error.
+TEST(cpu_pointwise_kernel, step_loops_are_found_once)
+{
+    migraphx::cpu::pointwise_kernel k;
+    k.inputs = 1;
+    k.ops    = {"exp", "neg", "exp"};
+    k.args   = {0, 1, 2};
+    k.arity  = {1, 1, 1};
+    auto c   = k.step_codes();
+    ASSERT_EQ(c->size(), 3u);
+    EXPECT_EQ((*c)[0], (*c)[2]);
+    EXPECT_NE((*c)[0], (*c)[1]);
+    EXPECT_EQ(k.step_codes(), c); // found once
+    auto copy = k;                // its steps changed before it runs: it finds its own
+    copy.ops  = {"neg", "exp", "neg"};
+    auto own  = copy.step_codes();
+    ASSERT_EQ(own->size(), 3u);
+    EXPECT_EQ((*own)[0], (*c)[1]);
+    EXPECT_EQ((*own)[1], (*c)[0]);
+    migraphx::cpu::pointwise_kernel bad;
+    bad.inputs = 1;
+    bad.ops    = {"nope"};
+    EXPECT_ANY_THROW(bad.step_codes()); // a name without a loop (compute_shape refuses it first)
+}
+#endif

@@ -181,6 +181,26 @@ shape pointwise_kernel::compute_shape(const std::vector<shape>& all) const
     return planned_shape(name(), {shape::float_type, in[0].lens()}, all, planned);
 }
 
+std::shared_ptr<const std::vector<int>> pointwise_kernel::step_codes() const
+{
+    // Threads may race to fill it: each makes the same list, and the shared pointer is swapped
+    // atomically, so a reader holds a whole list either way.
+    auto c = std::atomic_load(&m_codes.list);
+    if(c != nullptr)
+        return c;
+    auto made = std::make_shared<std::vector<int>>();
+    for(const auto& o : ops)
+    {
+        auto it = table().find(o);
+        if(it == table().end())
+            MIGRAPHX_THROW("cpu::pointwise: '" + o + "' is not a kernel step");
+        made->push_back(static_cast<int>(it->second.first));
+    }
+    c = made;
+    std::atomic_store(&m_codes.list, c);
+    return c;
+}
+
 void pointwise_kernel::run_small(float* dst, std::size_t n, const std::vector<argument>& in) const
 {
     // One tile, every input read in place: a small call (an LSTM step's gates, 128 values) pays
@@ -197,6 +217,7 @@ void pointwise_kernel::run_small(float* dst, std::size_t n, const std::vector<ar
         std::fill_n(buf.data() + c * n, n, constants[c]);
         ptr[inputs + c] = buf.data() + c * n;
     }
+    const auto codes  = step_codes();
     std::size_t first = 0;
     for(std::size_t s = 0; s < ops.size(); s++)
     {
@@ -204,7 +225,7 @@ void pointwise_kernel::run_small(float* dst, std::size_t n, const std::vector<ar
         auto arg   = [&](std::size_t a) {
             return a < static_cast<std::size_t>(arity[s]) ? ptr[args[first + a]] : nullptr;
         };
-        run_step(table().at(ops[s]).first, s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), res, n);
+        run_step(static_cast<code>((*codes)[s]), s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), res, n);
         ptr[fixed + s] = res;
         first += static_cast<std::size_t>(arity[s]);
     }
@@ -239,9 +260,10 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     std::vector<std::size_t> first_arg(ops.size());
     for(std::size_t i = 1; i < ops.size(); i++)
         first_arg[i] = first_arg[i - 1] + static_cast<std::size_t>(arity[i - 1]);
+    const auto codes_held = step_codes();
     std::vector<code> codes;
-    for(const auto& o : ops)
-        codes.push_back(table().at(o).first);
+    for(auto c : *codes_held)
+        codes.push_back(static_cast<code>(c));
     std::vector<const float*> data;
     for(std::size_t i = 0; i < inputs; i++)
         data.push_back(reinterpret_cast<const float*>(in[i].data()));
