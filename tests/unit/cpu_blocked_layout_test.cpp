@@ -377,3 +377,72 @@ TEST(cpu_blocked_layout, results_match_ref)
             migx_test::expect_cpu_matches_ref(two_convs_and_add(channels), 1e-4, 1e-4);
     }
 }
+
+namespace {
+/// A decoder step as UNet has it: conv, ConvTranspose 2x2 stride 2, concat with a skip, conv.
+migraphx::program decoder(std::size_t channels)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {1, channels, 4, 4}});
+    auto s  = m->add_parameter("skip", shape{shape::float_type, {1, channels, 8, 8}});
+    auto lit = [&](std::vector<std::size_t> lens, int seed, float fan_in) {
+        shape ws{shape::float_type, std::move(lens)};
+        auto wv = migraphx::generate_literal(ws, seed).to_vector<float>();
+        for(auto& v : wv)
+            v /= std::sqrt(fan_in);
+        return m->add_literal(migraphx::literal{ws, wv});
+    };
+    auto f   = static_cast<float>(channels);
+    auto pad = std::vector<std::size_t>{1, 1};
+    auto a   = m->add_instruction(make_op("convolution", {{"padding", pad}}), x, lit({channels, channels, 3, 3}, 1, 9 * f));
+    auto s1  = m->add_instruction(make_op("convolution", {{"padding", pad}}), s, lit({channels, channels, 3, 3}, 2, 9 * f));
+    auto up  = m->add_instruction(make_op("convolution_backwards", {{"stride", std::vector<std::size_t>{2, 2}}}), a,
+                                 lit({channels, channels, 2, 2}, 3, 4 * f));
+    auto cat = m->add_instruction(make_op("concat", {{"axis", 1}}), up, s1);
+    m->add_return({m->add_instruction(make_op("convolution", {{"padding", pad}}), cat,
+                                      lit({channels, 2 * channels, 3, 3}, 4, 18 * f))});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+// Before: the deconvolution took its input back to plain and the concat ran in plain (3 reorders
+// more than the two in and one out). After: in channels-last (where oneDNN has a jit kernel for
+// it) it runs in the layout where its input is there. Where oneDNN refuses the layout for it or
+// has only reference loops (Debian's oneDNN refuses nChw16c for this one), it stays plain.
+TEST(cpu_blocked_layout, deconvolution_of_a_value_in_the_layout_stays_there)
+{
+    for(const char* layout : {"nhwc", "blocked16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        auto p  = decoder(16);
+        auto& m = *p.get_main_module();
+        migraphx::context ctx = migraphx::cpu::dnnl_context{};
+        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
+                                 migraphx::dead_code_elimination{}});
+        auto names   = migx_test::op_names(m);
+        auto deconv  = std::find_if(m.begin(), m.end(), [](const auto& i) { return i.name() == "dnnl::deconvolution"; });
+        ASSERT_NE(deconv, m.end());
+        auto src     = deconv->get_operator().to_value().at("src_layout").to<std::string>();
+        auto in_it   = src == layout;
+        auto kernel  = deconv->get_operator().any_cast<migraphx::cpu::dnnl_deconvolution>()->impl(
+            ctx, {deconv->inputs()[0]->get_shape(), deconv->inputs()[1]->get_shape()});
+        EXPECT_EQ(kernel.rfind("ref", 0) == 0, false) << kernel; // never onto reference loops
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), in_it ? 3 : 6) << layout << m;
+        if(std::string(layout) == "nhwc")
+            EXPECT_TRUE(in_it) << m;
+    }
+}
+#endif
+
+TEST(cpu_blocked_layout, deconvolution_in_the_layout_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    for(const char* layout : {"nhwc", "blocked8", "blocked16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        for(std::size_t channels : {8, 16, 10})
+            migx_test::expect_cpu_matches_ref(decoder(channels), 1e-5, 1e-5);
+    }
+}

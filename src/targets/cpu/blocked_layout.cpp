@@ -126,6 +126,34 @@ struct layout_rewriter
         publish(ins, m.insert_instruction(ins, operation{cand}, in));
     }
 
+    /// A deconvolution (ConvTranspose) whose input is already in the layout, with channels that
+    /// fit it, runs there too: UNet's decoder took its input back to plain for each one and put
+    /// the result into the layout again for the concat and convolutions after it. Where the input
+    /// is plain it stays plain (oneDNN's GEMM-based plain kernel: see dnnl_deconvolution).
+    void deconvolution(instruction_ref ins)
+    {
+        auto op = *ins->get_operator().any_cast<dnnl_deconvolution>();
+        auto x  = ins->inputs()[0];
+        if(op.src_layout != "plain" or not has_blocked(x) or not channels_fit(ins->get_shape()) or
+           not channels_fit(x->get_shape()))
+            return;
+        auto cand       = op;
+        cand.src_layout = layout;
+        cand.dst_layout = layout;
+        std::vector<instruction_ref> in = {to_blocked(ins, x), ins->inputs()[1]};
+        try
+        {
+            if(cand.impl(ctx, {in[0]->get_shape(), in[1]->get_shape()}).rfind("ref", 0) == 0)
+                return; // only where oneDNN has a real kernel for the layout
+        }
+        catch(const std::exception&) // oneDNN refuses the layout for it
+        {
+            return;
+        }
+        stats.deconvolutions++;
+        publish(ins, m.insert_instruction(ins, operation{cand}, in));
+    }
+
     void pooling(instruction_ref ins)
     {
         auto op = *ins->get_operator().any_cast<dnnl_pooling>();
@@ -284,6 +312,8 @@ layout_stats rewrite_layout(module& m, context& ctx, const std::string& layout)
             r.convolution(ins);
         else if(ins->name() == "dnnl::pooling")
             r.pooling(ins);
+        else if(ins->name() == "dnnl::deconvolution")
+            r.deconvolution(ins);
         else if(ins->name() == "concat" and ins->get_shape().type() == shape::float_type)
             r.concat(ins);
         else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)

@@ -12,7 +12,7 @@ shape dnnl_deconvolution::compute_shape(const std::vector<shape>& inputs) const
 {
     if(inputs.size() != 2)
         MIGRAPHX_THROW("dnnl::deconvolution: expected 2 inputs, got " + std::to_string(inputs.size()));
-    const auto& x = inputs[0].lens();
+    const auto x  = logical_lens(inputs[0], src_layout);
     const auto& w = inputs[1].lens();
     if(x.size() < 3 or w.size() != x.size())
         MIGRAPHX_THROW("dnnl::deconvolution: input and weights must have the same rank, 3 or more");
@@ -34,7 +34,7 @@ shape dnnl_deconvolution::compute_shape(const std::vector<shape>& inputs) const
             MIGRAPHX_THROW("dnnl::deconvolution: padding removes the whole output");
         out.push_back(full - padding[i] - padding[i + kd]);
     }
-    return {inputs[0].type(), out};
+    return layout_shape(inputs[0].type(), out, dst_layout);
 }
 
 dnnl::memory::desc dnnl_deconvolution::weights_md(const shape& w) const
@@ -78,9 +78,9 @@ std::shared_ptr<dnnl_deconvolution::prim_cache> dnnl_deconvolution::make_cache(c
     r->inputs = inputs;
     r->pd     = {{dnnl::prop_kind::forward_inference,
               dnnl::algorithm::deconvolution_direct,
-              to_dnnl_md(inputs[0], "plain"),
+              to_dnnl_md(inputs[0], src_layout),
               wany,
-              to_dnnl_md(out, "plain"),
+              to_dnnl_md(out, dst_layout),
               s,
               d,
               pl,
@@ -89,6 +89,11 @@ std::shared_ptr<dnnl_deconvolution::prim_cache> dnnl_deconvolution::make_cache(c
              *c.engine};
     r->prim = dnnl::deconvolution_forward{r->pd};
     return r;
+}
+
+std::string dnnl_deconvolution::impl(context& ctx, const std::vector<shape>& inputs) const
+{
+    return make_cache(ctx, inputs)->pd.impl_info_str();
 }
 
 void dnnl_deconvolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)

@@ -104,8 +104,10 @@ struct dnnl_convolution
 /// ONNX ConvTranspose (op convolution_backwards, padding_mode 0) as oneDNN's deconvolution.
 /// Inputs: x {N, C, spatial...}, w {C, K/group, kernel...} as the op takes them (any strides;
 /// reordered into the primitive's format: once where constant_weights, else each run). Plain
-/// layouts (oneDNN's GEMM-based kernel on them beat its blocked one with reorders for Mask R-CNN's
-/// 2x2 stride-2 layer at 33 RoIs: 30-40 ms against 37-43), no post-ops.
+/// layouts by default (oneDNN's GEMM-based kernel on them beat its blocked one with reorders for
+/// Mask R-CNN's 2x2 stride-2 layer at 33 RoIs: 30-40 ms against 37-43); src_layout / dst_layout
+/// where cpu::blocked_layout finds x already in the layout (a decoder between convolutions), no
+/// post-ops.
 struct dnnl_deconvolution
 {
     std::vector<std::size_t> padding; // begin..., end...
@@ -113,6 +115,8 @@ struct dnnl_deconvolution
     std::vector<std::size_t> dilation;
     std::int64_t group = 1;
     bool constant_weights = false; // w is a constant: reordered once, not every run
+    std::string src_layout = "plain"; // x's layout: plain, nhwc, blocked8, blocked16
+    std::string dst_layout = "plain";
 
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -122,8 +126,12 @@ struct dnnl_deconvolution
         f(self.dilation, "dilation");
         f(self.group, "group");
         f(self.constant_weights, "constant_weights");
+        f(self.src_layout, "src_layout");
+        f(self.dst_layout, "dst_layout");
     }
     std::string name() const { return "dnnl::deconvolution"; }
+    /// oneDNN's name for the kernel it runs for these inputs ("ref..." for its reference loops).
+    std::string impl(context& ctx, const std::vector<shape>& inputs) const;
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
