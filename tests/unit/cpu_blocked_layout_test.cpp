@@ -2,6 +2,7 @@
 // nChw16c when asked for) with one reorder in and one out.
 #include <migraphx/make_op.hpp>
 #include <cmath>
+#include <functional>
 #include <utility>
 #include <migraphx/program.hpp>
 #include "cpu_test_util.hpp"
@@ -307,6 +308,15 @@ migraphx::program dense_concat(std::size_t channels)
 } // namespace
 
 #ifdef MIGRAPHX_HAVE_CPU
+namespace {
+/// cpu::lower_dnnl, then cpu::blocked_layout with ctx (the layout MIGRAPHX_CPU_LAYOUT forces).
+void lower_and_lay_out(migraphx::module& m, migraphx::context& ctx)
+{
+    migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
+                             migraphx::dead_code_elimination{}});
+}
+} // namespace
+
 // The concatenation of two values in the layout stays there (before: both went back to plain
 // for it and the result into the layout again: 4 reorders where there are 2).
 TEST(cpu_blocked_layout, channel_concat_stays_in_the_layout)
@@ -317,23 +327,31 @@ TEST(cpu_blocked_layout, channel_concat_stays_in_the_layout)
         auto p  = dense_concat(16);
         auto& m = *p.get_main_module();
         migraphx::context ctx = migraphx::cpu::dnnl_context{};
-        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
-                                 migraphx::dead_code_elimination{}});
+        lower_and_lay_out(m, ctx);
         auto names = migx_test::op_names(m);
         EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 2) << layout << m;
     }
 }
 #endif
 
-TEST(cpu_blocked_layout, channel_concat_matches_ref)
+namespace {
+/// make(channels) for 8, 16 and 10 channels (10: not a multiple of any block) in each forced
+/// layout, the cpu result against ref.
+void matches_ref_in_every_layout(const std::function<migraphx::program(std::size_t)>& make)
 {
-    MIGX_REQUIRE_CPU();
     for(const char* layout : {"blocked8", "blocked16", "nhwc"})
     {
         migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
         for(std::size_t channels : {8, 16, 10})
-            migx_test::expect_cpu_matches_ref(dense_concat(channels), 1e-5, 1e-5);
+            migx_test::expect_cpu_matches_ref(make(channels), 1e-5, 1e-5);
     }
+}
+} // namespace
+
+TEST(cpu_blocked_layout, channel_concat_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    matches_ref_in_every_layout(dense_concat);
 }
 
 TEST(cpu_blocked_layout, per_channel_broadcasts_match_ref)
@@ -419,8 +437,7 @@ TEST(cpu_blocked_layout, deconvolution_of_a_value_in_the_layout_stays_there)
         auto p  = decoder(16);
         auto& m = *p.get_main_module();
         migraphx::context ctx = migraphx::cpu::dnnl_context{};
-        migraphx::run_passes(m, {migraphx::cpu::lower_dnnl{}, migraphx::cpu::blocked_layout{&ctx},
-                                 migraphx::dead_code_elimination{}});
+        lower_and_lay_out(m, ctx);
         auto names   = migx_test::op_names(m);
         auto deconv  = std::find_if(m.begin(), m.end(), [](const auto& i) { return i.name() == "dnnl::deconvolution"; });
         ASSERT_NE(deconv, m.end());
@@ -439,10 +456,5 @@ TEST(cpu_blocked_layout, deconvolution_of_a_value_in_the_layout_stays_there)
 TEST(cpu_blocked_layout, deconvolution_in_the_layout_matches_ref)
 {
     MIGX_REQUIRE_CPU();
-    for(const char* layout : {"nhwc", "blocked8", "blocked16"})
-    {
-        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
-        for(std::size_t channels : {8, 16, 10})
-            migx_test::expect_cpu_matches_ref(decoder(channels), 1e-5, 1e-5);
-    }
+    matches_ref_in_every_layout(decoder);
 }
