@@ -220,7 +220,7 @@ struct evaluator
         const auto& plan = *held;
         if(plan.order.size() != m.size())
             throw stale_plan{};
-        std::vector<argument> slots(plan.inputs.size());
+        std::vector<argument> slots(plan.order.size());
         eval_scope scope{&plan, &slots, outer};
         std::unordered_map<const instruction*, std::string> names;
         if(trace.level > 0)
@@ -235,22 +235,21 @@ struct evaluator
         std::vector<argument> args; // reused: no allocation per instruction
         auto compute_op = [&](instruction_ref ins, std::size_t at) -> argument {
             args.clear();
-            const auto& in_pos = plan.inputs[at];
-            const auto& given  = ins->inputs();
-            const auto* listed = plan.input_list.data() + plan.input_begin[at];
-            if(given.size() != in_pos.size())
+            const auto& given = ins->inputs();
+            const auto first  = plan.input_begin[at];
+            if(given.size() != plan.input_begin[at + 1] - first)
                 throw stale_plan{};
-            for(std::size_t i = 0; i < in_pos.size(); i++)
+            for(std::size_t i = 0; i < given.size(); i++)
             {
-                if(&*given[i] != listed[i])
+                if(&*given[i] != plan.input_list[first + i])
                     throw stale_plan{};
-                auto ip = in_pos[i];
+                auto ip = plan.input_pos[first + i];
                 if(ip == last_use_table::outside)
-                    args.push_back(lookup(ins->inputs()[i]));
+                    args.push_back(lookup(given[i]));
                 else if(ip < at)
                     args.push_back(slots[ip]);
                 else
-                    not_computed(ins->inputs()[i]);
+                    not_computed(given[i]);
             }
             try
             {

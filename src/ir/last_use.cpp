@@ -41,34 +41,33 @@ std::vector<std::vector<const instruction*>> last_use_points(const module& m)
 last_use_table make_last_use_table(const module& m)
 {
     last_use_table t;
-    t.points = last_use_points(m);
     t.position.reserve(m.size());
-    std::size_t n = 0;
-    for(const auto& ins : m)
-        t.position.emplace(&ins, n++);
-    t.inputs.resize(n);
-    t.release.resize(n);
-    std::size_t p = 0;
     for(const auto& ins : m)
     {
+        t.position.emplace(&ins, t.order.size());
         t.order.push_back(&ins);
+    }
+    for(const auto& ins : m)
+    {
         t.input_begin.push_back(t.input_list.size());
         for(auto in : ins.inputs())
         {
-            t.input_list.push_back(&*in);
             auto it = t.position.find(&*in);
-            t.inputs[p].push_back(it == t.position.end() ? last_use_table::outside : it->second);
+            t.input_list.push_back(&*in);
+            t.input_pos.push_back(it == t.position.end() ? last_use_table::outside : it->second);
         }
-        p++;
     }
-    for(const auto& [name, sh] : m.get_parameter_shapes())
-        t.parameters.emplace_back(name, sh);
-    for(p = 0; p < t.points.size(); p++)
-        for(const auto* x : t.points[p])
+    t.input_begin.push_back(t.input_list.size());
+    auto points = last_use_points(m);
+    t.release.resize(points.size());
+    for(std::size_t p = 0; p < points.size(); p++)
+        for(const auto* x : points[p])
         {
             t.last.emplace(x, p);
             t.release[p].push_back(t.position.at(x));
         }
+    for(const auto& [name, sh] : m.get_parameter_shapes())
+        t.parameters.emplace_back(name, sh);
     return t;
 }
 

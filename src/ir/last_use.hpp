@@ -22,25 +22,25 @@ namespace migraphx {
 /// results are never listed; nor is anything in a module that runs sub-modules.
 std::vector<std::vector<const instruction*>> last_use_points(const module& m);
 
-/// last_use_points, and for each instruction listed there the position of its last reader; with
-/// what eval needs to keep a run's results in a vector by position instead of a map by
+/// What eval needs to keep a run's results in a vector by position instead of a map by
 /// instruction (a run of the cpu target's LSTM evaluates ~800 instructions, most of them views):
-/// each instruction's position, its inputs' positions, and the positions to drop after each.
+/// the positions to drop after each instruction (last_use_points), each instruction's inputs and
+/// where they are, and the module's parameters.
 struct last_use_table
 {
     static constexpr std::size_t outside = static_cast<std::size_t>(-1); // an input from another module
-    std::vector<std::vector<const instruction*>> points;
-    std::unordered_map<const instruction*, std::size_t> last;
-    std::unordered_map<const instruction*, std::size_t> position;
-    std::vector<std::vector<std::size_t>> inputs;  // per position: its inputs' positions, or outside
-    std::vector<std::vector<std::size_t>> release; // per position: points as positions
-    std::vector<std::pair<std::string, shape>> parameters; // the module's, found once (each is checked a run)
-    // The instructions it was made for, and their inputs one after another (those of position p
-    // from input_begin[p]): a compiled module is not meant to change, but eval checks as it goes
-    // that one changed anyway is not run by a stale table.
+    /// The instructions the table was made for, in order (a compiled module is not meant to
+    /// change, but eval checks as it goes that one changed anyway is not run by a stale table).
     std::vector<const instruction*> order;
+    std::unordered_map<const instruction*, std::size_t> position; // in order
+    /// Every instruction's inputs one after another, those of position p from input_begin[p] to
+    /// input_begin[p + 1]; with each input's position (outside: another module's value).
     std::vector<const instruction*> input_list;
+    std::vector<std::size_t> input_pos;
     std::vector<std::size_t> input_begin;
+    std::vector<std::vector<std::size_t>> release;          // per position: what to drop after it
+    std::unordered_map<const instruction*, std::size_t> last; // each dropped one: where
+    std::vector<std::pair<std::string, shape>> parameters; // the module's, found once (each is checked a run)
 };
 last_use_table make_last_use_table(const module& m);
 

@@ -98,11 +98,10 @@ TEST(last_use, the_table_gives_positions_of_inputs_and_drops)
     auto b   = mm->add_instruction(migraphx::make_op("add"), a, x);    // 2
     mm->add_return({b});                                               // 3
     auto t = migraphx::make_last_use_table(*mm);
-    ASSERT_EQ(t.inputs.size(), 4u);
-    EXPECT_TRUE(t.inputs[0].empty());
-    EXPECT_EQ(t.inputs[1], (std::vector<std::size_t>{0}));
-    EXPECT_EQ(t.inputs[2], (std::vector<std::size_t>{1, 0}));
-    EXPECT_EQ(t.inputs[3], (std::vector<std::size_t>{2}));
+    ASSERT_EQ(t.order.size(), 4u);
+    ASSERT_EQ(t.input_begin, (std::vector<std::size_t>{0, 0, 1, 3, 4}));
+    EXPECT_EQ(t.input_pos, (std::vector<std::size_t>{0, 1, 0, 2})); // a: x; b: a, x; return: b
+    EXPECT_EQ(t.input_list[1], &*a);
     EXPECT_EQ(t.release[2], (std::vector<std::size_t>{0, 1})); // x and a, both last read by b
     EXPECT_TRUE(t.release[3].empty());                         // b is returned
     EXPECT_EQ(t.position.at(&*b), 2u);
@@ -112,7 +111,7 @@ TEST(last_use, the_table_gives_positions_of_inputs_and_drops)
     auto* sub = p.create_module("sub");
     sub->add_return({sub->add_instruction(migraphx::make_op("neg"), a)});
     auto st = migraphx::make_last_use_table(*sub);
-    EXPECT_EQ(st.inputs[0], (std::vector<std::size_t>{migraphx::last_use_table::outside}));
+    EXPECT_EQ(st.input_pos, (std::vector<std::size_t>{migraphx::last_use_table::outside, 0})); // neg: a; return: neg
 }
 
 TEST(last_use, a_module_running_sub_modules_keeps_everything)

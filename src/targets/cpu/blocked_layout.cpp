@@ -150,7 +150,6 @@ struct layout_rewriter
         {
             return;
         }
-        stats.deconvolutions++;
         publish(ins, m.insert_instruction(ins, operation{cand}, in));
     }
 

@@ -24,9 +24,8 @@ struct blocked_layout
 /// blocks, or no fast kernel for them) and convolutions made Winograd ones.
 struct layout_stats
 {
-    std::size_t left_plain     = 0;
-    std::size_t winograd       = 0;
-    std::size_t deconvolutions = 0; // run in the layout
+    std::size_t left_plain = 0;
+    std::size_t winograd   = 0;
 };
 
 /// The rewrite itself, for one layout ("nhwc", "blocked8", "blocked16").

@@ -59,12 +59,11 @@ dnnl::memory::desc dnnl_deconvolution::weights_md(const shape& w) const
     return {dims, to_dnnl_type(w.type()), strides};
 }
 
-std::shared_ptr<dnnl_deconvolution::prim_cache> dnnl_deconvolution::make_cache(context& ctx,
-                                                                               const std::vector<shape>& inputs) const
+dnnl::deconvolution_forward::primitive_desc dnnl_deconvolution::make_pd(const dnnl_context& c,
+                                                                        const std::vector<shape>& inputs) const
 {
-    auto& c  = get_dnnl_context(ctx);
-    auto out = compute_shape(inputs);
-    auto kd  = out.lens().size() - 2;
+    auto out = compute_shape(inputs);         // in dst_layout: {N, C/B, H, W, B} for blocks
+    auto kd  = inputs[1].lens().size() - 2; // spatial dims, from the weights (always logical)
     dnnl::memory::dims s(stride.begin(), stride.end()), d, pl, pr;
     for(std::size_t i = 0; i < kd; i++)
     {
@@ -74,26 +73,32 @@ std::shared_ptr<dnnl_deconvolution::prim_cache> dnnl_deconvolution::make_cache(c
     }
     auto wmd = weights_md(inputs[1]);
     dnnl::memory::desc wany{wmd.dims(), wmd.data_type(), dnnl::memory::format_tag::any};
+    return {{dnnl::prop_kind::forward_inference,
+             dnnl::algorithm::deconvolution_direct,
+             to_dnnl_md(inputs[0], src_layout),
+             wany,
+             to_dnnl_md(out, dst_layout),
+             s,
+             d,
+             pl,
+             pr},
+            user_scratchpad(),
+            *c.engine};
+}
+
+std::shared_ptr<dnnl_deconvolution::prim_cache> dnnl_deconvolution::make_cache(context& ctx,
+                                                                               const std::vector<shape>& inputs) const
+{
     auto r    = std::make_shared<prim_cache>();
     r->inputs = inputs;
-    r->pd     = {{dnnl::prop_kind::forward_inference,
-              dnnl::algorithm::deconvolution_direct,
-              to_dnnl_md(inputs[0], src_layout),
-              wany,
-              to_dnnl_md(out, dst_layout),
-              s,
-              d,
-              pl,
-              pr},
-             user_scratchpad(),
-             *c.engine};
-    r->prim = dnnl::deconvolution_forward{r->pd};
+    r->pd     = make_pd(get_dnnl_context(ctx), inputs);
+    r->prim   = dnnl::deconvolution_forward{r->pd};
     return r;
 }
 
 std::string dnnl_deconvolution::impl(context& ctx, const std::vector<shape>& inputs) const
 {
-    return make_cache(ctx, inputs)->pd.impl_info_str();
+    return make_pd(get_dnnl_context(ctx), inputs).impl_info_str(); // no kernel built
 }
 
 void dnnl_deconvolution::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)

@@ -146,6 +146,7 @@ struct dnnl_deconvolution
     std::shared_ptr<prim_cache> cache;
     /// The primitive for input shapes (finalize's, or actual sizes: see cache_for).
     std::shared_ptr<prim_cache> make_cache(context& ctx, const std::vector<shape>& inputs) const;
+    dnnl::deconvolution_forward::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
     std::shared_ptr<shape_keyed_cache<prim_cache>> sized = std::make_shared<shape_keyed_cache<prim_cache>>();
 
     /// w as oneDNN's {[group,] K/group, C/group, kernel...} view of the op's {C, K/group, kernel...}.

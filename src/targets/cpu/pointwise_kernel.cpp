@@ -260,10 +260,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
     std::vector<std::size_t> first_arg(ops.size());
     for(std::size_t i = 1; i < ops.size(); i++)
         first_arg[i] = first_arg[i - 1] + static_cast<std::size_t>(arity[i - 1]);
-    const auto codes_held = step_codes();
-    std::vector<code> codes;
-    for(auto c : *codes_held)
-        codes.push_back(static_cast<code>(c));
+    const auto codes = step_codes();
     std::vector<const float*> data;
     for(std::size_t i = 0; i < inputs; i++)
         data.push_back(reinterpret_cast<const float*>(in[i].data()));
@@ -354,7 +351,7 @@ argument pointwise_kernel::compute(const shape& out, const std::vector<argument>
                 auto arg   = [&](std::size_t a) {
                     return a < static_cast<std::size_t>(arity[s]) ? ptr[args[first_arg[s] + a]] : nullptr;
                 };
-                run_step(codes[s], s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), res, len);
+                run_step(static_cast<code>((*codes)[s]), s < alpha.size() ? alpha[s] : 0.0f, arg(0), arg(1), arg(2), res, len);
                 ptr[slot] = res;
             }
         }
