@@ -5,6 +5,7 @@
 #include <migraphx/literal.hpp>
 #include <migraphx/operation.hpp>
 #include <iosfwd>
+#include <cstdint>
 #include <list>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,9 @@ struct module
     module& operator=(const module&) = delete;
 
     const std::string& name() const { return m_name; }
+    /// How many times the module was changed through its methods: what is made from a module
+    /// once (eval's tables, recorded runs) notes this to know that it is still current.
+    std::uint64_t edits() const { return m_edits; }
 
     instruction_ref add_parameter(std::string name, shape s);
     instruction_ref add_literal(literal l);
@@ -100,6 +104,7 @@ struct module
     instruction_ref link(instruction_ref ins);
     std::string m_name;
     mutable std::list<instruction> m_instructions;
+    std::uint64_t m_edits = 0;
 };
 
 } // namespace migraphx

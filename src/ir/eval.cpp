@@ -218,7 +218,7 @@ struct evaluator
                     : lifetime_cache != nullptr                ? lifetime_cache->of(m)
                                                                : std::make_shared<const last_use_table>(make_last_use_table(m));
         const auto& plan = *held;
-        if(plan.order.size() != m.size())
+        if(plan.edits != m.edits() or plan.order.size() != m.size())
             throw stale_plan{};
         std::vector<argument> slots(plan.order.size());
         eval_scope scope{&plan, &slots, outer};

@@ -41,6 +41,7 @@ std::vector<std::vector<const instruction*>> last_use_points(const module& m)
 last_use_table make_last_use_table(const module& m)
 {
     last_use_table t;
+    t.edits = m.edits();
     t.position.reserve(m.size());
     for(const auto& ins : m)
     {

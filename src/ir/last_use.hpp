@@ -7,6 +7,7 @@
 
 #include <migraphx/module.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,6 +33,7 @@ struct last_use_table
     /// The instructions the table was made for, in order (a compiled module is not meant to
     /// change, but eval checks as it goes that one changed anyway is not run by a stale table).
     std::vector<const instruction*> order;
+    std::uint64_t edits = 0; // the module's edits() when the table was made
     std::unordered_map<const instruction*, std::size_t> position; // in order
     /// Every instruction's inputs one after another, those of position p from input_begin[p] to
     /// input_begin[p + 1]; with each input's position (outside: another module's value).

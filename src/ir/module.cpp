@@ -53,6 +53,7 @@ static shape compute_shape_of(const operation& op,
 
 instruction_ref module::link(instruction_ref ins)
 {
+    m_edits++;
     for(auto in : ins->inputs())
         in->add_output(ins);
     return ins;
@@ -67,6 +68,7 @@ instruction_ref module::insert_parameter(instruction_ref pos, std::string name, 
     if(get_parameter(name) != end())
         MIGRAPHX_THROW("module " + m_name + ": parameter '" + name + "' already exists");
     auto order = static_cast<std::uint32_t>(get_parameter_names().size());
+    m_edits++;
     return m_instructions.emplace(pos, builtin::param{std::move(name), order}, std::move(s), std::vector<instruction_ref>{});
 }
 
@@ -76,6 +78,7 @@ instruction_ref module::insert_literal(instruction_ref pos, literal l)
 {
     if(l.empty() and l.get_shape().elements() != 0)
         MIGRAPHX_THROW("module " + m_name + ": empty literal");
+    m_edits++;
     return m_instructions.emplace(pos, std::move(l));
 }
 
@@ -186,6 +189,7 @@ instruction_ref module::replace_instruction(instruction_ref ins, instruction_ref
 {
     if(ins == rep)
         return rep;
+    m_edits++;
     auto outputs = ins->outputs();
     for(auto out : outputs)
     {
@@ -206,6 +210,7 @@ instruction_ref module::remove_instruction(instruction_ref ins)
         MIGRAPHX_THROW("module " + m_name + ": cannot remove an instruction (" + ins->name() + ") that is still used");
     for(auto in : ins->inputs())
         in->remove_output(ins);
+    m_edits++;
     return m_instructions.erase(ins);
 }
 
@@ -223,6 +228,7 @@ instruction_ref module::remove_instructions(instruction_ref first, instruction_r
 instruction_ref module::move_instruction(instruction_ref ins, instruction_ref pos)
 {
     m_instructions.splice(pos, m_instructions, ins);
+    m_edits++;
     return ins;
 }
 

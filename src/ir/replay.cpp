@@ -74,22 +74,38 @@ const std::vector<replay_segment>& replay_cache::segments(const module& m, const
         m_refind = false;
     }
     auto it = m_segments.find(&m);
+    if(it != m_segments.end() and it->second.edits != m.edits())
+    {
+        // m changed after its segments were found (its iterators may name removed instructions,
+        // its recordings old work): forget both; the exclusions name instructions, which stay
+        // valid or unused. Nothing recorded is in flight: a run ends with the context finished.
+        for(const auto* key : it->second.keys)
+            m_entries.erase(key);
+        m_segments.erase(it);
+        it = m_segments.end();
+        if(trace_replay())
+            std::cerr << "migx: module " << m.name() << " changed since it was recorded; recording again\n";
+    }
     if(it == m_segments.end())
     {
-        it = m_segments.emplace(&m, find_replay_segments(m, ctx, 2, m_excluded)).first;
+        found_segments f{m.edits(), find_replay_segments(m, ctx, 2, m_excluded), {}};
+        for(const auto& seg : f.segments)
+            f.keys.push_back(&*seg.begin);
+        it = m_segments.emplace(&m, std::move(f)).first;
         if(trace_replay())
         {
             // Which instructions run outside the recordings, and the recordings' sizes.
-            std::cerr << "migx: module " << m.name() << ": " << it->second.size() << " recordable run(s) of";
-            for(const auto& seg : it->second)
+            const auto& segs = it->second.segments;
+            std::cerr << "migx: module " << m.name() << ": " << segs.size() << " recordable run(s) of";
+            for(const auto& seg : segs)
                 std::cerr << " " << std::distance(seg.begin, seg.end);
             std::cerr << " instructions; outside them:";
             std::size_t next = 0;
             for(auto ins = m.begin(); ins != m.end(); ++ins)
             {
-                if(next < it->second.size() and ins == it->second[next].begin)
+                if(next < segs.size() and ins == segs[next].begin)
                 {
-                    ins = std::prev(it->second[next++].end);
+                    ins = std::prev(segs[next++].end);
                     continue;
                 }
                 std::cerr << " " << ins->name();
@@ -97,7 +113,7 @@ const std::vector<replay_segment>& replay_cache::segments(const module& m, const
             std::cerr << "\n";
         }
     }
-    return it->second;
+    return it->second.segments;
 }
 
 replay_cache::outcome

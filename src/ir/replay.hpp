@@ -16,6 +16,7 @@
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
 #include <migraphx/module.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -47,7 +48,7 @@ std::vector<replay_segment> find_replay_segments(const module& m,
 class replay_cache
 {
     public:
-    /// Segments of m, found once (a compiled module does not change).
+    /// Segments of m, found once, and again (its recordings dropped) where m changed since.
     const std::vector<replay_segment>& segments(const module& m, const context& ctx);
 
     using lookup_fn = std::function<const argument&(instruction_ref)>;
@@ -81,7 +82,13 @@ class replay_cache
         bool failed      = false;
         std::vector<recording> recordings; // most recently used first
     };
-    std::unordered_map<const module*, std::vector<replay_segment>> m_segments;
+    struct found_segments
+    {
+        std::uint64_t edits = 0; // the module's edits() when they were found
+        std::vector<replay_segment> segments;
+        std::vector<const instruction*> keys; // each segment's first instruction (its entry)
+    };
+    std::unordered_map<const module*, found_segments> m_segments;
     /// Instructions whose recording failed; segments are found again without them.
     std::unordered_set<const instruction*> m_excluded;
     bool m_refind = false;

@@ -105,3 +105,39 @@ TEST(module, parameter_names_in_added_order)
     EXPECT_NE(m.get_parameter("a"), m.end());
     EXPECT_EQ(m.get_parameter("zz"), m.end());
 }
+
+// Every change through the module's methods counts: tables made from a module note the count.
+TEST(module, every_change_counts_as_an_edit)
+{
+    migraphx::module m("m");
+    auto count = m.edits();
+    auto step  = [&](const char* what) {
+        EXPECT_GT(m.edits(), count) << what;
+        count = m.edits();
+    };
+    migraphx::shape s{migraphx::shape::float_type, {2}};
+    auto x = m.add_parameter("x", s);
+    step("parameter");
+    auto one = m.add_literal(migraphx::literal{s, {1.f, 1.f}});
+    step("literal");
+    auto a = m.add_instruction(migraphx::make_op("add"), x, one);
+    step("instruction");
+    auto b = m.add_instruction(migraphx::make_op("mul"), a, a);
+    step("another");
+    m.add_return({b});
+    step("return");
+    m.replace_instruction(b, migraphx::make_op("sub"), {a, x});
+    step("replace in place");
+    auto c = m.insert_instruction(b, migraphx::make_op("relu"), a);
+    step("insert");
+    m.replace_instruction(a, c);
+    step("replace users");
+    m.move_instruction(c, b);
+    step("move");
+    m.replace_return({a});
+    step("replace return");
+    auto before = m.edits();
+    (void)m.get_output_shapes();
+    m.validate();
+    EXPECT_EQ(m.edits(), before) << "reading is not an edit";
+}

@@ -326,3 +326,38 @@ TEST(replay, a_result_read_after_the_segment_comes_back_from_the_replay)
     }
     EXPECT_GE(*ctx_of(p).replays, 2);
 }
+
+// A compiled module changed after its runs were recorded (possible through the module's API)
+// is recorded again: a replay never runs the old work, nor walks removed instructions.
+TEST(replay, a_changed_module_is_recorded_again)
+{
+    auto p = two_scales();
+    p.compile(fake_target{});
+    auto* mm = p.get_main_module();
+    auto& c  = ctx_of(p);
+    auto x = filled(1), b1 = filled(0), b2 = filled(0);
+    auto run = [&] {
+        auto r = p.eval({{"x", x}, {"b1", b1}, {"b2", b2}});
+        return reinterpret_cast<float*>(r.at(0).data())[1];
+    };
+    for(int i = 0; i < 3; i++)
+        EXPECT_FLOAT_EQ(run(), 6.0f * 2); // x[1] = 2, recorded and replayed
+    EXPECT_EQ(*c.replays, 2);
+    // the second scale changed in place (same inputs, same place): 2 * 5 from now on
+    auto second = std::prev(mm->get_return());
+    mm->replace_instruction(second, migraphx::operation{scale{5}}, second->inputs());
+    for(int i = 0; i < 3; i++)
+        EXPECT_FLOAT_EQ(run(), 10.0f * 2) << "run " << i;
+    EXPECT_EQ(*c.replays, 4); // plain once more, then recorded and replayed
+    // a third scale inserted before the return (into b1 again): 2 * 5 * 7
+    auto third = mm->insert_instruction(mm->get_return(), migraphx::operation{scale{7}}, second,
+                                        mm->get_parameter("b1"));
+    mm->replace_return({third});
+    for(int i = 0; i < 3; i++)
+        EXPECT_FLOAT_EQ(run(), 70.0f * 2) << "run " << i;
+    // the inserted scale removed again, the return back on the second: 2 * 5
+    mm->replace_return({second});
+    mm->remove_instruction(third);
+    for(int i = 0; i < 3; i++)
+        EXPECT_FLOAT_EQ(run(), 10.0f * 2) << "run " << i;
+}
