@@ -8,7 +8,6 @@ set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 . "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 PY=/opt/torch/.venv/bin/python3
-NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
 [ -n "$NCU" ] || { echo "attention_ab.sh: no ncu on this machine"; exit 1; }
 m=${MODEL:-bert:64}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
 [ -f $f ] || timeout 200 $PY tools/gpu/export_bench_models.py /tmp/gb $m > /dev/null

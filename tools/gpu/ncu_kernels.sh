@@ -10,7 +10,6 @@ set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 . "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
 PY=/opt/torch/.venv/bin/python3
-NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
 [ -n "$NCU" ] || { echo "ncu_kernels.sh: no ncu on this machine"; exit 1; }
 m=${MODEL%:*}; b=${MODEL#*:}; f=/tmp/gb/${m}_b$b.onnx
 [ -f $f ] || $PY tools/gpu/export_bench_models.py /tmp/gb $MODEL > /dev/null
