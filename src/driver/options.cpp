@@ -1,5 +1,6 @@
 #include "driver/options.hpp"
 #include "driver/validators.hpp"
+#include "ir/target_availability.hpp"
 #include <migraphx/generate.hpp>
 #include <migraphx/onnx.hpp>
 #include <CLI/CLI.hpp>
@@ -241,7 +242,12 @@ target choose_target(const target_options& o)
         want = "ref";
     }
     if(not has(want))
+    {
+        auto why = unavailable_target_reason(want);
+        if(not why.empty())
+            throw error("the " + want + " target is not available here: " + why + " (available: " + join(names) + ")");
         throw error("the " + want + " target is not available in this build (available: " + join(names) + ")");
+    }
     return get_target(want);
 }
 

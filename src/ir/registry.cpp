@@ -1,6 +1,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
 #include <migraphx/target.hpp>
+#include "ir/target_availability.hpp"
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -16,6 +17,11 @@ std::map<std::string, std::function<operation()>>& op_registry()
 std::map<std::string, target>& target_registry()
 {
     static std::map<std::string, target> r;
+    return r;
+}
+std::map<std::string, std::string>& unavailable_registry()
+{
+    static std::map<std::string, std::string> r;
     return r;
 }
 std::mutex& registry_mutex()
@@ -79,6 +85,21 @@ void register_target(const target& t)
 {
     std::lock_guard<std::mutex> lock(registry_mutex());
     target_registry()[t.name()] = t;
+    unavailable_registry().erase(t.name());
+}
+
+void register_unavailable_target(const std::string& name, const std::string& reason)
+{
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    if(target_registry().count(name) == 0)
+        unavailable_registry()[name] = reason;
+}
+
+std::string unavailable_target_reason(const std::string& name)
+{
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    auto it = unavailable_registry().find(name);
+    return it == unavailable_registry().end() ? std::string{} : it->second;
 }
 
 target get_target(const std::string& name)
@@ -90,6 +111,9 @@ target get_target(const std::string& name)
         std::string known;
         for(const auto& kv : target_registry())
             known += (known.empty() ? "" : ", ") + kv.first;
+        if(auto why = unavailable_registry().find(name); why != unavailable_registry().end())
+            MIGRAPHX_THROW("get_target: target '" + name + "' is not available here: " + why->second +
+                           "; available: " + known);
         MIGRAPHX_THROW("get_target: unknown target '" + name + "'; available: " + known);
     }
     return it->second;

@@ -1,4 +1,5 @@
 #include "serialize/program_value.hpp"
+#include "ir/target_availability.hpp"
 #include <migraphx/errors.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/reflect.hpp>
@@ -292,7 +293,9 @@ target compiled_target(const value& v)
         for(const auto& k : get_targets())
             known += (known.empty() ? "" : ", ") + k;
         std::string why;
-        if(name == "gpu")
+        if(auto reason = unavailable_target_reason(name); not reason.empty())
+            why = "; " + reason;
+        else if(name == "gpu")
             why = "; a gpu program runs only where a CUDA device is present, in a build with the gpu target";
         auto shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
         MIGRAPHX_THROW("the program was compiled for target '" + shown + "', which is not available here (available: " +

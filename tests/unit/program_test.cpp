@@ -1,7 +1,9 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
+#include "ir/target_availability.hpp"
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -130,6 +132,44 @@ TEST(program, get_target_by_name)
 {
     EXPECT_EQ(migraphx::get_target("ref").name(), "ref");
     EXPECT_THROW(migraphx::get_target("tpu"), migraphx::exception);
+}
+
+// A target built in that this machine cannot run is named with the reason, not called unknown;
+// registering it for real forgets the reason.
+TEST(program, an_unavailable_target_says_why)
+{
+    auto message = [](const std::string& name) {
+        try
+        {
+            migraphx::get_target(name);
+        }
+        catch(const migraphx::exception& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    EXPECT_NE(message("tpu").find("unknown target 'tpu'"), std::string::npos);
+    EXPECT_EQ(migraphx::unavailable_target_reason("tpu"), "");
+    migraphx::register_unavailable_target("test_unavailable", "its device is switched off");
+    EXPECT_EQ(migraphx::unavailable_target_reason("test_unavailable"), "its device is switched off");
+    auto m = message("test_unavailable");
+    EXPECT_NE(m.find("target 'test_unavailable' is not available here: its device is switched off"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("available: "), std::string::npos) << m;
+    // a registered target is never "unavailable"
+    migraphx::register_unavailable_target("ref", "ignored");
+    EXPECT_EQ(migraphx::unavailable_target_reason("ref"), "");
+    EXPECT_EQ(migraphx::get_target("ref").name(), "ref");
+#ifdef MIGRAPHX_HAVE_GPU
+    // a build with the gpu target, on a machine without a device (as the build machine)
+    auto names = migraphx::get_targets();
+    if(std::find(names.begin(), names.end(), "gpu") == names.end())
+    {
+        auto g = message("gpu");
+        EXPECT_NE(g.find("no CUDA device was found"), std::string::npos) << g;
+    }
+#endif
 }
 
 TEST(program, trace_eval_prints_instructions_and_outputs)

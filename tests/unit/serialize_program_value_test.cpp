@@ -395,6 +395,12 @@ TEST(serialize_program_value, unavailable_target_is_reported_before_its_ops)
     msg         = load_error(v);
     if(not migx_test::have_target("gpu"))
     {
+#ifdef MIGRAPHX_HAVE_GPU
+        // built with the gpu target, on a machine without a device: that is the reason given
+        EXPECT_NE(msg.find("this library has the gpu target, but no CUDA device was found"), std::string::npos)
+            << msg;
+#else
         EXPECT_NE(msg.find("a gpu program runs only where a CUDA device is present"), std::string::npos) << msg;
+#endif
     }
 }

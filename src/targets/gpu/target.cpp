@@ -1,6 +1,7 @@
 #include <migraphx/gpu/target.hpp>
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/target.hpp>
+#include "ir/target_availability.hpp"
 #include "passes/dead_code_elimination.hpp"
 #include "passes/memory_coloring.hpp"
 #include "targets/gpu/context.hpp"
@@ -57,7 +58,11 @@ bool device_node_present()
 // program is compiled for it (a clear exception there if CUDA cannot use it).
 const bool registered = [] {
     if(not device_node_present())
+    {
+        register_unavailable_target("gpu", "this library has the gpu target, but no CUDA device was found (no "
+                                           "/dev/nvidia0 or other NVIDIA device node)");
         return false;
+    }
     register_target(target{});
     return true;
 }();
