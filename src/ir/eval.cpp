@@ -376,6 +376,8 @@ std::vector<argument> eval_once(const program& p, const parameter_map& params)
     // The main module's table (a compiled program's, kept): its parameters, and the run's plan.
     auto main_plan = impl.lifetimes != nullptr ? impl.lifetimes->of(*mm)
                                                : std::make_shared<const last_use_table>(make_last_use_table(*mm));
+    if(main_plan->edits != mm->edits())
+        throw stale_plan{}; // before its parameters are asked for: one may have gone since
     const auto& declared = main_plan->parameters;
     for(const auto& [name, s] : declared)
     {
