@@ -86,7 +86,9 @@ class replay_cache
     {
         std::uint64_t edits = 0; // the module's edits() when they were found
         std::vector<replay_segment> segments;
-        std::vector<const instruction*> keys; // each segment's first instruction (its entry)
+        /// Each segment's first instruction, the key of its recordings: kept as pointers because
+        /// a changed module's segment iterators may name removed instructions.
+        std::vector<const instruction*> keys;
     };
     std::unordered_map<const module*, found_segments> m_segments;
     /// Instructions whose recording failed; segments are found again without them.
