@@ -25,13 +25,25 @@ struct fp16_rewriter
         auto n = ins->name();
         if(n.empty() or n.front() == '@' or n == "convert" or not ins->module_inputs().empty())
             return false;
-        if(ins->get_shape().type() == shape::tuple_type or ins->get_shape().dynamic())
+        if(ins->get_shape().dynamic() or (is_tuple(ins) and not float_tuple(ins)))
             return false;
         return std::find(names.begin(), names.end(), "all") != names.end() or
                std::find(names.begin(), names.end(), n) != names.end();
     }
 
     static bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type; }
+    static bool is_tuple(instruction_ref x) { return x->get_shape().type() == shape::tuple_type; }
+
+    /// A tuple of float results taken apart only by get_tuple_elem (rnn, gru, lstm): each becomes
+    /// half, and the users get it back in float.
+    static bool float_tuple(instruction_ref x)
+    {
+        const auto& subs = x->get_shape().sub_shapes();
+        return not subs.empty() and
+               std::all_of(subs.begin(), subs.end(), [](const shape& s) { return s.type() == shape::float_type; }) and
+               std::all_of(x->outputs().begin(), x->outputs().end(),
+                           [](instruction_ref u) { return u->name() == "get_tuple_elem"; });
+    }
 
     instruction_ref to_half(instruction_ref x)
     {
@@ -79,7 +91,17 @@ struct fp16_rewriter
         for(auto x : in)
             args.push_back(is_float(x) ? to_half(x) : x);
         auto h = m.insert_instruction(ins, ins->get_operator(), args);
-        if(is_float(ins))
+        if(is_tuple(ins))
+        {
+            auto users = ins->outputs(); // a copy: the loop changes the list
+            for(auto u : users)
+            {
+                auto part = m.insert_instruction(u, u->get_operator(), {h});
+                m.replace_instruction(u, make_op("convert", {{"target_type", shape::float_type}}), {part});
+                half_of[&*u] = part;
+            }
+        }
+        else if(is_float(ins))
         {
             m.replace_instruction(ins, make_op("convert", {{"target_type", shape::float_type}}), {h});
             half_of[&*ins] = h;

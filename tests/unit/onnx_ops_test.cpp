@@ -7,6 +7,7 @@
 #include <migraphx/errors.hpp>
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cmath>
 
 using migx_test::onnx_model;
 using onnx::TensorProto;
@@ -306,6 +307,78 @@ TEST(onnx_ops, rnn_weights_of_the_wrong_shape_throw)
     EXPECT_THROW(lstm({1, 8, 3}, {1, 8, 2}).parse(), migraphx::exception);
     EXPECT_THROW(lstm({1, 6, 2}, {1, 6, 2}).parse(), migraphx::exception);
     EXPECT_THROW(lstm({2, 8, 2}, {2, 8, 2}).parse(), migraphx::exception);
+}
+
+TEST(onnx_ops, lstm_is_one_op_with_its_activations)
+{
+    onnx_model m;
+    m.input("x", TensorProto::FLOAT, {3, 1, 2});
+    m.input("w", TensorProto::FLOAT, {1, 8, 2});
+    m.input("r", TensorProto::FLOAT, {1, 8, 2});
+    auto& n = m.node("LSTM", {"x", "w", "r"}, {"y"});
+    onnx_model::attr(n, "hidden_size", std::int64_t{2});
+    auto* acts = n.add_attribute();
+    acts->set_name("activations");
+    acts->set_type(onnx::AttributeProto::STRINGS);
+    for(const auto* f : {"HardSigmoid", "Tanh", "LeakyRelu"})
+        acts->add_strings(f);
+    auto* alpha = n.add_attribute();
+    alpha->set_name("activation_alpha");
+    alpha->set_type(onnx::AttributeProto::FLOATS);
+    alpha->add_floats(0.25f);
+    alpha->add_floats(0.125f);
+    m.output("y");
+    auto p = m.parse();
+    ASSERT_EQ(count_ops(p, "lstm"), 1u);
+    for(auto it = p.get_main_module()->begin(); it != p.get_main_module()->end(); ++it)
+        if(it->name() == "lstm")
+            EXPECT_EQ(it->get_operator().to_value().at("actv_funcs").to_vector<std::string>(),
+                      (std::vector<std::string>{"hardsigmoid(0.25)", "tanh", "leakyrelu(0.125)"}));
+}
+
+TEST(onnx_ops, lstm_batch_first_layout_transposes_the_initial_states)
+{
+    // layout = 1: X {batch, seq, in}, initial_h / initial_c and Y_h {batch, dirs, hidden}.
+    const std::int64_t seq = 2, batch = 3, in = 2, h = 2, dirs = 2;
+    auto model = [&](bool batch_first) {
+        onnx_model m;
+        m.input("x", TensorProto::FLOAT, batch_first ? std::vector<std::int64_t>{batch, seq, in} : std::vector<std::int64_t>{seq, batch, in});
+        m.input("w", TensorProto::FLOAT, {dirs, 4 * h, in});
+        m.input("r", TensorProto::FLOAT, {dirs, 4 * h, h});
+        std::vector<std::int64_t> state = batch_first ? std::vector<std::int64_t>{batch, dirs, h} : std::vector<std::int64_t>{dirs, batch, h};
+        m.input("h0", TensorProto::FLOAT, state);
+        m.input("c0", TensorProto::FLOAT, state);
+        auto& n = m.node("LSTM", {"x", "w", "r", "", "", "h0", "c0"}, {"", "yh"});
+        onnx_model::attr(n, "hidden_size", h);
+        onnx_model::attr(n, "direction", std::string{"bidirectional"});
+        onnx_model::attr(n, "layout", std::int64_t{batch_first ? 1 : 0});
+        m.output("yh");
+        return m.parse();
+    };
+    auto values = [](std::size_t n, float scale) {
+        std::vector<float> v(n);
+        for(std::size_t i = 0; i < n; i++)
+            v[i] = scale * std::sin(0.9f * static_cast<float>(i) + scale);
+        return v;
+    };
+    // a[i][j][k] -> a[j][i][k] for {n0, n1, n2}
+    auto swap01 = [](const std::vector<float>& a, std::size_t n0, std::size_t n1, std::size_t n2) {
+        std::vector<float> r(a.size());
+        for(std::size_t i = 0; i < n0; i++)
+            for(std::size_t j = 0; j < n1; j++)
+                for(std::size_t k = 0; k < n2; k++)
+                    r[(j * n0 + i) * n2 + k] = a[(i * n1 + j) * n2 + k];
+        return r;
+    };
+    auto x = values(seq * batch * in, 0.7f), w = values(dirs * 4 * h * in, 0.5f), r = values(dirs * 4 * h * h, 0.4f);
+    auto h0 = values(batch * dirs * h, 0.8f), c0 = values(batch * dirs * h, 0.6f);
+    auto first = migx_test::run(model(true), {{"x", x}, {"w", w}, {"r", r}, {"h0", h0}, {"c0", c0}});
+    auto plain = migx_test::run(model(false), {{"x", swap01(x, batch, seq, in)}, {"w", w}, {"r", r},
+                                              {"h0", swap01(h0, batch, dirs, h)}, {"c0", swap01(c0, batch, dirs, h)}});
+    auto expected = swap01(plain, dirs, batch, h);
+    ASSERT_EQ(first.size(), expected.size());
+    for(std::size_t i = 0; i < first.size(); i++)
+        EXPECT_NEAR(first[i], expected[i], 1e-6) << i;
 }
 
 TEST(onnx_ops, unsupported_features_throw)

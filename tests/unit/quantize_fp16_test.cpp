@@ -137,3 +137,45 @@ TEST(quantize_fp16, compiled_program_throws)
 }
 
 } // namespace
+
+// An lstm (a tuple of float results) runs in half; each result the graph takes is converted back
+// once. Before this, tuple ops stayed in float.
+TEST(quantize_fp16, an_lstm_runs_in_half)
+{
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {4, 1, 3}});
+    auto lit = [&](std::vector<std::size_t> lens) {
+        shape s{shape::float_type, lens};
+        std::vector<float> v(s.elements());
+        for(std::size_t i = 0; i < v.size(); i++)
+            v[i] = 0.5f * std::sin(static_cast<float>(i));
+        return mm->add_literal(migraphx::literal{s, v});
+    };
+    auto l  = mm->add_instruction(make_op("lstm", {{"hidden_size", 2}}), x, lit({1, 8, 3}), lit({1, 8, 2}));
+    auto y  = mm->add_instruction(make_op("get_tuple_elem", {{"index", 0}}), l);
+    auto yc = mm->add_instruction(make_op("get_tuple_elem", {{"index", 2}}), l);
+    mm->add_return({y, yc});
+    auto q = p;
+    migraphx::quantize_fp16(q);
+    const auto& m = *q.get_main_module();
+    ASSERT_EQ(count(m, "lstm"), 1u) << text(m);
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        if(ins->name() == "lstm")
+            EXPECT_EQ(ins->inputs().front()->get_shape().type(), shape::half_type) << text(m);
+    EXPECT_EQ(count(m, "convert"), 3u) << text(m); // x in; Y and Y_c out
+
+    std::vector<float> xv{0.1f, -0.4f, 0.9f, 0.3f, 0.2f, -0.7f, 0.5f, 0.6f, -0.1f, 0.8f, -0.3f, 0.4f};
+    migraphx::parameter_map params{{"x", migraphx::argument{shape{shape::float_type, {4, 1, 3}}, xv.data()}}};
+    p.compile(migraphx::ref::target{});
+    q.compile(migraphx::ref::target{});
+    auto a = p.eval(params), b = q.eval(params);
+    ASSERT_EQ(a.size(), b.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+    {
+        EXPECT_EQ(b[i].get_shape().type(), shape::float_type);
+        auto va = a[i].to_vector<float>(), vb = b[i].to_vector<float>();
+        for(std::size_t j = 0; j < va.size(); j++)
+            EXPECT_NEAR(va[j], vb[j], 5e-3) << "output " << i << " element " << j;
+    }
+}

@@ -1,4 +1,5 @@
 #include "targets/cpu/lower_dnnl.hpp"
+#include "targets/cpu/dnnl_lstm.hpp"
 #include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
@@ -420,6 +421,19 @@ std::optional<dnnl_matmul> plain_dnnl_matmul(instruction_ref ins)
     return dnnl_matmul{};
 }
 
+/// An lstm oneDNN computes becomes cpu::lstm, its X and initial states made standard.
+void lower_lstm(module& m, instruction_ref ins)
+{
+    auto op = plain_dnnl_lstm(ins);
+    if(not op)
+        return;
+    auto args = ins->inputs();
+    for(std::size_t i : {0, 5, 6})
+        if(i < args.size() and not args[i]->get_shape().standard())
+            args[i] = m.insert_instruction(ins, make_op("contiguous"), {args[i]});
+    m.replace_instruction(ins, operation{*op}, args);
+}
+
 void lower_dnnl::apply(module& m) const
 {
     auto dd = pass_utils::data_dependent(m); // run by the reference ops, at their actual sizes
@@ -438,6 +452,8 @@ void lower_dnnl::apply(module& m) const
             if(auto op = plain_dnnl_deconvolution(ins))
                 m.replace_instruction(ins, operation{*op}, ins->inputs());
         }
+        else if(ins->name() == "lstm")
+            lower_lstm(m, ins);
         else if(ins->name() == "contiguous" and is_float(ins) and dnnl_copyable(ins->inputs().front()->get_shape()))
             m.replace_instruction(ins, operation{dnnl_reorder{}}, ins->inputs());
     }

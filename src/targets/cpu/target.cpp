@@ -2,9 +2,11 @@
 #include <migraphx/target.hpp>
 #include "passes/dead_code_elimination.hpp"
 #include "passes/fuse_pointwise.hpp"
+#include "passes/rewrite_rnn.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/dnnl_context.hpp"
+#include "targets/cpu/dnnl_lstm.hpp"
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_actual_sizes.hpp"
@@ -22,7 +24,10 @@ namespace cpu {
 
 std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_options&) const
 {
-    auto passes = simplify_passes();
+    // LSTMs oneDNN computes stay whole for cpu::lower_dnnl; the rest are unrolled.
+    std::vector<pass> passes{rewrite_rnn{[](instruction_ref ins) { return plain_dnnl_lstm(ins).has_value(); }}};
+    auto simplify = simplify_passes();
+    passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),
                   {fuse_layernorm{},
                    dead_code_elimination{},

@@ -13,6 +13,7 @@
 #include "passes/pass_manager.hpp"
 #include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
+#include "passes/rewrite_rnn.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "quantize/int8_support.hpp"
 #include <migraphx/instruction.hpp>
@@ -991,6 +992,7 @@ void write_outputs_to_params(module& m, bool host_values)
 std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
 {
     std::vector<pass> passes{fuse_int8{}}; // first: quantize_int8's patterns as it made them
+    passes.push_back(rewrite_rnn{}); // no recurrent kernel: unrolled, then simplified and fused
     auto simplify = simplify_passes();
     passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),

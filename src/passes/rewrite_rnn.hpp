@@ -1,0 +1,34 @@
+#ifndef MIGRAPHX_PASSES_REWRITE_RNN_HPP
+#define MIGRAPHX_PASSES_REWRITE_RNN_HPP
+
+#include <migraphx/instruction.hpp>
+#include <migraphx/module.hpp>
+#include <functional>
+#include <string>
+
+namespace migraphx {
+
+/// rnn, gru and lstm ops become their recurrence unrolled over the sequence: one dot projects the
+/// whole input sequence, then each step adds its recurrent dot and applies the gates as
+/// elementwise ops (which fuse_pointwise then fuses). For targets without a recurrent kernel (gpu),
+/// and on cpu for what its oneDNN kernel does not take.
+///
+/// Left as they are (they run as the reference op): ops with a sequence_lens input that is not a
+/// constant holding the full length for every row (rows that stop early), sequences longer than
+/// 4096 steps, and ops whose tuple is used other than through get_tuple_elem. The replaced ops
+/// are left for dead_code_elimination.
+struct rewrite_rnn
+{
+    /// Ops for which this returns true are kept (a target's own kernel takes them).
+    std::function<bool(instruction_ref)> keep = nullptr;
+
+    std::string name() const { return "rewrite_rnn"; }
+    void apply(module& m) const;
+};
+
+/// Whether rewrite_rnn can unroll ins (an rnn, gru or lstm instruction).
+bool can_unroll_rnn(instruction_ref ins);
+
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,161 @@
+// cpu::lstm (oneDNN's LSTM primitive) against the reference lstm op: each direction, biases,
+// peepholes, initial states, weights that are not constants, a size that runs on every thread;
+// what oneDNN cannot compute is unrolled instead (rewrite_rnn), and still matches.
+#include "cpu_test_util.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+struct lstm_case
+{
+    migraphx::value attrs;
+    std::size_t seq = 5, batch = 3, input = 6, hidden = 8, dirs = 1;
+    bool bias = true, h0 = false, c0 = false, peepholes = false;
+    bool weights_as_params = false;
+};
+
+migraphx::instruction_ref weights(migraphx::module& m, const std::string& name, std::vector<std::size_t> lens,
+                                  bool param, int salt)
+{
+    shape s{shape::float_type, std::move(lens)};
+    if(param)
+        return m.add_parameter(name, s);
+    std::vector<float> v(s.elements());
+    for(std::size_t i = 0; i < v.size(); i++)
+        v[i] = 0.4f * std::sin(0.37f * static_cast<float>(i) + static_cast<float>(salt));
+    return m.add_literal(migraphx::literal{s, v});
+}
+
+migraphx::program make_lstm(const lstm_case& c)
+{
+    migraphx::program p;
+    auto& m = *p.get_main_module();
+    auto gh = 4 * c.hidden;
+    bool wp = c.weights_as_params;
+    std::vector<migraphx::instruction_ref> in{
+        m.add_parameter("x", shape{shape::float_type, {c.seq, c.batch, c.input}}),
+        weights(m, "w", {c.dirs, gh, c.input}, wp, 1),
+        weights(m, "r", {c.dirs, gh, c.hidden}, wp, 2)};
+    bool more = c.h0 or c.c0 or c.peepholes;
+    if(c.bias or more)
+        in.push_back(c.bias ? weights(m, "b", {c.dirs, 2 * gh}, wp, 3)
+                            : m.add_literal(migraphx::literal{shape{shape::float_type, {c.dirs, 2 * gh}},
+                                                              std::vector<float>(c.dirs * 2 * gh)}));
+    if(more)
+        in.push_back(m.add_literal(migraphx::literal{shape{shape::int32_type, {c.batch}},
+                                                     std::vector<std::int32_t>(c.batch, static_cast<std::int32_t>(c.seq))}));
+    shape state{shape::float_type, {c.dirs, c.batch, c.hidden}};
+    if(c.c0 or c.peepholes)
+    {
+        in.push_back(c.h0 ? m.add_parameter("h0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
+        in.push_back(c.c0 ? m.add_parameter("c0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
+    }
+    else if(c.h0)
+        in.push_back(m.add_parameter("h0", state));
+    if(c.peepholes)
+        in.push_back(weights(m, "p", {c.dirs, 3 * c.hidden}, wp, 4));
+    auto attrs = c.attrs;
+    attrs["hidden_size"] = c.hidden;
+    auto r = m.add_instruction(make_op("lstm", attrs), in);
+    std::vector<migraphx::instruction_ref> outs;
+    for(std::size_t i = 0; i < 3; i++)
+        outs.push_back(m.add_instruction(make_op("get_tuple_elem", {{"index", i}}), r));
+    m.add_return(outs);
+    return p;
+}
+
+std::size_t count(const migraphx::program& p, const std::string& name)
+{
+    auto names = migx_test::op_names(*p.get_main_module());
+    return static_cast<std::size_t>(std::count(names.begin(), names.end(), name));
+}
+
+/// Compiled for cpu, matches ref; returns how many cpu::lstm and lstm ops the cpu program has.
+std::pair<std::size_t, std::size_t> check(const lstm_case& c)
+{
+    auto cpu = migx_test::expect_cpu_matches_ref(make_lstm(c), 1e-4, 1e-5);
+    return {count(cpu, "dnnl::lstm"), count(cpu, "lstm")};
+}
+
+} // namespace
+
+TEST(cpu_dnnl_lstm, each_direction_runs_on_onednn)
+{
+    MIGX_REQUIRE_CPU();
+    for(std::string dir : {"forward", "reverse", "bidirectional"})
+    {
+        lstm_case c;
+        c.attrs = {{"direction", dir}};
+        c.dirs  = dir == "bidirectional" ? 2 : 1;
+        EXPECT_EQ(check(c), std::make_pair(std::size_t{1}, std::size_t{0})) << dir;
+    }
+}
+
+TEST(cpu_dnnl_lstm, states_peepholes_and_no_bias)
+{
+    MIGX_REQUIRE_CPU();
+    for(int variant = 0; variant < 4; variant++)
+    {
+        lstm_case c;
+        c.attrs     = {{"direction", variant % 2 == 0 ? "bidirectional" : "reverse"}};
+        c.dirs      = variant % 2 == 0 ? 2 : 1;
+        c.h0        = variant != 1;
+        c.c0        = variant >= 2;
+        c.peepholes = variant == 3;
+        c.bias      = variant != 0;
+        EXPECT_EQ(check(c).first, 1u) << "variant " << variant;
+    }
+}
+
+TEST(cpu_dnnl_lstm, weights_given_at_run_time)
+{
+    MIGX_REQUIRE_CPU();
+    lstm_case c;
+    c.weights_as_params = true;
+    c.peepholes         = true;
+    c.attrs             = {{"direction", "bidirectional"}};
+    c.dirs              = 2;
+    EXPECT_EQ(check(c).first, 1u);
+}
+
+TEST(cpu_dnnl_lstm, large_steps_run_on_every_thread)
+{
+    MIGX_REQUIRE_CPU();
+    lstm_case c; // 4 x 256 x 1024 multiply-adds a step: oneDNN's own threading
+    c.seq    = 3;
+    c.batch  = 4;
+    c.input  = 16;
+    c.hidden = 256;
+    c.dirs   = 2;
+    c.attrs  = {{"direction", "bidirectional"}};
+    EXPECT_EQ(check(c).first, 1u);
+}
+
+TEST(cpu_dnnl_lstm, what_onednn_cannot_compute_is_unrolled)
+{
+    MIGX_REQUIRE_CPU();
+    for(const migraphx::value& attrs : {migraphx::value{{"clip", 0.5f}}, migraphx::value{{"input_forget", 1}},
+                                        migraphx::value{{"actv_funcs", {"hardsigmoid", "tanh", "tanh"}}}})
+    {
+        lstm_case c;
+        c.attrs = attrs;
+        EXPECT_EQ(check(c), std::make_pair(std::size_t{0}, std::size_t{0}));
+    }
+}
+
+TEST(cpu_dnnl_lstm, can_be_turned_off)
+{
+    MIGX_REQUIRE_CPU();
+    setenv("MIGRAPHX_DISABLE_DNNL_LSTM", "1", 1);
+    auto r = check(lstm_case{});
+    unsetenv("MIGRAPHX_DISABLE_DNNL_LSTM");
+    EXPECT_EQ(r, std::make_pair(std::size_t{0}, std::size_t{0}));
+}
