@@ -3,11 +3,13 @@
 // what oneDNN cannot compute is unrolled instead (rewrite_rnn), and still matches.
 #include "cpu_test_util.hpp"
 #include <migraphx/instruction.hpp>
+#include <migraphx/load_save.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -158,4 +160,42 @@ TEST(cpu_dnnl_lstm, can_be_turned_off)
     auto r = check(lstm_case{});
     unsetenv("MIGRAPHX_DISABLE_DNNL_LSTM");
     EXPECT_EQ(r, std::make_pair(std::size_t{0}, std::size_t{0}));
+}
+
+TEST(cpu_dnnl_lstm, a_saved_program_runs_the_same)
+{
+    MIGX_REQUIRE_CPU();
+    lstm_case c;
+    c.peepholes = true;
+    c.attrs     = {{"direction", "bidirectional"}};
+    c.dirs      = 2;
+    auto p      = migx_test::expect_cpu_matches_ref(make_lstm(c));
+    auto q      = migraphx::load_buffer(migraphx::save_buffer(p));
+    EXPECT_EQ(count(q, "dnnl::lstm"), 1u);
+    auto params = migx_test::generated_params(p);
+    auto a = p.eval(params), b = q.eval(params);
+    ASSERT_EQ(a.size(), b.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+        EXPECT_EQ(a[i].to_vector<float>(), b[i].to_vector<float>()) << "output " << i;
+}
+
+TEST(cpu_dnnl_lstm, runs_from_several_threads_at_once_agree)
+{
+    MIGX_REQUIRE_CPU();
+    lstm_case c;
+    c.attrs = {{"direction", "bidirectional"}};
+    c.dirs  = 2;
+    auto p  = migx_test::expect_cpu_matches_ref(make_lstm(c));
+    auto params   = migx_test::generated_params(p);
+    auto expected = p.eval(params).at(0).to_vector<float>();
+    std::vector<int> wrong(4, 0);
+    std::vector<std::thread> threads;
+    for(std::size_t t = 0; t < wrong.size(); t++)
+        threads.emplace_back([&, t] {
+            for(int i = 0; i < 20; i++)
+                wrong[t] += p.eval(params).at(0).to_vector<float>() == expected ? 0 : 1;
+        });
+    for(auto& t : threads)
+        t.join();
+    EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
