@@ -414,6 +414,24 @@ def crnn(gen):
     return model, {"input": torch.randn(1, 1, 32, 128, generator=gen)}, ["output"]
 
 
+class SpeechGru(torch.nn.Module):
+    """A speech-style acoustic model: a 2-layer bidirectional GRU over [T, N, 80] filterbank
+    frames (PyTorch's GRU exports linear_before_reset=1) and a per-frame Linear to 29 classes."""
+
+    def __init__(self, feat=80, hidden=128, classes=29):
+        super().__init__()
+        self.rnn = torch.nn.GRU(feat, hidden, num_layers=2, bidirectional=True)
+        self.fc = torch.nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y)
+
+
+def speech_gru(gen):
+    return SpeechGru().eval(), {"input": torch.randn(50, 1, 80, generator=gen)}, ["output"]
+
+
 class MtcnnPNet(torch.nn.Module):
     """MTCNN's first cascade stage (P-Net), fully convolutional: PReLU convs, a 2-way face
     probability map (softmax over channels) and a 4-channel box regression map."""
@@ -789,6 +807,7 @@ ZOO = {
     "yolo_style": (yolo_style, "YOLOv5-style CSP/SPPF/PAN detector, width 1/4, 320, with decode (no NMS)"),
     "dbnet_style": (dbnet_style, "DBNet-style: ResNet-18 + FPN + prob/thresh heads + binarisation, 256"),
     "crnn": (crnn, "CRNN: VGG-style conv + 2-layer bidirectional LSTM, 1x1x32x128"),
+    "speech_gru": (speech_gru, "2-layer bidirectional GRU + Linear over [50, 1, 80] filterbank frames"),
     "mtcnn_pnet": (mtcnn_pnet, "MTCNN P-Net stage (PReLU, softmax map + box map), 1x3x120x160"),
     "mtcnn_rnet_onet": (mtcnn_rnet_onet, "MTCNN R-Net (24x24 crops) with the cascade's NMS, and O-Net (48x48 crops)"),
     "bert_base": (bert_base, "BERT-base-sized encoder (12 layers, d768, 12 heads), seq 128, torch-written"),

@@ -208,7 +208,7 @@ struct evaluator
     tracer trace;
     replay_cache* replays = nullptr; // set where recorded runs may be replayed
     last_use_cache* lifetime_cache = nullptr; // a compiled program's, else each run finds them
-    std::shared_ptr<const last_use_table> main_plan; // the main module's, where the caller has it
+    std::shared_ptr<const last_use_table> main_plan{}; // the main module's, where the caller has it
 
     std::vector<argument> run(const module& m, const parameter_map& params, const eval_scope* outer)
     {

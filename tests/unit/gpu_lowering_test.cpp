@@ -1249,3 +1249,38 @@ TEST(gpu_lowering, half_gelu_epilogue_matches_ref)
         EXPECT_NE(tx.find("epilogue=gelu"), std::string::npos) << tx;
     }
 }
+
+TEST(gpu_lowering, recurrences_unroll_and_rows_that_stop_early_run_on_the_host)
+{
+    // rewrite_rnn unrolls the gru into kernels; the lstm whose rows stop early (sequence_lens given
+    // at run time) runs as the reference op in the host fallback, outputs in both offload modes.
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto lit = [&](std::vector<std::size_t> lens, float scale) {
+        shape s{shape::float_type, lens};
+        std::vector<float> v(s.elements());
+        for(std::size_t i = 0; i < v.size(); i++)
+            v[i] = scale * std::sin(0.61f * static_cast<float>(i));
+        return m->add_literal(migraphx::literal{s, v});
+    };
+    shape xs{shape::float_type, {3, 2, 4}}, ls{shape::int32_type, {2}};
+    auto x    = m->add_parameter("x", xs);
+    auto lens = m->add_parameter("lens", ls);
+    auto l    = m->add_instruction(make_op("lstm", {{"hidden_size", 3}}), x, lit({1, 12, 4}, 0.5f), lit({1, 12, 3}, 0.4f),
+                                   lit({1, 24}, 0.2f), lens);
+    auto g    = m->add_instruction(make_op("gru", {{"hidden_size", 3}, {"linear_before_reset", 1}}), x,
+                                   lit({1, 9, 4}, 0.5f), lit({1, 9, 3}, 0.4f), lit({1, 18}, 0.3f));
+    m->add_return({m->add_instruction(make_op("get_tuple_elem", {{"index", 0}}), l),
+                   m->add_instruction(make_op("get_tuple_elem", {{"index", 1}}), l),
+                   m->add_instruction(make_op("get_tuple_elem", {{"index", 0}}), g)});
+    migraphx::parameter_map params;
+    std::vector<double> xv(xs.elements());
+    for(std::size_t i = 0; i < xv.size(); i++)
+        xv[i] = std::cos(0.3 * static_cast<double>(i));
+    params["x"] = host_arg(xs, xv);
+    params["lens"] = host_arg(ls, {3, 1});
+    auto gp = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-5);
+    EXPECT_NE(text(gp).find("gpu::ref::lstm"), std::string::npos) << gp;
+    EXPECT_EQ(text(gp).find("gru"), std::string::npos) << gp;
+}

@@ -1,5 +1,5 @@
 #include "targets/cpu/lower_dnnl.hpp"
-#include "targets/cpu/dnnl_lstm.hpp"
+#include "targets/cpu/dnnl_rnn.hpp"
 #include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
@@ -421,10 +421,10 @@ std::optional<dnnl_matmul> plain_dnnl_matmul(instruction_ref ins)
     return dnnl_matmul{};
 }
 
-/// An lstm oneDNN computes becomes cpu::lstm, its X and initial states made standard.
-void lower_lstm(module& m, instruction_ref ins)
+/// An lstm, gru or rnn oneDNN computes becomes cpu::rnn, its X and initial states made standard.
+void lower_rnn(module& m, instruction_ref ins)
 {
-    auto op = plain_dnnl_lstm(ins);
+    auto op = plain_dnnl_rnn(ins);
     if(not op)
         return;
     auto args = ins->inputs();
@@ -452,8 +452,8 @@ void lower_dnnl::apply(module& m) const
             if(auto op = plain_dnnl_deconvolution(ins))
                 m.replace_instruction(ins, operation{*op}, ins->inputs());
         }
-        else if(ins->name() == "lstm")
-            lower_lstm(m, ins);
+        else if(ins->name() == "lstm" or ins->name() == "gru" or ins->name() == "rnn")
+            lower_rnn(m, ins);
         else if(ins->name() == "contiguous" and is_float(ins) and dnnl_copyable(ins->inputs().front()->get_shape()))
             m.replace_instruction(ins, operation{dnnl_reorder{}}, ins->inputs());
     }

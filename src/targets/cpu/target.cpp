@@ -6,7 +6,7 @@
 #include "passes/simplify_pipeline.hpp"
 #include "targets/cpu/blocked_layout.hpp"
 #include "targets/cpu/dnnl_context.hpp"
-#include "targets/cpu/dnnl_lstm.hpp"
+#include "targets/cpu/dnnl_rnn.hpp"
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
 #include "targets/cpu/lower_actual_sizes.hpp"
@@ -24,8 +24,8 @@ namespace cpu {
 
 std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_options&) const
 {
-    // LSTMs oneDNN computes stay whole for cpu::lower_dnnl; the rest are unrolled.
-    std::vector<pass> passes{rewrite_rnn{[](instruction_ref ins) { return plain_dnnl_lstm(ins).has_value(); }}};
+    // Recurrences oneDNN computes stay whole for cpu::lower_dnnl; the rest are unrolled.
+    std::vector<pass> passes{rewrite_rnn{[](instruction_ref ins) { return plain_dnnl_rnn(ins).has_value(); }}};
     auto simplify = simplify_passes();
     passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),

@@ -1,6 +1,7 @@
-// cpu::lstm (oneDNN's LSTM primitive) against the reference lstm op: each direction, biases,
-// peepholes, initial states, weights that are not constants, a size that runs on every thread;
-// what oneDNN cannot compute is unrolled instead (rewrite_rnn), and still matches.
+// cpu::rnn (oneDNN's LSTM, GRU and vanilla RNN primitives) against the reference lstm, gru and rnn
+// ops: each direction, biases, peepholes, initial states, weights that are not constants, a size
+// that runs on every thread; what oneDNN cannot compute is unrolled instead (rewrite_rnn), and
+// still matches.
 #include "cpu_test_util.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/load_save.hpp>
@@ -16,8 +17,9 @@ using migraphx::shape;
 
 namespace {
 
-struct lstm_case
+struct rnn_case
 {
+    std::string op = "lstm";
     migraphx::value attrs;
     std::size_t seq = 5, batch = 3, input = 6, hidden = 8, dirs = 1;
     bool bias = true, h0 = false, c0 = false, peepholes = false;
@@ -36,11 +38,11 @@ migraphx::instruction_ref weights(migraphx::module& m, const std::string& name, 
     return m.add_literal(migraphx::literal{s, v});
 }
 
-migraphx::program make_lstm(const lstm_case& c)
+migraphx::program make_rnn(const rnn_case& c)
 {
     migraphx::program p;
     auto& m = *p.get_main_module();
-    auto gh = 4 * c.hidden;
+    auto gh = (c.op == "lstm" ? 4 : c.op == "gru" ? 3 : 1) * c.hidden;
     bool wp = c.weights_as_params;
     std::vector<migraphx::instruction_ref> in{
         m.add_parameter("x", shape{shape::float_type, {c.seq, c.batch, c.input}}),
@@ -55,7 +57,7 @@ migraphx::program make_lstm(const lstm_case& c)
         in.push_back(m.add_literal(migraphx::literal{shape{shape::int32_type, {c.batch}},
                                                      std::vector<std::int32_t>(c.batch, static_cast<std::int32_t>(c.seq))}));
     shape state{shape::float_type, {c.dirs, c.batch, c.hidden}};
-    if(c.c0 or c.peepholes)
+    if(c.op == "lstm" and (c.c0 or c.peepholes))
     {
         in.push_back(c.h0 ? m.add_parameter("h0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
         in.push_back(c.c0 ? m.add_parameter("c0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
@@ -66,9 +68,9 @@ migraphx::program make_lstm(const lstm_case& c)
         in.push_back(weights(m, "p", {c.dirs, 3 * c.hidden}, wp, 4));
     auto attrs = c.attrs;
     attrs["hidden_size"] = c.hidden;
-    auto r = m.add_instruction(make_op("lstm", attrs), in);
+    auto r = m.add_instruction(make_op(c.op, attrs), in);
     std::vector<migraphx::instruction_ref> outs;
-    for(std::size_t i = 0; i < 3; i++)
+    for(std::size_t i = 0; i < (c.op == "lstm" ? 3u : 2u); i++)
         outs.push_back(m.add_instruction(make_op("get_tuple_elem", {{"index", i}}), r));
     m.add_return(outs);
     return p;
@@ -80,33 +82,33 @@ std::size_t count(const migraphx::program& p, const std::string& name)
     return static_cast<std::size_t>(std::count(names.begin(), names.end(), name));
 }
 
-/// Compiled for cpu, matches ref; returns how many cpu::lstm and lstm ops the cpu program has.
-std::pair<std::size_t, std::size_t> check(const lstm_case& c)
+/// Compiled for cpu, matches ref; returns how many cpu::rnn and recurrent ops the cpu program has.
+std::pair<std::size_t, std::size_t> check(const rnn_case& c)
 {
-    auto cpu = migx_test::expect_cpu_matches_ref(make_lstm(c), 1e-4, 1e-5);
-    return {count(cpu, "dnnl::lstm"), count(cpu, "lstm")};
+    auto cpu = migx_test::expect_cpu_matches_ref(make_rnn(c), 1e-4, 1e-5);
+    return {count(cpu, "dnnl::rnn"), count(cpu, c.op)};
 }
 
 } // namespace
 
-TEST(cpu_dnnl_lstm, each_direction_runs_on_onednn)
+TEST(cpu_dnnl_rnn, lstm_each_direction_runs_on_onednn)
 {
     MIGX_REQUIRE_CPU();
     for(std::string dir : {"forward", "reverse", "bidirectional"})
     {
-        lstm_case c;
+        rnn_case c;
         c.attrs = {{"direction", dir}};
         c.dirs  = dir == "bidirectional" ? 2 : 1;
         EXPECT_EQ(check(c), std::make_pair(std::size_t{1}, std::size_t{0})) << dir;
     }
 }
 
-TEST(cpu_dnnl_lstm, states_peepholes_and_no_bias)
+TEST(cpu_dnnl_rnn, lstm_states_peepholes_and_no_bias)
 {
     MIGX_REQUIRE_CPU();
     for(int variant = 0; variant < 4; variant++)
     {
-        lstm_case c;
+        rnn_case c;
         c.attrs     = {{"direction", variant % 2 == 0 ? "bidirectional" : "reverse"}};
         c.dirs      = variant % 2 == 0 ? 2 : 1;
         c.h0        = variant != 1;
@@ -117,10 +119,10 @@ TEST(cpu_dnnl_lstm, states_peepholes_and_no_bias)
     }
 }
 
-TEST(cpu_dnnl_lstm, weights_given_at_run_time)
+TEST(cpu_dnnl_rnn, lstm_weights_given_at_run_time)
 {
     MIGX_REQUIRE_CPU();
-    lstm_case c;
+    rnn_case c;
     c.weights_as_params = true;
     c.peepholes         = true;
     c.attrs             = {{"direction", "bidirectional"}};
@@ -128,10 +130,10 @@ TEST(cpu_dnnl_lstm, weights_given_at_run_time)
     EXPECT_EQ(check(c).first, 1u);
 }
 
-TEST(cpu_dnnl_lstm, large_steps_run_on_every_thread)
+TEST(cpu_dnnl_rnn, lstm_large_steps_run_on_every_thread)
 {
     MIGX_REQUIRE_CPU();
-    lstm_case c; // 4 x 256 x 1024 multiply-adds a step: oneDNN's own threading
+    rnn_case c; // 4 x 256 x 1024 multiply-adds a step: oneDNN's own threading
     c.seq    = 3;
     c.batch  = 4;
     c.input  = 16;
@@ -141,37 +143,37 @@ TEST(cpu_dnnl_lstm, large_steps_run_on_every_thread)
     EXPECT_EQ(check(c).first, 1u);
 }
 
-TEST(cpu_dnnl_lstm, what_onednn_cannot_compute_is_unrolled)
+TEST(cpu_dnnl_rnn, lstm_what_onednn_cannot_compute_is_unrolled)
 {
     MIGX_REQUIRE_CPU();
     for(const migraphx::value& attrs : {migraphx::value{{"clip", 0.5f}}, migraphx::value{{"input_forget", 1}},
                                         migraphx::value{{"actv_funcs", {"hardsigmoid", "tanh", "tanh"}}}})
     {
-        lstm_case c;
+        rnn_case c;
         c.attrs = attrs;
         EXPECT_EQ(check(c), std::make_pair(std::size_t{0}, std::size_t{0}));
     }
 }
 
-TEST(cpu_dnnl_lstm, can_be_turned_off)
+TEST(cpu_dnnl_rnn, lstm_can_be_turned_off)
 {
     MIGX_REQUIRE_CPU();
-    setenv("MIGRAPHX_DISABLE_DNNL_LSTM", "1", 1);
-    auto r = check(lstm_case{});
-    unsetenv("MIGRAPHX_DISABLE_DNNL_LSTM");
+    setenv("MIGRAPHX_DISABLE_DNNL_RNN", "1", 1);
+    auto r = check(rnn_case{});
+    unsetenv("MIGRAPHX_DISABLE_DNNL_RNN");
     EXPECT_EQ(r, std::make_pair(std::size_t{0}, std::size_t{0}));
 }
 
-TEST(cpu_dnnl_lstm, a_saved_program_runs_the_same)
+TEST(cpu_dnnl_rnn, lstm_a_saved_program_runs_the_same)
 {
     MIGX_REQUIRE_CPU();
-    lstm_case c;
+    rnn_case c;
     c.peepholes = true;
     c.attrs     = {{"direction", "bidirectional"}};
     c.dirs      = 2;
-    auto p      = migx_test::expect_cpu_matches_ref(make_lstm(c));
+    auto p      = migx_test::expect_cpu_matches_ref(make_rnn(c));
     auto q      = migraphx::load_buffer(migraphx::save_buffer(p));
-    EXPECT_EQ(count(q, "dnnl::lstm"), 1u);
+    EXPECT_EQ(count(q, "dnnl::rnn"), 1u);
     auto params = migx_test::generated_params(p);
     auto a = p.eval(params), b = q.eval(params);
     ASSERT_EQ(a.size(), b.size());
@@ -179,13 +181,13 @@ TEST(cpu_dnnl_lstm, a_saved_program_runs_the_same)
         EXPECT_EQ(a[i].to_vector<float>(), b[i].to_vector<float>()) << "output " << i;
 }
 
-TEST(cpu_dnnl_lstm, runs_from_several_threads_at_once_agree)
+TEST(cpu_dnnl_rnn, lstm_runs_from_several_threads_at_once_agree)
 {
     MIGX_REQUIRE_CPU();
-    lstm_case c;
+    rnn_case c;
     c.attrs = {{"direction", "bidirectional"}};
     c.dirs  = 2;
-    auto p  = migx_test::expect_cpu_matches_ref(make_lstm(c));
+    auto p  = migx_test::expect_cpu_matches_ref(make_rnn(c));
     auto params   = migx_test::generated_params(p);
     auto expected = p.eval(params).at(0).to_vector<float>();
     std::vector<int> wrong(4, 0);
@@ -198,4 +200,37 @@ TEST(cpu_dnnl_lstm, runs_from_several_threads_at_once_agree)
     for(auto& t : threads)
         t.join();
     EXPECT_EQ(wrong, std::vector<int>(4, 0));
+}
+
+TEST(cpu_dnnl_rnn, gru_before_and_after_reset_with_states)
+{
+    MIGX_REQUIRE_CPU();
+    for(int lbr : {0, 1})
+        for(std::string dir : {"forward", "bidirectional"})
+        {
+            rnn_case c;
+            c.op    = "gru";
+            c.h0    = lbr == 1;
+            c.attrs = {{"direction", dir}, {"linear_before_reset", lbr}};
+            c.dirs  = dir == "bidirectional" ? 2 : 1;
+            EXPECT_EQ(check(c), std::make_pair(std::size_t{1}, std::size_t{0})) << "lbr " << lbr << " " << dir;
+        }
+}
+
+TEST(cpu_dnnl_rnn, vanilla_rnn_with_each_activation_onednn_has)
+{
+    MIGX_REQUIRE_CPU();
+    for(std::string f : {"tanh", "relu", "sigmoid"})
+    {
+        rnn_case c;
+        c.op    = "rnn";
+        c.h0    = true;
+        c.attrs = {{"direction", "bidirectional"}, {"actv_funcs", {f, "tanh"}}};
+        c.dirs  = 2;
+        EXPECT_EQ(check(c), std::make_pair(std::size_t{1}, std::size_t{0})) << f;
+    }
+    rnn_case other; // oneDNN has no softsign cell: unrolled
+    other.op    = "rnn";
+    other.attrs = {{"actv_funcs", {"softsign"}}};
+    EXPECT_EQ(check(other), std::make_pair(std::size_t{0}, std::size_t{0}));
 }
