@@ -3,6 +3,7 @@
 // that runs on every thread; what oneDNN cannot compute is unrolled instead (rewrite_rnn), and
 // still matches.
 #include "cpu_test_util.hpp"
+#include "rnn_test_util.hpp"
 #include <migraphx/instruction.hpp>
 #include <migraphx/load_save.hpp>
 #include <migraphx/literal.hpp>
@@ -12,69 +13,10 @@
 #include <cstdlib>
 #include <thread>
 
-using migraphx::make_op;
-using migraphx::shape;
+using migx_test::make_rnn_program;
+using migx_test::rnn_case;
 
 namespace {
-
-struct rnn_case
-{
-    std::string op = "lstm";
-    migraphx::value attrs;
-    std::size_t seq = 5, batch = 3, input = 6, hidden = 8, dirs = 1;
-    bool bias = true, h0 = false, c0 = false, peepholes = false;
-    bool weights_as_params = false;
-};
-
-migraphx::instruction_ref weights(migraphx::module& m, const std::string& name, std::vector<std::size_t> lens,
-                                  bool param, int salt)
-{
-    shape s{shape::float_type, std::move(lens)};
-    if(param)
-        return m.add_parameter(name, s);
-    std::vector<float> v(s.elements());
-    for(std::size_t i = 0; i < v.size(); i++)
-        v[i] = 0.4f * std::sin(0.37f * static_cast<float>(i) + static_cast<float>(salt));
-    return m.add_literal(migraphx::literal{s, v});
-}
-
-migraphx::program make_rnn(const rnn_case& c)
-{
-    migraphx::program p;
-    auto& m = *p.get_main_module();
-    auto gh = (c.op == "lstm" ? 4 : c.op == "gru" ? 3 : 1) * c.hidden;
-    bool wp = c.weights_as_params;
-    std::vector<migraphx::instruction_ref> in{
-        m.add_parameter("x", shape{shape::float_type, {c.seq, c.batch, c.input}}),
-        weights(m, "w", {c.dirs, gh, c.input}, wp, 1),
-        weights(m, "r", {c.dirs, gh, c.hidden}, wp, 2)};
-    bool more = c.h0 or c.c0 or c.peepholes;
-    if(c.bias or more)
-        in.push_back(c.bias ? weights(m, "b", {c.dirs, 2 * gh}, wp, 3)
-                            : m.add_literal(migraphx::literal{shape{shape::float_type, {c.dirs, 2 * gh}},
-                                                              std::vector<float>(c.dirs * 2 * gh)}));
-    if(more)
-        in.push_back(m.add_literal(migraphx::literal{shape{shape::int32_type, {c.batch}},
-                                                     std::vector<std::int32_t>(c.batch, static_cast<std::int32_t>(c.seq))}));
-    shape state{shape::float_type, {c.dirs, c.batch, c.hidden}};
-    if(c.op == "lstm" and (c.c0 or c.peepholes))
-    {
-        in.push_back(c.h0 ? m.add_parameter("h0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
-        in.push_back(c.c0 ? m.add_parameter("c0", state) : m.add_literal(migraphx::literal{state, std::vector<float>(state.elements())}));
-    }
-    else if(c.h0)
-        in.push_back(m.add_parameter("h0", state));
-    if(c.peepholes)
-        in.push_back(weights(m, "p", {c.dirs, 3 * c.hidden}, wp, 4));
-    auto attrs = c.attrs;
-    attrs["hidden_size"] = c.hidden;
-    auto r = m.add_instruction(make_op(c.op, attrs), in);
-    std::vector<migraphx::instruction_ref> outs;
-    for(std::size_t i = 0; i < (c.op == "lstm" ? 3u : 2u); i++)
-        outs.push_back(m.add_instruction(make_op("get_tuple_elem", {{"index", i}}), r));
-    m.add_return(outs);
-    return p;
-}
 
 std::size_t count(const migraphx::program& p, const std::string& name)
 {
@@ -85,7 +27,7 @@ std::size_t count(const migraphx::program& p, const std::string& name)
 /// Compiled for cpu, matches ref; returns how many cpu::rnn and recurrent ops the cpu program has.
 std::pair<std::size_t, std::size_t> check(const rnn_case& c)
 {
-    auto cpu = migx_test::expect_cpu_matches_ref(make_rnn(c), 1e-4, 1e-5);
+    auto cpu = migx_test::expect_cpu_matches_ref(make_rnn_program(c), 1e-4, 1e-5);
     return {count(cpu, "dnnl::rnn"), count(cpu, c.op)};
 }
 
@@ -171,7 +113,7 @@ TEST(cpu_dnnl_rnn, lstm_a_saved_program_runs_the_same)
     c.peepholes = true;
     c.attrs     = {{"direction", "bidirectional"}};
     c.dirs      = 2;
-    auto p      = migx_test::expect_cpu_matches_ref(make_rnn(c));
+    auto p      = migx_test::expect_cpu_matches_ref(make_rnn_program(c));
     auto q      = migraphx::load_buffer(migraphx::save_buffer(p));
     EXPECT_EQ(count(q, "dnnl::rnn"), 1u);
     auto params = migx_test::generated_params(p);
@@ -187,7 +129,7 @@ TEST(cpu_dnnl_rnn, lstm_runs_from_several_threads_at_once_agree)
     rnn_case c;
     c.attrs = {{"direction", "bidirectional"}};
     c.dirs  = 2;
-    auto p  = migx_test::expect_cpu_matches_ref(make_rnn(c));
+    auto p  = migx_test::expect_cpu_matches_ref(make_rnn_program(c));
     auto params   = migx_test::generated_params(p);
     auto expected = p.eval(params).at(0).to_vector<float>();
     std::vector<int> wrong(4, 0);
