@@ -101,7 +101,7 @@ void copy_row(const char* src, char* dst, std::size_t n, std::size_t ss, std::si
 
 } // namespace
 
-void copy_view(const shape& from, const char* src, const shape& to, char* dst)
+void copy_view(const shape& from, const char* src, const shape& to, char* dst, const copy_threads& threads)
 {
     if(from.lens() != to.lens() or from.type_size() != to.type_size())
         MIGRAPHX_THROW("copy_view: the views differ in dims or element size");
@@ -152,19 +152,25 @@ void copy_view(const shape& from, const char* src, const shape& to, char* dst)
             }
         }
     };
-    // Below ~1 MB a thread's start costs more than the copy.
-    constexpr std::size_t bytes_per_thread = std::size_t{1} << 20;
+    // Below ~1 MB a thread's start costs more than the copy (copy_threads).
+    const std::size_t bytes_per_thread = std::max<std::size_t>(threads.bytes_per_thread, 1);
+    auto run = [&](std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& f) {
+        if(threads.run)
+            threads.run(n, grain, f);
+        else
+            parallel_for(n, grain, f);
+    };
     auto row_bytes = row * ts;
     if(row_bytes <= 2 * bytes_per_thread)
     {
-        parallel_for(rows, std::max<std::size_t>(1, bytes_per_thread / row_bytes), copy_rows);
+        run(rows, std::max<std::size_t>(1, bytes_per_thread / row_bytes), copy_rows);
         return;
     }
     // Long rows (a packed tensor is one row) are cut into pieces of about 1 MB; each piece finds
     // its row's offsets by division, which is nothing next to a megabyte's copy.
     auto pieces = row_bytes / bytes_per_thread;
     auto piece  = (row + pieces - 1) / pieces;
-    parallel_for(rows * pieces, 1, [&](std::size_t first, std::size_t last) {
+    run(rows * pieces, 1, [&](std::size_t first, std::size_t last) {
         for(std::size_t k = first; k < last; k++)
         {
             auto r = k / pieces, begin = (k % pieces) * piece;
@@ -176,7 +182,7 @@ void copy_view(const shape& from, const char* src, const shape& to, char* dst)
 }
 
 void copy_concat(const std::vector<shape>& parts, const std::vector<const char*>& srcs, std::size_t axis,
-                 const shape& out, char* dst)
+                 const shape& out, char* dst, const copy_threads& threads)
 {
     // Nothing before the axis (or only ones) and a packed result: each packed part is one block
     // (an unrolled recurrence's outputs joined along its steps: 64 small parts a run).
@@ -196,7 +202,7 @@ void copy_concat(const std::vector<shape>& parts, const std::vector<const char*>
         }
         // the input's dims with the result's strides, starting `offset` along the axis
         shape part{out.type(), parts[i].lens(), out.strides()};
-        copy_view(parts[i], srcs[i], part, at);
+        copy_view(parts[i], srcs[i], part, at, threads);
         offset += parts[i].lens()[axis];
     }
 }

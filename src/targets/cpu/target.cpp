@@ -5,6 +5,7 @@
 #include "passes/rewrite_rnn.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/concat_kernel.hpp"
 #include "targets/cpu/dnnl_context.hpp"
 #include "targets/cpu/dnnl_rnn.hpp"
 #include "targets/cpu/gather_kernel.hpp"
@@ -43,6 +44,7 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                    pack_weights{&ctx},
                    fuse_pointwise{},
                    lower_pointwise{},
+                   lower_concat{},
                    dead_code_elimination{},
                    sum_in_place{},
                    plan_memory{},
