@@ -28,7 +28,12 @@ import time
 import numpy as np
 import torch
 
-DEFAULT_BATCHES = "resnet50=1,32,256;mobilenetv2=1,32,256;bert=1,8,64"
+DEFAULT_BATCHES = "resnet50=1,32,256;mobilenetv2=1,32,256;bert=1,8,64;lstm=1,64;speech_gru=1,64;crnn=1,32"
+# The recurrent models of the zoo (tools/export_zoo.py), where PyTorch eager runs cuDNN's RNN kernels:
+# lstm [32 steps, N, 64] (2 layers, hidden 128), speech_gru [50 steps, N, 80] (2 bidirectional GRU
+# layers), crnn [N, 1, 32, 128] (convs, then a 2-layer bidirectional LSTM over 32 steps).
+RECURRENT = ("lstm", "speech_gru", "crnn")
+CNN = ("resnet50", "mobilenetv2", "crnn")
 # The comparisons issue 7 is judged on; torch.compile takes about a minute per entry.
 DEFAULT_COMPILE = "resnet50:1:fp16,resnet50:32:fp16,mobilenetv2:256:fp16,bert:1:fp16"
 BERT_SEQ = 128
@@ -89,6 +94,17 @@ def make_model(name):
             return m
         except ImportError:
             return perturb_affine(own_bert()).cuda().eval()
+    if name in RECURRENT:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+        import export_zoo
+        if name == "lstm":
+            m = export_zoo.em.LstmModel()
+        elif name == "speech_gru":
+            m = export_zoo.SpeechGru()
+        else:
+            m = export_zoo.Crnn()
+            reestimate_bn(m, lambda: torch.randn(4, 1, 32, 128))
+        return m.cuda().eval()
     raise SystemExit(f"unknown model {name}")
 
 
@@ -116,6 +132,12 @@ def make_inputs(name, batch):
         ids = torch.randint(0, 30000, (batch, BERT_SEQ), generator=g)
         mask = torch.ones(batch, BERT_SEQ, dtype=torch.int64)
         return {"input_ids": ids, "attention_mask": mask}
+    if name == "lstm":
+        return {"input": torch.randn(32, batch, 64, generator=g)}
+    if name == "speech_gru":
+        return {"input": torch.randn(50, batch, 80, generator=g)}
+    if name == "crnn":
+        return {"input": torch.randn(batch, 1, 32, 128, generator=g)}
     return {"input": torch.randn(batch, 3, 224, 224, generator=g)}
 
 
@@ -171,7 +193,7 @@ def time_calls(fn, runs, warmup):
 def torch_runner(model, name, inputs, precision, compiled):
     m = model
     xs = [v.cuda() for v in inputs.values()]
-    if name != "bert":
+    if name in CNN:
         m = m.to(memory_format=torch.channels_last)
         xs = [x.to(memory_format=torch.channels_last) for x in xs]
     if precision == "fp16":

@@ -14,6 +14,7 @@
 #include "ops/convolution_pads.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/rewrite_rnn.hpp"
+#include "targets/gpu/rnn.hpp"
 #include "passes/simplify_pipeline.hpp"
 #include "quantize/int8_support.hpp"
 #include <migraphx/instruction.hpp>
@@ -91,6 +92,9 @@ struct lowerer
     std::unordered_map<const instruction*, instruction_ref> nhwc_copies{};
     /// compile_options::fast_math: erf GELU after a half product may become cuBLASLt's tanh GELU.
     bool fast_math = true;
+    /// The recurrent ops cuDNN takes (cudnn_rnn_for), found while their constants are still
+    /// literals (sequence lengths, weights loaded once).
+    std::unordered_map<const instruction*, rnn> rnns{};
 
     instruction_ref alloc(instruction_ref pos, const shape& s)
     {
@@ -890,6 +894,65 @@ struct lowerer
         return true;
     }
 
+    /// lstm / gru / rnn that cuDNN computes -> gpu::rnn writing one buffer; its get_tuple_elem
+    /// users become views of their part (rnn.hpp). A bidirectional Y (cuDNN's {seq, batch, 2,
+    /// hidden}) is ONNX's {seq, 2, batch, hidden} as a transposed view where every user reads
+    /// strided input (a transpose, usually back to {seq, batch, 2 * hidden}, or a pointwise
+    /// kernel), else copied. The replaced instructions are left for dead_code_elimination.
+    bool lower_rnn(instruction_ref ins)
+    {
+        auto found = rnns.find(&*ins);
+        if(found == rnns.end())
+            return false;
+        auto op = std::optional<rnn>{found->second};
+        auto in = ins->inputs();
+        if(in.size() > 7)
+            in.resize(7); // P: cudnn_rnn_for took it absent
+        for(std::size_t i : {0, 1, 2, 3, 5, 6})
+            if(i < in.size() and in[i]->get_shape().elements() > 0 and not in[i]->get_shape().standard())
+                in[i] = copy_kernel(ins, in[i]);
+        const auto& xs = in[0]->get_shape();
+        auto T = xs.lens()[0], N = xs.lens()[1], H = op->hidden_size;
+        std::size_t D = op->bidirectional ? 2 : 1;
+        auto parts    = rnn_layout(T, N, D, H, op->cell == "lstm");
+        in.push_back(alloc(ins, shape{xs.type(), {parts.total}}));
+        auto r     = m.insert_instruction(ins, operation{*op}, in);
+        auto users = ins->outputs();
+        for(auto u : users)
+        {
+            auto part = [&](std::size_t start, const std::vector<std::size_t>& lens) {
+                auto n = std::accumulate(lens.begin(), lens.end(), std::size_t{1}, std::multiplies<>{});
+                auto s = m.insert_instruction(
+                    u,
+                    make_op("slice",
+                            {{"axes", {0}},
+                             {"starts", {static_cast<std::int64_t>(start)}},
+                             {"ends", {static_cast<std::int64_t>(start + n)}}}),
+                    r);
+                return m.insert_instruction(
+                    u, make_op("reshape", {{"dims", std::vector<std::int64_t>(lens.begin(), lens.end())}}), s);
+            };
+            auto k = u->get_operator().to_value().at("index").to<std::size_t>();
+            instruction_ref v;
+            if(k == 0 and D == 1)
+                v = part(parts.y, {T, 1, N, H});
+            else if(k == 0)
+            {
+                v = m.insert_instruction(u, make_op("transpose", {{"permutation", {0, 2, 1, 3}}}),
+                                         part(parts.y, {T, N, 2, H}));
+                bool strided_readers = std::all_of(u->outputs().begin(), u->outputs().end(), [](instruction_ref w) {
+                    return w->name() == "transpose" or w->name() == "pointwise";
+                });
+                if(not strided_readers)
+                    v = copy_kernel(u, v);
+            }
+            else
+                v = part(k == 1 ? parts.h : parts.c, {D, N, H});
+            m.replace_instruction(u, v);
+        }
+        return true;
+    }
+
     void lower(instruction_ref ins)
     {
         const auto& n = ins->name();
@@ -934,6 +997,8 @@ struct lowerer
         if(n == "quant_dot" and lower_quant_dot(ins))
             return;
         if(n == "convolution_backwards" and lower_convolution_backwards(ins))
+            return;
+        if((n == "lstm" or n == "gru" or n == "rnn") and lower_rnn(ins))
             return;
         fallback(ins);
     }
@@ -992,7 +1057,9 @@ void write_outputs_to_params(module& m, bool host_values)
 std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
 {
     std::vector<pass> passes{fuse_int8{}}; // first: quantize_int8's patterns as it made them
-    passes.push_back(rewrite_rnn{}); // no recurrent kernel: unrolled, then simplified and fused
+    // What cuDNN's recurrent kernels take stays one op (lowered to gpu::rnn); the rest unrolled,
+    // then simplified and fused.
+    passes.push_back(rewrite_rnn{[](instruction_ref ins) { return cudnn_rnn_for(ins).has_value(); }});
     auto simplify = simplify_passes();
     passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),
@@ -1029,7 +1096,11 @@ void lowering::apply(module& m) const
     std::vector<instruction_ref> todo;
     std::size_t lit = 0;
     for(auto it = m.begin(); it != m.end(); ++it)
+    {
         todo.push_back(it);
+        if(auto r = cudnn_rnn_for(it))
+            l.rnns.emplace(&*it, *r);
+    }
     for(auto ins : todo)
     {
         if(ins->name() == "@literal")

@@ -1,0 +1,268 @@
+// gpu::rnn (cuDNN's recurrent kernels): which lstm, gru and rnn ops it takes (the rest are
+// unrolled by rewrite_rnn), what the lowering makes of them (one op, its outputs views of one
+// buffer), and on a device, against the reference ops: each cell, both directions, initial
+// states, rows that stop early, weights that are not constants, half.
+#include "gpu_test_util.hpp"
+#include "rnn_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_GPU
+#include "targets/gpu/rnn.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/load_save.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/quantization.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+using migx_test::make_rnn_program;
+using migx_test::occurrences;
+using migx_test::rnn_case;
+
+namespace {
+
+/// cudnn_rnn_for on the recurrent op of c's program.
+std::optional<migraphx::gpu::rnn> taken(const rnn_case& c)
+{
+    auto p = make_rnn_program(c);
+    auto* m = p.get_main_module();
+    for(auto it = m->begin(); it != m->end(); ++it)
+        if(it->name() == c.op)
+            return migraphx::gpu::cudnn_rnn_for(it);
+    return std::nullopt;
+}
+
+rnn_case bidirectional(rnn_case c)
+{
+    c.attrs["direction"] = "bidirectional";
+    c.dirs               = 2;
+    return c;
+}
+
+/// On the device against ref; returns the compiled program's text.
+std::string check(const rnn_case& c, double rtol = 1e-4, double atol = 1e-5)
+{
+    auto p = make_rnn_program(c);
+    return migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::rnn_params(p, c), rtol, atol));
+}
+
+} // namespace
+
+TEST(gpu_rnn, takes_what_cudnn_computes)
+{
+    rnn_case lstm;
+    ASSERT_TRUE(taken(lstm).has_value());
+    EXPECT_EQ(taken(lstm)->cell, "lstm");
+    EXPECT_TRUE(taken(lstm)->constant_weights);
+    EXPECT_TRUE(taken(bidirectional(lstm))->bidirectional);
+
+    rnn_case gru;
+    gru.op    = "gru";
+    gru.attrs = {{"linear_before_reset", 1}};
+    ASSERT_TRUE(taken(gru).has_value());
+    EXPECT_EQ(taken(gru)->cell, "gru");
+
+    rnn_case relu;
+    relu.op    = "rnn";
+    relu.attrs = {{"actv_funcs", {"relu"}}};
+    ASSERT_TRUE(taken(relu).has_value());
+    EXPECT_EQ(taken(relu)->cell, "rnn_relu");
+
+    rnn_case tanh;
+    tanh.op = "rnn";
+    EXPECT_EQ(taken(bidirectional(tanh))->cell, "rnn_tanh");
+
+    rnn_case params;
+    params.weights_as_params = true;
+    EXPECT_FALSE(taken(params)->constant_weights);
+
+    rnn_case full;
+    full.lens = "full";
+    EXPECT_TRUE(taken(full)->seq_lens.empty());
+    rnn_case shorter;
+    shorter.lens = "short";
+    EXPECT_EQ(taken(shorter)->seq_lens, (std::vector<std::int32_t>{3, 1}));
+}
+
+TEST(gpu_rnn, leaves_what_cudnn_does_not)
+{
+    rnn_case gru; // ONNX's default GRU resets before the recurrent product; cuDNN's after
+    gru.op = "gru";
+    EXPECT_FALSE(taken(gru).has_value());
+    rnn_case reverse;
+    reverse.attrs = {{"direction", "reverse"}};
+    EXPECT_FALSE(taken(reverse).has_value());
+    rnn_case clip;
+    clip.attrs = {{"clip", 2.0f}};
+    EXPECT_FALSE(taken(clip).has_value());
+    rnn_case peep;
+    peep.peepholes = true;
+    EXPECT_FALSE(taken(peep).has_value());
+    rnn_case coupled;
+    coupled.attrs = {{"input_forget", 1}};
+    EXPECT_FALSE(taken(coupled).has_value());
+    rnn_case runtime_lens;
+    runtime_lens.lens = "param";
+    EXPECT_FALSE(taken(runtime_lens).has_value());
+    rnn_case act;
+    act.attrs = {{"actv_funcs", {"sigmoid", "tanh", "relu"}}};
+    EXPECT_FALSE(taken(act).has_value());
+    rnn_case sig;
+    sig.op    = "rnn";
+    sig.attrs = {{"actv_funcs", {"sigmoid"}}};
+    EXPECT_FALSE(taken(sig).has_value());
+    rnn_case mixed = bidirectional(rnn_case{});
+    mixed.op       = "rnn";
+    mixed.attrs["actv_funcs"] = std::vector<std::string>{"tanh", "relu"};
+    EXPECT_FALSE(taken(mixed).has_value());
+    setenv("MIGRAPHX_DISABLE_CUDNN_RNN", "1", 1);
+    auto off = taken(rnn_case{});
+    unsetenv("MIGRAPHX_DISABLE_CUDNN_RNN");
+    EXPECT_FALSE(off.has_value());
+}
+
+TEST(gpu_rnn, parts_start_on_64_element_boundaries)
+{
+    auto p = migraphx::gpu::rnn_layout(3, 2, 2, 5, true); // Y 60, Y_h 20, Y_c 20
+    EXPECT_EQ(p.y, 0u);
+    EXPECT_EQ(p.h, 64u);
+    EXPECT_EQ(p.c, 128u);
+    EXPECT_EQ(p.total, 148u);
+    auto g = migraphx::gpu::rnn_layout(4, 16, 1, 8, false); // Y 512, Y_h 128
+    EXPECT_EQ(g.h, 512u);
+    EXPECT_EQ(g.total, 640u);
+}
+
+TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
+{
+    // Before (MIGRAPHX_DISABLE_CUDNN_RNN=1): a product and a gate kernel a step; after: one op,
+    // Y, Y_h and Y_c views of its buffer.
+    auto c = bidirectional(rnn_case{});
+    c.h0 = c.c0 = true;
+    setenv("MIGRAPHX_DISABLE_CUDNN_RNN", "1", 1);
+    auto before = migx_test::lowered_for_gpu(make_rnn_program(c));
+    unsetenv("MIGRAPHX_DISABLE_CUDNN_RNN");
+    auto after = migx_test::lowered_for_gpu(make_rnn_program(c));
+    EXPECT_EQ(occurrences(before, "gpu::rnn"), 0u) << before;
+    EXPECT_GE(occurrences(before, "gpu::gemm"), 3u) << before;
+    EXPECT_EQ(occurrences(after, "gpu::rnn["), 1u) << after;
+    EXPECT_EQ(occurrences(after, "gpu::gemm"), 0u) << after;
+    EXPECT_EQ(occurrences(after, " lstm["), 0u) << after;
+    EXPECT_NE(after.find("cell=lstm"), std::string::npos) << after;
+    EXPECT_NE(after.find("bidirectional=1"), std::string::npos) << after;
+    // Y returned as it is: copied out of cuDNN's {seq, batch, 2, hidden} order.
+    EXPECT_NE(after.find("permutation={0, 2, 1, 3}"), std::string::npos) << after;
+}
+
+TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
+{
+    migraphx::gpu::rnn op;
+    op.hidden_size = 4;
+    using migraphx::shape;
+    std::vector<shape> in{shape{shape::float_type, {3, 2, 3}}, shape{shape::float_type, {1, 16, 3}},
+                          shape{shape::float_type, {1, 16, 4}}, shape{shape::float_type, {10}}};
+    EXPECT_THROW(op.compute_shape(in), migraphx::exception);
+    in.back() = shape{shape::float_type, {migraphx::gpu::rnn_layout(3, 2, 1, 4, true).total}};
+    EXPECT_NO_THROW(op.compute_shape(in));
+    op.seq_lens = {3, 0};
+    EXPECT_THROW(op.compute_shape(in), migraphx::exception);
+}
+
+TEST(gpu_rnn, lstm_matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    for(int variant = 0; variant < 4; variant++)
+    {
+        rnn_case c = variant % 2 == 0 ? rnn_case{} : bidirectional(rnn_case{});
+        c.h0       = variant >= 2;
+        c.c0       = variant == 3;
+        c.bias     = variant != 2;
+        auto t     = check(c);
+        EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << "variant " << variant << "\n" << t;
+    }
+}
+
+TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    rnn_case gru = bidirectional(rnn_case{});
+    gru.op       = "gru";
+    gru.attrs["linear_before_reset"] = 1;
+    gru.h0                           = true;
+    EXPECT_EQ(occurrences(check(gru), "gpu::rnn["), 1u);
+    for(std::string f : {"tanh", "relu"})
+    {
+        rnn_case r;
+        r.op    = "rnn";
+        r.attrs = {{"actv_funcs", {f}}};
+        EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 1u) << f;
+    }
+}
+
+TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    auto c = bidirectional(rnn_case{});
+    c.lens = "short"; // the last row stops after one step: Y is zero past it
+    c.h0   = true;
+    EXPECT_EQ(occurrences(check(c), "gpu::rnn["), 1u);
+    rnn_case w; // W, R and B parameters: loaded into cuDNN's weight space every run
+    w.weights_as_params = true;
+    EXPECT_EQ(occurrences(check(w), "gpu::rnn["), 1u);
+}
+
+TEST(gpu_rnn, half_matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    rnn_case c = bidirectional(rnn_case{});
+    c.seq      = 6;
+    c.batch    = 3;
+    c.input    = 16;
+    c.hidden   = 16;
+    c.h0       = true;
+    auto p     = make_rnn_program(c);
+    migraphx::quantize_fp16(p);
+    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));
+    EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << t;
+    EXPECT_NE(t.find("half_type"), std::string::npos) << t;
+}
+
+TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    rnn_case c;
+    c.seq    = 40;
+    c.batch  = 5;
+    c.input  = 24;
+    c.hidden = 64;
+    c.h0 = c.c0 = true;
+    EXPECT_EQ(occurrences(check(c, 1e-3, 1e-4), "gpu::rnn["), 1u);
+}
+
+TEST(gpu_rnn, a_saved_program_loads_and_runs_the_same_on_device)
+{
+    // The op is saved by its attributes; the load builds cuDNN's descriptors again and loads the
+    // weights at its first run.
+    MIGX_REQUIRE_GPU();
+    auto c = bidirectional(rnn_case{});
+    c.op   = "gru";
+    c.attrs["linear_before_reset"] = 1;
+    auto p = make_rnn_program(c);
+    p.compile(migraphx::get_target("gpu"));
+    auto params = migx_test::rnn_params(p, c);
+    auto want   = p.eval(params);
+    auto path   = (std::filesystem::temp_directory_path() / "migx_gpu_rnn_test.mxr").string();
+    migraphx::save(p, path);
+    auto q = migraphx::load(path);
+    std::remove(path.c_str());
+    EXPECT_EQ(migx_test::text(q), migx_test::text(p));
+    for(int run = 0; run < 3; run++)
+    {
+        auto got = q.eval(params);
+        ASSERT_EQ(got.size(), want.size());
+        for(std::size_t i = 0; i < got.size(); i++)
+            migx_test::expect_close(got[i], want[i], 0, 0, "run " + std::to_string(run) + " output " + std::to_string(i));
+    }
+}
+
+#endif

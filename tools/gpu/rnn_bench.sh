@@ -1,0 +1,31 @@
+# The recurrent models on the GPU machine (gpu::rnn, cuDNN's recurrent kernels): the gpu_rnn unit
+# tests, then bench/gpu/run.py on lstm, speech_gru and crnn against PyTorch eager (cuDNN's RNN
+# kernels too), fp32 and fp16, with gpu::rnn (bench_rnn.md) and with the recurrence unrolled
+# (MIGRAPHX_DISABLE_CUDNN_RNN=1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
+# fp16, against ref) on each model's batch-1 export and cuDNN's persistent algorithms
+# (MIGRAPHX_GPU_RNN_ALGO) timed beside the standard one. Logs in $OUT (rnn.log).
+#   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] bash tools/gpu/rnn_bench.sh
+set -u
+root=$(pwd); inst=$root/${INST:-install-gpu}
+. "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
+PY=${PY:-/opt/torch/.venv/bin/python3}
+L=$OUT/rnn.log
+B=$inst/bin/migx_gpu_bench
+step() { local t=$1; shift; echo "== $* (limit ${t}s) $(date +%T)" >> $L; timeout -k 5 $t "$@" >> $L 2>&1; echo "-- rc=$? $(date +%T)" >> $L; }
+models=${MODELS:-lstm,speech_gru,crnn}
+runs=${RUNS:-100}
+step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rnn*:gpu_lowering.recurrences*:rewrite_rnn*}"
+step 240 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none --runs $runs --out $OUT/bench_rnn.md
+step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+  --runs $runs --out $OUT/bench_unrolled.md
+for m in ${models//,/ }; do
+  for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
+done
+for m in ${models//,/ }; do
+  for f in "" --fp16; do
+    for a in standard ${ALGOS:-persist_static persist_static_small_h}; do
+      echo "algo $a $m $f: $(MIGRAPHX_GPU_RNN_ALGO=$a timeout 60 $B /tmp/gr/${m}_b1.onnx $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
+    done
+  done
+done
+true
