@@ -1,7 +1,7 @@
 # The recurrent models on the GPU machine (gpu::rnn, cuDNN's recurrent kernels): the gpu_rnn unit
 # tests, then bench/gpu/run.py on lstm, speech_gru and crnn against PyTorch eager (cuDNN's RNN
 # kernels too), fp32 and fp16, with gpu::rnn (bench_rnn.md) and with the recurrence unrolled
-# (MIGRAPHX_DISABLE_CUDNN_RNN=1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
+# (MIGRAPHX_DISABLE_CUDNN_RNN=1, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
 # fp16, against ref) on each model's batch-1 export and cuDNN's persistent algorithms
 # (MIGRAPHX_GPU_RNN_ALGO) timed beside the standard one. Logs in $OUT (rnn.log).
 #   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] bash tools/gpu/rnn_bench.sh
@@ -16,8 +16,9 @@ models=${MODELS:-lstm,speech_gru,crnn}
 runs=${RUNS:-100}
 step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rnn*:gpu_lowering.recurrences*:rewrite_rnn*}"
 step 240 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none --runs $runs --out $OUT/bench_rnn.md
+# unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
 step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
-  --runs $runs --out $OUT/bench_unrolled.md
+  --batches "lstm=1;speech_gru=1;crnn=1" --runs $runs --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
