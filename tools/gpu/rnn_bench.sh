@@ -30,3 +30,6 @@ for m in ${models//,/ }; do
   done
 done
 true
+# whether the runs with gpu::rnn are recorded as CUDA graphs (a capture cuDNN breaks runs plainly)
+MIGRAPHX_TRACE_CUDA_GRAPH=1 timeout 60 $B /tmp/gr/speech_gru_b1.onnx --runs 5 > $OUT/trace_graph.txt 2>&1
+true
