@@ -259,6 +259,23 @@ bool is_rnn(instruction_ref ins) { return ins->name() == "rnn" or ins->name() ==
 
 } // namespace
 
+std::optional<std::vector<std::int64_t>> constant_sequence_lengths(instruction_ref ins)
+{
+    auto sl = input(ins, 4);
+    if(not sl)
+        return std::vector<std::int64_t>{};
+    auto v = pass_utils::constant_value(*sl);
+    if(not v)
+        return std::nullopt;
+    return v->to_vector<std::int64_t>();
+}
+
+bool read_by_elements(instruction_ref ins)
+{
+    return std::all_of(ins->outputs().begin(), ins->outputs().end(),
+                       [](instruction_ref u) { return u->name() == "get_tuple_elem"; });
+}
+
 bool can_unroll_rnn(instruction_ref ins)
 {
     if(not is_rnn(ins) or ins->inputs().empty() or ins->get_shape().type() != shape::tuple_type)
@@ -266,18 +283,12 @@ bool can_unroll_rnn(instruction_ref ins)
     const auto& x = ins->inputs()[0]->get_shape();
     if(x.dynamic() or x.ndim() != 3 or x.lens()[0] > max_unrolled_steps or x.lens()[0] == 0)
         return false;
-    if(auto sl = input(ins, 4))
-    {
-        // Rows that stop early need a mask per step; only the full length unrolls.
-        auto v = pass_utils::constant_value(*sl);
-        if(not v)
-            return false;
-        auto lens = v->to_vector<std::int64_t>();
-        if(std::any_of(lens.begin(), lens.end(), [&](auto l) { return static_cast<std::size_t>(l) != x.lens()[0]; }))
-            return false;
-    }
-    return std::all_of(ins->outputs().begin(), ins->outputs().end(),
-                       [](instruction_ref u) { return u->name() == "get_tuple_elem"; });
+    // Rows that stop early need a mask per step; only the full length unrolls.
+    auto lens = constant_sequence_lengths(ins);
+    if(not lens or std::any_of(lens->begin(), lens->end(),
+                               [&](auto l) { return static_cast<std::size_t>(l) != x.lens()[0]; }))
+        return false;
+    return read_by_elements(ins);
 }
 
 void rewrite_rnn::apply(module& m) const

@@ -3,8 +3,11 @@
 
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace migraphx {
 
@@ -28,6 +31,14 @@ struct rewrite_rnn
 
 /// Whether rewrite_rnn can unroll ins (an rnn, gru or lstm instruction).
 bool can_unroll_rnn(instruction_ref ins);
+
+/// The sequence lengths of ins (an rnn, gru or lstm instruction): empty where its sequence_lens
+/// input is absent (every row the whole sequence), the constant's values where it is a constant,
+/// nothing where they are known only at run time. For the targets' keep predicates too.
+std::optional<std::vector<std::int64_t>> constant_sequence_lengths(instruction_ref ins);
+
+/// Whether ins's tuple is read only through get_tuple_elem.
+bool read_by_elements(instruction_ref ins);
 
 } // namespace migraphx
 

@@ -2,7 +2,7 @@
 #include "ir/env.hpp"
 #include "ops/rnn_common.hpp"
 #include "targets/cpu/omp_region.hpp"
-#include "passes/constant_values.hpp"
+#include "passes/rewrite_rnn.hpp"
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <array>
@@ -339,19 +339,11 @@ std::optional<dnnl_rnn> plain_dnnl_rnn(instruction_ref ins)
         else if(f != dflt[i % dflt.size()])
             return std::nullopt;
     }
-    if(in.size() > 4 and in[4]->get_shape().elements() > 0)
-    {
-        // oneDNN runs every row to the end: only the full length is taken.
-        auto lens = pass_utils::constant_value(in[4]);
-        if(not lens)
-            return std::nullopt;
-        auto seq = in[0]->get_shape().lens()[0];
-        for(auto l : lens->to_vector<std::int64_t>())
-            if(static_cast<std::size_t>(l) != seq)
-                return std::nullopt;
-    }
-    if(not std::all_of(ins->outputs().begin(), ins->outputs().end(),
-                       [](instruction_ref u) { return u->name() == "get_tuple_elem"; }))
+    // oneDNN runs every row to the end: only the full length is taken.
+    auto lens = constant_sequence_lengths(ins);
+    auto seq  = in[0]->get_shape().lens()[0];
+    if(not lens or not read_by_elements(ins) or
+       std::any_of(lens->begin(), lens->end(), [&](auto l) { return static_cast<std::size_t>(l) != seq; }))
         return std::nullopt;
     op.constant_weights = true;
     for(std::size_t i : {1, 2, 3, 7})

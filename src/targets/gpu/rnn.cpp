@@ -2,7 +2,7 @@
 #include "targets/gpu/context.hpp"
 #include "ir/env.hpp"
 #include "ops/rnn_common.hpp"
-#include "passes/constant_values.hpp"
+#include "passes/rewrite_rnn.hpp"
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <array>
@@ -339,26 +339,18 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
         else if(f != dflt[i % dflt.size()])
             return std::nullopt;
     }
-    if(present(shapes, 4))
-    {
-        auto lens = pass_utils::constant_value(in[4]);
-        if(not lens)
-            return std::nullopt;
-        auto seq  = shapes[0].lens()[0];
-        bool full = true;
-        for(auto l : lens->to_vector<std::int64_t>())
-        {
-            if(l < 1 or static_cast<std::size_t>(l) > seq)
-                return std::nullopt; // cuDNN takes no empty row
-            full = full and static_cast<std::size_t>(l) == seq;
-            op.seq_lens.push_back(static_cast<std::int32_t>(l));
-        }
-        if(full)
-            op.seq_lens.clear();
-    }
-    if(not std::all_of(ins->outputs().begin(), ins->outputs().end(),
-                       [](instruction_ref u) { return u->name() == "get_tuple_elem"; }))
+    auto lens = constant_sequence_lengths(ins);
+    if(not lens or not read_by_elements(ins))
         return std::nullopt;
+    auto seq = shapes[0].lens()[0];
+    for(auto l : *lens)
+    {
+        if(l < 1 or static_cast<std::size_t>(l) > seq)
+            return std::nullopt; // cuDNN takes no empty row
+        op.seq_lens.push_back(static_cast<std::int32_t>(l));
+    }
+    if(std::all_of(lens->begin(), lens->end(), [&](auto l) { return static_cast<std::size_t>(l) == seq; }))
+        op.seq_lens.clear();
     op.constant_weights = true;
     for(std::size_t i : {1, 2, 3})
         if(i < in.size() and not in[i]->can_eval())
