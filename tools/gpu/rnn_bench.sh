@@ -18,12 +18,12 @@ step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rn
 step 240 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none --runs $runs --out $OUT/bench_rnn.md
 # unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
 step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
-  --batches "lstm=1;speech_gru=1;crnn=1" --runs $runs --out $OUT/bench_unrolled.md
+  --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
 for m in ${models//,/ }; do
-  for f in "" --fp16; do
+  for f in ${ALGO_PRECISIONS:-"" --fp16}; do
     for a in standard ${ALGOS:-persist_static persist_static_small_h}; do
       echo "algo $a $m $f: $(MIGRAPHX_GPU_RNN_ALGO=$a timeout 60 $B /tmp/gr/${m}_b1.onnx $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
     done
