@@ -16,12 +16,14 @@ models=${MODELS:-lstm,speech_gru,crnn}
 runs=${RUNS:-100}
 step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rnn*:gpu_lowering.recurrences*:rewrite_rnn*}"
 step 240 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none --runs $runs --out $OUT/bench_rnn.md
-# unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
-step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
-  --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
+# whether the runs with gpu::rnn are recorded as CUDA graphs (a capture cuDNN breaks runs plainly)
+MIGRAPHX_TRACE_CUDA_GRAPH=1 timeout 60 $B /tmp/gr/speech_gru_b1.onnx --runs 5 > $OUT/trace_graph.txt 2>&1
 for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
+# unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
+step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+  --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
   for f in ${ALGO_PRECISIONS:-"" --fp16}; do
     for a in standard ${ALGOS:-persist_static persist_static_small_h}; do
@@ -30,6 +32,4 @@ for m in ${models//,/ }; do
   done
 done
 true
-# whether the runs with gpu::rnn are recorded as CUDA graphs (a capture cuDNN breaks runs plainly)
-MIGRAPHX_TRACE_CUDA_GRAPH=1 timeout 60 $B /tmp/gr/speech_gru_b1.onnx --runs 5 > $OUT/trace_graph.txt 2>&1
 true
