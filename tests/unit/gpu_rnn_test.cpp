@@ -4,6 +4,7 @@
 // states, rows that stop early, weights that are not constants, half.
 #include "gpu_test_util.hpp"
 #include "rnn_test_util.hpp"
+#include "scoped_env.hpp"
 #ifdef MIGRAPHX_HAVE_GPU
 #include "targets/gpu/rnn.hpp"
 #include <migraphx/instruction.hpp>
@@ -50,6 +51,7 @@ std::string check(const rnn_case& c, double rtol = 1e-4, double atol = 1e-5)
 
 TEST(gpu_rnn, takes_what_cudnn_computes)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     rnn_case lstm;
     ASSERT_TRUE(taken(lstm).has_value());
     EXPECT_EQ(taken(lstm)->cell, "lstm");
@@ -86,6 +88,7 @@ TEST(gpu_rnn, takes_what_cudnn_computes)
 
 TEST(gpu_rnn, leaves_what_cudnn_does_not)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     rnn_case gru; // ONNX's default GRU resets before the recurrent product; cuDNN's after
     gru.op = "gru";
     EXPECT_FALSE(taken(gru).has_value());
@@ -115,10 +118,8 @@ TEST(gpu_rnn, leaves_what_cudnn_does_not)
     mixed.op       = "rnn";
     mixed.attrs["actv_funcs"] = std::vector<std::string>{"tanh", "relu"};
     EXPECT_FALSE(taken(mixed).has_value());
-    setenv("MIGRAPHX_DISABLE_CUDNN_RNN", "1", 1);
-    auto off = taken(rnn_case{});
-    unsetenv("MIGRAPHX_DISABLE_CUDNN_RNN");
-    EXPECT_FALSE(off.has_value());
+    migx_test::scoped_env off{"MIGRAPHX_GPU_CUDNN_RNN", "0"};
+    EXPECT_FALSE(taken(rnn_case{}).has_value());
 }
 
 TEST(gpu_rnn, parts_start_on_64_element_boundaries)
@@ -135,14 +136,22 @@ TEST(gpu_rnn, parts_start_on_64_element_boundaries)
 
 TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
 {
-    // Before (MIGRAPHX_DISABLE_CUDNN_RNN=1): a product and a gate kernel a step; after: one op,
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
+    // Before (MIGRAPHX_GPU_CUDNN_RNN=0): a product and a gate kernel a step; after: one op,
     // Y, Y_h and Y_c views of its buffer.
     auto c = bidirectional(rnn_case{});
     c.h0 = c.c0 = true;
-    setenv("MIGRAPHX_DISABLE_CUDNN_RNN", "1", 1);
-    auto before = migx_test::lowered_for_gpu(make_rnn_program(c));
-    unsetenv("MIGRAPHX_DISABLE_CUDNN_RNN");
-    auto after = migx_test::lowered_for_gpu(make_rnn_program(c));
+    std::string before, after, by_default;
+    {
+        migx_test::scoped_env off{"MIGRAPHX_GPU_CUDNN_RNN", "0"};
+        before = migx_test::lowered_for_gpu(make_rnn_program(c));
+    }
+    {
+        migx_test::scoped_env unset{"MIGRAPHX_GPU_CUDNN_RNN", nullptr};
+        by_default = migx_test::lowered_for_gpu(make_rnn_program(c));
+    }
+    after = migx_test::lowered_for_gpu(make_rnn_program(c)); // the suite's on
+    EXPECT_EQ(by_default, before) << "off by default until it has run on a device";
     EXPECT_EQ(occurrences(before, "gpu::rnn"), 0u) << before;
     EXPECT_GE(occurrences(before, "gpu::gemm"), 3u) << before;
     EXPECT_EQ(occurrences(after, "gpu::rnn["), 1u) << after;
@@ -156,6 +165,7 @@ TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
 
 TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     migraphx::gpu::rnn op;
     op.hidden_size = 4;
     using migraphx::shape;
@@ -170,6 +180,7 @@ TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 
 TEST(gpu_rnn, lstm_matches_ref_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     for(int variant = 0; variant < 4; variant++)
     {
@@ -184,6 +195,7 @@ TEST(gpu_rnn, lstm_matches_ref_on_device)
 
 TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     rnn_case gru = bidirectional(rnn_case{});
     gru.op       = "gru";
@@ -201,6 +213,7 @@ TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
 
 TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     auto c = bidirectional(rnn_case{});
     c.lens = "short"; // the last row stops after one step: Y is zero past it
@@ -213,6 +226,7 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 
 TEST(gpu_rnn, half_matches_ref_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     rnn_case c = bidirectional(rnn_case{});
     c.seq      = 6;
@@ -229,6 +243,7 @@ TEST(gpu_rnn, half_matches_ref_on_device)
 
 TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     rnn_case c;
     c.seq    = 40;
@@ -241,6 +256,7 @@ TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
 
 TEST(gpu_rnn, a_saved_program_loads_and_runs_the_same_on_device)
 {
+    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     // The op is saved by its attributes; the load builds cuDNN's descriptors again and loads the
     // weights at its first run.
     MIGX_REQUIRE_GPU();

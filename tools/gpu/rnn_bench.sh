@@ -1,7 +1,7 @@
 # The recurrent models on the GPU machine (gpu::rnn, cuDNN's recurrent kernels): the gpu_rnn unit
 # tests, then bench/gpu/run.py on lstm, speech_gru and crnn against PyTorch eager (cuDNN's RNN
 # kernels too), fp32 and fp16, with gpu::rnn (bench_rnn.md) and with the recurrence unrolled
-# (MIGRAPHX_DISABLE_CUDNN_RNN=1, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
+# (MIGRAPHX_GPU_CUDNN_RNN=0, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
 # fp16, against ref) on each model's batch-1 export and cuDNN's persistent algorithms
 # (MIGRAPHX_GPU_RNN_ALGO) timed beside the standard one. Logs in $OUT (rnn.log).
 #   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] bash tools/gpu/rnn_bench.sh
@@ -12,6 +12,8 @@ PY=${PY:-/opt/torch/.venv/bin/python3}
 L=$OUT/rnn.log
 B=$inst/bin/migx_gpu_bench
 step() { local t=$1; shift; echo "== $* (limit ${t}s) $(date +%T)" >> $L; timeout -k 5 $t "$@" >> $L 2>&1; echo "-- rc=$? $(date +%T)" >> $L; }
+# gpu::rnn is opt-in until these checks have passed on a device
+export MIGRAPHX_GPU_CUDNN_RNN=1
 models=${MODELS:-lstm,speech_gru,crnn}
 runs=${RUNS:-100}
 step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rnn*:gpu_lowering.recurrences*:rewrite_rnn*}"
@@ -22,7 +24,7 @@ for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
 # unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
-step 200 env MIGRAPHX_DISABLE_CUDNN_RNN=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+step 200 env MIGRAPHX_GPU_CUDNN_RNN=0 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
   --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
   for f in ${ALGO_PRECISIONS:-"" --fp16}; do

@@ -289,7 +289,7 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
 std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
 {
     const auto& n = ins->name();
-    if((n != "lstm" and n != "gru" and n != "rnn") or env_enabled("MIGRAPHX_DISABLE_CUDNN_RNN"))
+    if((n != "lstm" and n != "gru" and n != "rnn") or not env_enabled("MIGRAPHX_GPU_CUDNN_RNN"))
         return std::nullopt;
     const auto& in = ins->inputs();
     std::vector<shape> shapes;

@@ -65,7 +65,9 @@ struct rnn_parts
 rnn_parts rnn_layout(std::size_t seq, std::size_t batch, std::size_t dirs, std::size_t hidden, bool lstm);
 
 /// gpu::rnn for ins (an lstm, gru or rnn instruction) where cuDNN computes what it asks (above),
-/// its tuple used only through get_tuple_elem; else nothing. MIGRAPHX_DISABLE_CUDNN_RNN=1: never.
+/// its tuple used only through get_tuple_elem; else nothing. Only with MIGRAPHX_GPU_CUDNN_RNN=1
+/// for now: the op has not yet run on a device (its device tests are written, not yet run), so
+/// by default the recurrences stay unrolled, as before.
 std::optional<rnn> cudnn_rnn_for(instruction_ref ins);
 
 } // namespace gpu
