@@ -40,6 +40,15 @@ rnn_case bidirectional(rnn_case c)
     return c;
 }
 
+/// PyTorch's GRU (linear_before_reset), both directions.
+rnn_case torch_gru()
+{
+    auto c  = bidirectional(rnn_case{});
+    c.op    = "gru";
+    c.attrs["linear_before_reset"] = 1;
+    return c;
+}
+
 /// On the device against ref; returns the compiled program's text.
 std::string check(const rnn_case& c, double rtol = 1e-4, double atol = 1e-5)
 {
@@ -197,10 +206,8 @@ TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
 {
     migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
-    rnn_case gru = bidirectional(rnn_case{});
-    gru.op       = "gru";
-    gru.attrs["linear_before_reset"] = 1;
-    gru.h0                           = true;
+    auto gru = torch_gru();
+    gru.h0   = true;
     EXPECT_EQ(occurrences(check(gru), "gpu::rnn["), 1u);
     for(std::string f : {"tanh", "relu"})
     {
@@ -260,9 +267,7 @@ TEST(gpu_rnn, a_saved_program_loads_and_runs_the_same_on_device)
     // The op is saved by its attributes; the load builds cuDNN's descriptors again and loads the
     // weights at its first run.
     MIGX_REQUIRE_GPU();
-    auto c = bidirectional(rnn_case{});
-    c.op   = "gru";
-    c.attrs["linear_before_reset"] = 1;
+    auto c = torch_gru();
     auto p = make_rnn_program(c);
     p.compile(migraphx::get_target("gpu"));
     auto params = migx_test::rnn_params(p, c);
