@@ -23,7 +23,7 @@ constexpr auto f32 = dnnl::memory::data_type::f32;
 constexpr std::array<std::size_t, 4> lstm_gate{0, 2, 3, 1};
 constexpr std::array<std::size_t, 3> lstm_peephole{0, 2, 1};
 
-bool present(const std::vector<shape>& inputs, std::size_t i) { return op::rnn_detail::present(inputs, i); }
+using op::rnn_detail::present;
 
 struct sizes
 {

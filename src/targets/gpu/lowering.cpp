@@ -904,7 +904,7 @@ struct lowerer
         auto found = rnns.find(&*ins);
         if(found == rnns.end())
             return false;
-        auto op = std::optional<rnn>{found->second};
+        const auto& op = found->second;
         auto in = ins->inputs();
         if(in.size() > 7)
             in.resize(7); // P: cudnn_rnn_for took it absent
@@ -912,11 +912,11 @@ struct lowerer
             if(i < in.size() and in[i]->get_shape().elements() > 0 and not in[i]->get_shape().standard())
                 in[i] = copy_kernel(ins, in[i]);
         const auto& xs = in[0]->get_shape();
-        auto T = xs.lens()[0], N = xs.lens()[1], H = op->hidden_size;
-        std::size_t D = op->bidirectional ? 2 : 1;
-        auto parts    = rnn_layout(T, N, D, H, op->cell == "lstm");
+        auto T = xs.lens()[0], N = xs.lens()[1], H = op.hidden_size;
+        std::size_t D = op.bidirectional ? 2 : 1;
+        auto parts    = rnn_layout(T, N, D, H, op.cell == "lstm");
         in.push_back(alloc(ins, shape{xs.type(), {parts.total}}));
-        auto r     = m.insert_instruction(ins, operation{*op}, in);
+        auto r     = m.insert_instruction(ins, operation{op}, in);
         auto users = ins->outputs();
         for(auto u : users)
         {

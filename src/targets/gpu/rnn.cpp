@@ -13,7 +13,7 @@ namespace gpu {
 
 namespace {
 
-bool present(const std::vector<shape>& inputs, std::size_t i) { return op::rnn_detail::present(inputs, i); }
+using op::rnn_detail::present;
 
 std::size_t gate_count(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
 
@@ -144,7 +144,7 @@ shape rnn::compute_shape(const std::vector<shape>& inputs) const
     return out;
 }
 
-void rnn::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
+void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
@@ -159,7 +159,6 @@ void rnn::finalize(context& ctx, const shape& out, const std::vector<shape>& inp
     auto math = half ? CUDNN_TENSOR_OP_MATH : env_enabled("MIGRAPHX_GPU_TF32") ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto dnn  = g.get().dnn;
     p->parts  = rnn_layout(x.lens()[0], x.lens()[1], D, hidden_size, cell == "lstm");
-    (void)out;
 
     MIGX_CUDA_CHECK(cudnnCreateRNNDescriptor(&p->desc));
     auto describe = [&](cudnnRNNAlgo_t algo) {
@@ -173,9 +172,8 @@ void rnn::finalize(context& ctx, const shape& out, const std::vector<shape>& inp
     MIGX_CUDA_CHECK(cudnnCreateRNNDataDescriptor(&p->x));
     MIGX_CUDA_CHECK(cudnnCreateRNNDataDescriptor(&p->y));
     // Rows shorter than the sequence: their Y past the end is 0, as ONNX defines it.
-    double zero_d = 0;
-    float zero_f  = 0;
-    void* fill    = half ? static_cast<void*>(&zero_d) : static_cast<void*>(&zero_f); // half 0 is all-zero bits
+    double zero = 0; // read as X's type: 0 of any width is all-zero bits
+    void* fill  = &zero;
     MIGX_CUDA_CHECK(cudnnSetRNNDataDescriptor(p->x, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, N, I, lens.data(),
                                               fill));
     MIGX_CUDA_CHECK(cudnnSetRNNDataDescriptor(p->y, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, N, D * H,
