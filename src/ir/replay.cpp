@@ -14,6 +14,20 @@ constexpr std::size_t max_unused_recordings      = 3;
 
 bool trace_replay() { return env_enabled("MIGRAPHX_TRACE_CUDA_GRAPH"); }
 
+/// The data pointers a recording depends on: a tuple's own data() is null, so its elements'
+/// (a host fallback's tuple lands in fresh memory each run; keyed by null, a replay would read
+/// the memory of the run that was recorded).
+void add_pointers(const argument& a, std::vector<const void*>& out)
+{
+    if(a.get_shape().type() != shape::tuple_type)
+    {
+        out.push_back(a.data());
+        return;
+    }
+    for(const auto& e : a.get_sub_objects())
+        add_pointers(e, out);
+}
+
 } // namespace
 
 std::vector<replay_segment> find_replay_segments(const module& m,
@@ -126,7 +140,7 @@ replay_cache::run(const replay_segment& seg, context& ctx, const lookup_fn& look
     for(auto x : seg.inputs)
     {
         const auto& a = lookup(x);
-        pointers.push_back(a.data());
+        add_pointers(a, pointers);
         shapes.push_back(a.get_shape());
         fits = fits and a.get_shape() == x->get_shape();
     }

@@ -43,7 +43,7 @@ struct fake_context
     }
     bool replayable(const migraphx::instruction& ins) const
     {
-        return ins.name() == "test::scale" or ins.name() == "test::sync";
+        return ins.name() == "test::scale" or ins.name() == "test::sync" or ins.name() == "get_tuple_elem";
     }
     std::shared_ptr<void> record(const std::function<void()>& run)
     {
@@ -113,6 +113,24 @@ struct sync_copy
         return args[1];
     }
     std::ptrdiff_t output_alias(const std::vector<shape>&) const { return 1; }
+};
+
+/// x -> a tuple of one element: x copied into one of two buffers, the other each run (as a host
+/// fallback's tuple lands in fresh memory). Not replayable.
+struct tuple_of_copy
+{
+    std::shared_ptr<std::vector<migraphx::argument>> pool = std::make_shared<std::vector<migraphx::argument>>();
+    std::shared_ptr<int> runs                             = std::make_shared<int>(0);
+    std::string name() const { return "test::tuple_of_copy"; }
+    shape compute_shape(const std::vector<shape>& inputs) const { return shape{std::vector<shape>{inputs.at(0)}}; }
+    migraphx::argument compute(migraphx::context&, const shape&, const std::vector<migraphx::argument>& args) const
+    {
+        if(pool->empty())
+            *pool = {migraphx::argument{args[0].get_shape()}, migraphx::argument{args[0].get_shape()}};
+        auto& to = (*pool)[static_cast<std::size_t>((*runs)++ % 2)];
+        std::copy_n(args[0].data(), args[0].get_shape().bytes(), to.data());
+        return migraphx::argument{std::vector<migraphx::argument>{to}};
+    }
 };
 
 struct fake_target
@@ -325,6 +343,38 @@ TEST(replay, a_result_read_after_the_segment_comes_back_from_the_replay)
             EXPECT_FLOAT_EQ(reinterpret_cast<float*>(r[0].data())[i], 8.0f * static_cast<float>(run + i));
     }
     EXPECT_GE(*ctx_of(p).replays, 2);
+}
+
+// A tuple's data() is null: the recording must be keyed by its elements' pointers, else a run
+// whose tuple is in other memory replays one that reads the recorded run's memory.
+TEST(replay, a_tuple_from_outside_is_keyed_by_its_elements)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape s{shape::float_type, {4}};
+    auto x  = m->add_parameter("x", s);
+    auto b1 = m->add_parameter("b1", s);
+    auto b2 = m->add_parameter("b2", s);
+    auto t  = m->add_instruction(migraphx::operation{tuple_of_copy{}}, x);
+    auto e  = m->add_instruction(migraphx::make_op("get_tuple_elem", {{"index", 0}}), t);
+    auto a  = m->add_instruction(migraphx::operation{scale{2}}, e, b1);
+    m->add_return({m->add_instruction(migraphx::operation{scale{3}}, a, b2)});
+    p.compile(fake_target{});
+    auto segs = migraphx::find_replay_segments(*p.get_main_module(), p.get_context());
+    ASSERT_EQ(segs.size(), 1u);
+    EXPECT_EQ(segs[0].begin->name(), "get_tuple_elem");
+    auto xa = filled(0), ba = filled(0), bb = filled(0);
+    for(int run = 0; run < 6; run++)
+    {
+        for(std::size_t i = 0; i < 4; i++)
+            reinterpret_cast<float*>(xa.data())[i] = static_cast<float>(run * 10 + i);
+        auto r = p.eval({{"x", xa}, {"b1", ba}, {"b2", bb}});
+        for(std::size_t i = 0; i < 4; i++)
+            EXPECT_FLOAT_EQ(reinterpret_cast<float*>(r.at(0).data())[i], 6.0f * static_cast<float>(run * 10 + i))
+                << "run " << run;
+    }
+    // 1 plain, 2 and 3 recorded (one buffer each), then each replayed
+    EXPECT_EQ(*ctx_of(p).replays, 5);
 }
 
 // A compiled module changed after its runs were recorded (possible through the module's API)
