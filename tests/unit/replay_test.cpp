@@ -142,8 +142,9 @@ struct fake_target
 };
 
 /// x -> scale 2 -> scale 3 into buffers that are parameters (as a device program's would be);
-/// with `add_after`, the program returns the two scales' sum, made outside the recordings.
-migraphx::program two_scales(bool add_after = false)
+/// with `add_after`, the program returns the two scales' sum, made outside the recordings; with
+/// `through_tuple`, x reaches the first scale through tuple_of_copy and get_tuple_elem.
+migraphx::program two_scales(bool add_after = false, bool through_tuple = false)
 {
     migraphx::program p;
     auto* m = p.get_main_module();
@@ -151,6 +152,9 @@ migraphx::program two_scales(bool add_after = false)
     auto x  = m->add_parameter("x", s);
     auto b1 = m->add_parameter("b1", s);
     auto b2 = m->add_parameter("b2", s);
+    if(through_tuple)
+        x = m->add_instruction(migraphx::make_op("get_tuple_elem", {{"index", 0}}),
+                               m->add_instruction(migraphx::operation{tuple_of_copy{}}, x));
     auto a  = m->add_instruction(migraphx::operation{scale{2}}, x, b1);
     auto b  = m->add_instruction(migraphx::operation{scale{3}}, a, b2);
     m->add_return({add_after ? m->add_instruction(migraphx::make_op("add"), a, b) : b}); // add: not replayable
@@ -349,16 +353,7 @@ TEST(replay, a_result_read_after_the_segment_comes_back_from_the_replay)
 // whose tuple is in other memory replays one that reads the recorded run's memory.
 TEST(replay, a_tuple_from_outside_is_keyed_by_its_elements)
 {
-    migraphx::program p;
-    auto* m = p.get_main_module();
-    shape s{shape::float_type, {4}};
-    auto x  = m->add_parameter("x", s);
-    auto b1 = m->add_parameter("b1", s);
-    auto b2 = m->add_parameter("b2", s);
-    auto t  = m->add_instruction(migraphx::operation{tuple_of_copy{}}, x);
-    auto e  = m->add_instruction(migraphx::make_op("get_tuple_elem", {{"index", 0}}), t);
-    auto a  = m->add_instruction(migraphx::operation{scale{2}}, e, b1);
-    m->add_return({m->add_instruction(migraphx::operation{scale{3}}, a, b2)});
+    auto p = two_scales(false, true);
     p.compile(fake_target{});
     auto segs = migraphx::find_replay_segments(*p.get_main_module(), p.get_context());
     ASSERT_EQ(segs.size(), 1u);
