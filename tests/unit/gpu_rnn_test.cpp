@@ -49,6 +49,54 @@ rnn_case torch_gru()
     return c;
 }
 
+/// c's cell stacked `layers` deep as PyTorch exports num_layers: each layer's initial states zero
+/// literals, its Y the next layer's X (squeezed, or a bidirectional one transposed and reshaped to
+/// {seq, batch, 2 * hidden}); returns the last Y and every layer's Y_h (and Y_c), and with
+/// `first_y` the first layer's Y too. `h0` (a parameter) replaces the second layer's zeros.
+migraphx::program make_stack_program(const rnn_case& c, std::size_t layers, bool first_y = false, bool h0 = false)
+{
+    using migraphx::shape;
+    using migraphx::make_op;
+    migraphx::program p;
+    auto& m   = *p.get_main_module();
+    auto gh   = migx_test::rnn_gates(c.op) * c.hidden;
+    bool lstm = c.op == "lstm";
+    std::vector<std::size_t> state{c.dirs, c.batch, c.hidden};
+    auto zeros = m.add_literal(migraphx::literal{shape{shape::float_type, state}, std::vector<float>(c.dirs * c.batch * c.hidden)});
+    auto x     = m.add_parameter("x", shape{shape::float_type, {c.seq, c.batch, c.input}});
+    std::vector<migraphx::instruction_ref> outs;
+    for(std::size_t l = 0; l < layers; l++)
+    {
+        auto cols  = l == 0 ? c.input : c.dirs * c.hidden;
+        auto salt  = static_cast<int>(10 * l);
+        auto attrs = c.attrs;
+        attrs["hidden_size"] = c.hidden;
+        auto h = h0 and l == 1 ? m.add_parameter("h0", shape{shape::float_type, state}) : zeros;
+        std::vector<migraphx::instruction_ref> in{x,
+                                                  migx_test::rnn_weights(m, "w", {c.dirs, gh, cols}, false, salt + 1),
+                                                  migx_test::rnn_weights(m, "r", {c.dirs, gh, c.hidden}, false, salt + 2),
+                                                  migx_test::rnn_weights(m, "b", {c.dirs, 2 * gh}, false, salt + 3),
+                                                  m.add_literal(migraphx::literal{shape{shape::int32_type, {c.batch}},
+                                                                                  std::vector<std::int32_t>(c.batch, static_cast<std::int32_t>(c.seq))}),
+                                                  h};
+        if(lstm)
+            in.push_back(zeros);
+        auto r = m.add_instruction(make_op(c.op, attrs), in);
+        auto y = m.add_instruction(make_op("get_tuple_elem", {{"index", 0}}), r);
+        for(std::size_t i = 1; i < (lstm ? 3u : 2u); i++)
+            outs.push_back(m.add_instruction(make_op("get_tuple_elem", {{"index", i}}), r));
+        if(l + 1 == layers or (first_y and l == 0))
+            outs.push_back(y);
+        if(c.dirs == 1)
+            x = m.add_instruction(make_op("squeeze", {{"axes", {1}}}), y);
+        else
+            x = m.add_instruction(make_op("reshape", {{"dims", {c.seq, c.batch, 2 * c.hidden}}}),
+                                  m.add_instruction(make_op("transpose", {{"permutation", {0, 2, 1, 3}}}), y));
+    }
+    m.add_return(outs);
+    return p;
+}
+
 /// On the device against ref; returns the compiled program's text.
 std::string check(const rnn_case& c, double rtol = 1e-4, double atol = 1e-5)
 {
@@ -60,7 +108,6 @@ std::string check(const rnn_case& c, double rtol = 1e-4, double atol = 1e-5)
 
 TEST(gpu_rnn, takes_what_cudnn_computes)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     rnn_case lstm;
     ASSERT_TRUE(taken(lstm).has_value());
     EXPECT_EQ(taken(lstm)->cell, "lstm");
@@ -97,7 +144,6 @@ TEST(gpu_rnn, takes_what_cudnn_computes)
 
 TEST(gpu_rnn, leaves_what_cudnn_does_not)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     rnn_case gru; // ONNX's default GRU resets before the recurrent product; cuDNN's after
     gru.op = "gru";
     EXPECT_FALSE(taken(gru).has_value());
@@ -145,22 +191,19 @@ TEST(gpu_rnn, parts_start_on_64_element_boundaries)
 
 TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
-    // Before (MIGRAPHX_GPU_CUDNN_RNN=0): a product and a gate kernel a step; after: one op,
-    // Y, Y_h and Y_c views of its buffer.
+    // Before (MIGRAPHX_GPU_CUDNN_RNN=0): a product and a gate kernel a step; after (the
+    // default): one op, Y, Y_h and Y_c views of its buffer.
     auto c = bidirectional(rnn_case{});
     c.h0 = c.c0 = true;
-    std::string before, after, by_default;
+    std::string before, after;
     {
         migx_test::scoped_env off{"MIGRAPHX_GPU_CUDNN_RNN", "0"};
         before = migx_test::lowered_for_gpu(make_rnn_program(c));
     }
     {
         migx_test::scoped_env unset{"MIGRAPHX_GPU_CUDNN_RNN", nullptr};
-        by_default = migx_test::lowered_for_gpu(make_rnn_program(c));
+        after = migx_test::lowered_for_gpu(make_rnn_program(c));
     }
-    after = migx_test::lowered_for_gpu(make_rnn_program(c)); // the suite's on
-    EXPECT_EQ(by_default, before) << "off by default until it has run on a device";
     EXPECT_EQ(occurrences(before, "gpu::rnn"), 0u) << before;
     EXPECT_GE(occurrences(before, "gpu::gemm"), 3u) << before;
     EXPECT_EQ(occurrences(after, "gpu::rnn["), 1u) << after;
@@ -172,9 +215,49 @@ TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
     EXPECT_NE(after.find("permutation={0, 2, 1, 3}"), std::string::npos) << after;
 }
 
+TEST(gpu_rnn, a_stack_of_layers_lowers_to_one_op)
+{
+    // Before (MIGRAPHX_GPU_RNN_STACK unset): a gpu::rnn a layer; after: one for the stack, its
+    // Y_h and Y_c views of each layer's part. Not stacked: a layer whose Y is also read elsewhere,
+    // or whose initial state is not zeros.
+    for(auto c : {rnn_case{}, bidirectional(rnn_case{}), torch_gru()})
+    {
+        auto before = migx_test::lowered_for_gpu(make_stack_program(c, 3));
+        EXPECT_EQ(occurrences(before, "gpu::rnn["), 3u) << before;
+        migx_test::scoped_env on{"MIGRAPHX_GPU_RNN_STACK", "1"};
+        auto after = migx_test::lowered_for_gpu(make_stack_program(c, 3));
+        EXPECT_EQ(occurrences(after, "gpu::rnn["), 1u) << after;
+        EXPECT_NE(after.find("layers=3"), std::string::npos) << after;
+        EXPECT_EQ(after.find(" " + c.op + "["), std::string::npos) << after; // the layers are gone
+        // no copies between layers; a bidirectional Y returned is copied out of cuDNN's order
+        EXPECT_EQ(occurrences(after, "gpu::code_object"), c.dirs - 1) << after;
+        // the first Y read elsewhere: layers 2 and 3 a stack; the second layer's h0 a parameter:
+        // every layer alone (a stack starts from zeros)
+        EXPECT_EQ(occurrences(migx_test::lowered_for_gpu(make_stack_program(c, 3, true)), "gpu::rnn["), 2u);
+        EXPECT_EQ(occurrences(migx_test::lowered_for_gpu(make_stack_program(c, 3, false, true)), "gpu::rnn["), 3u);
+    }
+}
+
+TEST(gpu_rnn, a_stack_with_wrong_layer_shapes_is_refused)
+{
+    using migraphx::shape;
+    migraphx::gpu::rnn op;
+    op.hidden_size = 4;
+    op.layers      = 2;
+    auto f  = shape::float_type;
+    auto out = shape{f, {migraphx::gpu::rnn_layout(3, 2, 1, 4, true, 2).total}};
+    std::vector<shape> in{shape{f, {3, 2, 5}}, shape{f, {1, 16, 5}}, shape{f, {1, 16, 4}}, shape{f, {1, 32}},
+                          shape{f, {1, 16, 4}}, shape{f, {1, 16, 4}}, shape{f, {1, 32}}, out};
+    EXPECT_NO_THROW(op.compute_shape(in));
+    in[4] = shape{f, {1, 16, 5}}; // the second layer reads hidden_size columns, not X's
+    EXPECT_THROW(op.compute_shape(in), migraphx::exception);
+    in[4] = shape{f, {1, 16, 4}};
+    in.pop_back();
+    EXPECT_THROW(op.compute_shape(in), migraphx::exception);
+}
+
 TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     migraphx::gpu::rnn op;
     op.hidden_size = 4;
     using migraphx::shape;
@@ -189,14 +272,13 @@ TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 
 TEST(gpu_rnn, lstm_matches_ref_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
-    for(int variant = 0; variant < 4; variant++)
+    for(int variant = 0; variant < 5; variant++)
     {
         rnn_case c = variant % 2 == 0 ? rnn_case{} : bidirectional(rnn_case{});
-        c.h0       = variant >= 2;
+        c.h0       = variant == 2 or variant == 3;
         c.c0       = variant == 3;
-        c.bias     = variant != 2;
+        c.bias     = variant != 2 and variant != 4; // 4: no B and nothing after it (three inputs)
         auto t     = check(c);
         EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << "variant " << variant << "\n" << t;
     }
@@ -204,7 +286,6 @@ TEST(gpu_rnn, lstm_matches_ref_on_device)
 
 TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     auto gru = torch_gru();
     gru.h0   = true;
@@ -220,7 +301,6 @@ TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
 
 TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     auto c = bidirectional(rnn_case{});
     c.lens = "short"; // the last row stops after one step: Y is zero past it
@@ -233,7 +313,6 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 
 TEST(gpu_rnn, half_matches_ref_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     rnn_case c = bidirectional(rnn_case{});
     c.seq      = 6;
@@ -250,7 +329,6 @@ TEST(gpu_rnn, half_matches_ref_on_device)
 
 TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
     MIGX_REQUIRE_GPU();
     rnn_case c;
     c.seq    = 40;
@@ -263,13 +341,15 @@ TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
 
 TEST(gpu_rnn, a_saved_program_loads_and_runs_the_same_on_device)
 {
-    migx_test::scoped_env on{"MIGRAPHX_GPU_CUDNN_RNN", "1"};
-    // The op is saved by its attributes; the load builds cuDNN's descriptors again and loads the
-    // weights at its first run.
+    // The op is saved by its attributes, the algorithm finalize chose among them; the load
+    // builds cuDNN's descriptors again and loads the weights at its first run.
     MIGX_REQUIRE_GPU();
     auto c = torch_gru();
     auto p = make_rnn_program(c);
-    p.compile(migraphx::get_target("gpu"));
+    migraphx::compile_options o;
+    o.offload_copy = true;
+    p.compile(migraphx::get_target("gpu"), o);
+    EXPECT_EQ(migx_test::text(p).find("algo=,"), std::string::npos) << p;
     auto params = migx_test::rnn_params(p, c);
     auto want   = p.eval(params);
     auto path   = (std::filesystem::temp_directory_path() / "migx_gpu_rnn_test.mxr").string();
@@ -283,6 +363,80 @@ TEST(gpu_rnn, a_saved_program_loads_and_runs_the_same_on_device)
         ASSERT_EQ(got.size(), want.size());
         for(std::size_t i = 0; i < got.size(); i++)
             migx_test::expect_close(got[i], want[i], 0, 0, "run " + std::to_string(run) + " output " + std::to_string(i));
+    }
+}
+
+TEST(gpu_rnn, a_stack_matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    migx_test::scoped_env on{"MIGRAPHX_GPU_RNN_STACK", "1"};
+    auto big = bidirectional(rnn_case{});
+    big.seq = 10, big.batch = 3, big.input = 8, big.hidden = 16;
+    for(auto c : {rnn_case{}, big, torch_gru()})
+    {
+        auto p = make_stack_program(c, 3);
+        auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 1e-3, 1e-4));
+        EXPECT_NE(t.find("layers=3"), std::string::npos) << t;
+    }
+    auto p = make_stack_program(big, 2);
+    migraphx::quantize_fp16(p);
+    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));
+    EXPECT_NE(t.find("layers=2"), std::string::npos) << t;
+}
+
+TEST(gpu_rnn, each_algorithm_matches_ref_on_device)
+{
+    // MIGRAPHX_GPU_RNN_ALGO forces one (the standard one where cuDNN refuses it for the problem).
+    MIGX_REQUIRE_GPU();
+    auto lstm = bidirectional(rnn_case{});
+    lstm.seq    = 12;
+    lstm.batch  = 4;
+    lstm.input  = 16;
+    lstm.hidden = 32;
+    lstm.h0 = lstm.c0 = true;
+    auto gru    = torch_gru();
+    gru.hidden  = 32;
+    gru.lens    = "short";
+    for(std::string a : {"standard", "persist_static", "persist_static_small_h"})
+    {
+        migx_test::scoped_env algo{"MIGRAPHX_GPU_RNN_ALGO", a.c_str()};
+        for(const auto& c : {lstm, gru})
+        {
+            auto t = check(c, 1e-3, 1e-4);
+            EXPECT_TRUE(t.find("algo=" + a) != std::string::npos or t.find("algo=standard") != std::string::npos)
+                << a << "\n" << t;
+        }
+        auto p = make_rnn_program(lstm);
+        migraphx::quantize_fp16(p);
+        migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3);
+    }
+}
+
+TEST(gpu_rnn, the_algorithm_is_measured_once_and_a_bad_name_refused_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    rnn_case c;
+    c.seq = 16;
+    auto compiled = [&] {
+        auto p = make_rnn_program(c);
+        p.compile(migraphx::get_target("gpu"));
+        auto t  = migx_test::text(p);
+        auto at = t.find("algo=");
+        return at == std::string::npos ? std::string{} : t.substr(at, t.find_first_of(",]", at) - at);
+    };
+    auto first = compiled();
+    EXPECT_NE(first, "") << "no algo attribute";
+    EXPECT_NE(first, "algo=");
+    EXPECT_EQ(compiled(), first); // this process's choice, not measured again
+    migx_test::scoped_env bad{"MIGRAPHX_GPU_RNN_ALGO", "fastest"};
+    try
+    {
+        compiled();
+        ADD_FAILURE() << "an unknown algorithm name was taken";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("MIGRAPHX_GPU_RNN_ALGO"), std::string::npos) << e.what();
     }
 }
 

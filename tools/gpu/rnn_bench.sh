@@ -2,9 +2,11 @@
 # tests, then bench/gpu/run.py on lstm, speech_gru and crnn against PyTorch eager (cuDNN's RNN
 # kernels too), fp32 and fp16, with gpu::rnn (bench_rnn.md) and with the recurrence unrolled
 # (MIGRAPHX_GPU_CUDNN_RNN=0, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
-# fp16, against ref) on each model's batch-1 export and cuDNN's persistent algorithms
-# (MIGRAPHX_GPU_RNN_ALGO) timed beside the standard one. Logs in $OUT (rnn.log).
-#   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] bash tools/gpu/rnn_bench.sh
+# fp16, against ref) on each model's batch-1 export, and each of cuDNN's algorithms
+# (MIGRAPHX_GPU_RNN_ALGO) timed beside the measured choice (algos.txt, with the choice's trace);
+# with MIGRAPHX_GPU_RNN_STACK=1 (bench_stack.md, verify). Logs in $OUT (rnn.log).
+#   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] [UNROLLED=0] [STACK=0]
+#     [UNIT=<gtest filter>] bash tools/gpu/rnn_bench.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 . "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
@@ -12,8 +14,6 @@ PY=${PY:-/opt/torch/.venv/bin/python3}
 L=$OUT/rnn.log
 B=$inst/bin/migx_gpu_bench
 step() { local t=$1; shift; echo "== $* (limit ${t}s) $(date +%T)" >> $L; timeout -k 5 $t "$@" >> $L 2>&1; echo "-- rc=$? $(date +%T)" >> $L; }
-# gpu::rnn is opt-in until these checks have passed on a device
-export MIGRAPHX_GPU_CUDNN_RNN=1
 models=${MODELS:-lstm,speech_gru,crnn}
 runs=${RUNS:-100}
 step ${UNIT_LIMIT:-150} $inst/bin/migx_unit_tests --gtest_filter="${UNIT:-gpu_rnn*:gpu_lowering.recurrences*:rewrite_rnn*}"
@@ -23,13 +23,26 @@ MIGRAPHX_TRACE_CUDA_GRAPH=1 timeout 60 $B /tmp/gr/speech_gru_b1.onnx --runs 5 > 
 for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
-# unrolled: batch 1 only (its many generated kernels compile with NVRTC first)
-step 200 env MIGRAPHX_GPU_CUDNN_RNN=0 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+# stacked layers (MIGRAPHX_GPU_RNN_STACK=1: one gpu::rnn for PyTorch's num_layers); STACK=0 skips it
+if [ "${STACK:-1}" != 0 ]; then
+  step 240 env MIGRAPHX_GPU_RNN_STACK=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+    --runs $runs --out $OUT/bench_stack.md
+  for m in ${models//,/ }; do
+    for f in "" --fp16; do step 60 env MIGRAPHX_GPU_RNN_STACK=1 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
+  done
+fi
+# unrolled: batch 1 only (its many generated kernels compile with NVRTC first); UNROLLED=0 skips it
+[ "${UNROLLED:-1}" = 0 ] || step 200 env MIGRAPHX_GPU_CUDNN_RNN=0 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
   --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
   for f in ${ALGO_PRECISIONS:-"" --fp16}; do
-    for a in standard ${ALGOS:-persist_static persist_static_small_h}; do
-      echo "algo $a $m $f: $(MIGRAPHX_GPU_RNN_ALGO=$a timeout 60 $B /tmp/gr/${m}_b1.onnx $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
+    for file in /tmp/gr/${m}_b*.onnx; do
+      for a in measured standard ${ALGOS:-persist_static persist_static_small_h}; do
+        [ $a = measured ] && sel= || sel=$a
+        echo "algo $a $(basename $file) $f: $(MIGRAPHX_GPU_RNN_ALGO=$sel timeout 60 $B $file $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
+      done
+      # what the measurement saw (a cache of its own: measured, not read back)
+      MIGRAPHX_GPU_CACHE_DIR=off MIGRAPHX_TRACE_CUDNN=1 timeout 60 $B $file $f --runs 2 2>&1 | grep "rnn algorithm" >> $OUT/algos.txt
     done
   done
 done

@@ -16,6 +16,7 @@
 #include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
+#include "targets/gpu/rnn.hpp"
 #include "targets/gpu/start_cost.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
@@ -988,6 +989,7 @@ bool run_graph(const convolution::plan& p, gpu_context& g, const conv_io& io)
 void forget_tuning_choices()
 {
     forget_gemm_choices();
+    forget_rnn_choices();
     auto& mem = choice_memory::get();
     std::lock_guard<std::mutex> lock(mem.m);
     mem.algos.clear();

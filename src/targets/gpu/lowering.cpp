@@ -95,6 +95,11 @@ struct lowerer
     /// The recurrent ops cuDNN takes (cudnn_rnn_for), found while their constants are still
     /// literals (sequence lengths, weights loaded once).
     std::unordered_map<const instruction*, rnn> rnns{};
+    /// Stacks (rnn_stack): each first layer's layers, in order; every layer's first layer and
+    /// place in it; the gpu::rnn of each stack lowered so far, by its first layer.
+    std::unordered_map<const instruction*, std::vector<instruction_ref>> rnn_stacks{};
+    std::unordered_map<const instruction*, std::pair<instruction_ref, std::size_t>> rnn_layer{};
+    std::unordered_map<const instruction*, instruction_ref> rnn_results{};
 
     instruction_ref alloc(instruction_ref pos, const shape& s)
     {
@@ -894,30 +899,18 @@ struct lowerer
         return true;
     }
 
-    /// lstm / gru / rnn that cuDNN computes -> gpu::rnn writing one buffer; its get_tuple_elem
-    /// users become views of their part (rnn.hpp). A bidirectional Y (cuDNN's {seq, batch, 2,
-    /// hidden}) is ONNX's {seq, 2, batch, hidden} as a transposed view where every user reads
-    /// strided input (a transpose, usually back to {seq, batch, 2 * hidden}, or a pointwise
-    /// kernel), else copied. The replaced instructions are left for dead_code_elimination.
-    bool lower_rnn(instruction_ref ins)
+    /// ins's tuple elements (its get_tuple_elem users) as views of r, gpu::rnn's buffer: Y (where
+    /// ins is the last layer of r), and Y_h, Y_c of ins's layer. A bidirectional Y (cuDNN's {seq,
+    /// batch, 2, hidden}) is ONNX's {seq, 2, batch, hidden} as a transposed view where every user
+    /// reads strided input (a transpose, usually back to {seq, batch, 2 * hidden}, or a pointwise
+    /// kernel), else copied.
+    void rnn_views(instruction_ref ins, instruction_ref r, const rnn& op, std::size_t layer)
     {
-        auto found = rnns.find(&*ins);
-        if(found == rnns.end())
-            return false;
-        const auto& op = found->second;
-        auto in = ins->inputs();
-        if(in.size() > 7)
-            in.resize(7); // P: cudnn_rnn_for took it absent
-        for(std::size_t i : {0, 1, 2, 3, 5, 6})
-            if(i < in.size() and in[i]->get_shape().elements() > 0 and not in[i]->get_shape().standard())
-                in[i] = copy_kernel(ins, in[i]);
-        const auto& xs = in[0]->get_shape();
+        const auto& xs = r->inputs().front()->get_shape();
         auto T = xs.lens()[0], N = xs.lens()[1], H = op.hidden_size;
         std::size_t D = op.bidirectional ? 2 : 1;
-        auto parts    = rnn_layout(T, N, D, H, op.cell == "lstm");
-        in.push_back(alloc(ins, shape{xs.type(), {parts.total}}));
-        auto r     = m.insert_instruction(ins, operation{op}, in);
-        auto users = ins->outputs();
+        auto parts    = rnn_layout(T, N, D, H, op.cell == "lstm", op.layers);
+        auto users    = ins->outputs();
         for(auto u : users)
         {
             auto part = [&](std::size_t start, const std::vector<std::size_t>& lens) {
@@ -933,6 +926,8 @@ struct lowerer
                     u, make_op("reshape", {{"dims", std::vector<std::int64_t>(lens.begin(), lens.end())}}), s);
             };
             auto k = u->get_operator().to_value().at("index").to<std::size_t>();
+            if(k == 0 and layer + 1 < op.layers)
+                continue; // the next layer's input, inside the stack
             instruction_ref v;
             if(k == 0 and D == 1)
                 v = part(parts.y, {T, 1, N, H});
@@ -947,9 +942,53 @@ struct lowerer
                     v = copy_kernel(u, v);
             }
             else
-                v = part(k == 1 ? parts.h : parts.c, {D, N, H});
+                v = part((k == 1 ? parts.h : parts.c) + layer * D * N * H, {D, N, H});
             m.replace_instruction(u, v);
         }
+    }
+
+    /// lstm / gru / rnn that cuDNN computes -> gpu::rnn writing one buffer (rnn.hpp), at the
+    /// first layer of a stack for all its layers; the tuple elements become views of their parts.
+    /// The replaced instructions (and the views between a stack's layers) are left for
+    /// dead_code_elimination.
+    bool lower_rnn(instruction_ref ins)
+    {
+        auto found = rnns.find(&*ins);
+        if(found == rnns.end())
+            return false;
+        const auto& op = found->second;
+        auto layer     = rnn_layer.find(&*ins);
+        if(layer != rnn_layer.end() and layer->second.second > 0)
+        {
+            // a later layer of a stack, run by the gpu::rnn made at its first layer
+            const auto& first = *layer->second.first;
+            rnn_views(ins, rnn_results.at(&first), rnns.at(&first), layer->second.second);
+            return true;
+        }
+        std::vector<instruction_ref> in;
+        if(layer == rnn_layer.end())
+        {
+            in = ins->inputs();
+            if(in.size() > 7)
+                in.resize(7); // P: cudnn_rnn_for took it absent
+        }
+        else
+        {
+            // X, then W, R and B of each layer
+            in = {ins->inputs().front()};
+            for(auto l : rnn_stacks.at(&*ins))
+                in.insert(in.end(), l->inputs().begin() + 1, l->inputs().begin() + 4);
+        }
+        for(std::size_t i = 0; i < in.size(); i++)
+            if((op.layers > 1 or i != 4) and in[i]->get_shape().elements() > 0 and not in[i]->get_shape().standard())
+                in[i] = copy_kernel(ins, in[i]);
+        const auto& xs = in[0]->get_shape();
+        std::size_t D  = op.bidirectional ? 2 : 1;
+        auto parts     = rnn_layout(xs.lens()[0], xs.lens()[1], D, op.hidden_size, op.cell == "lstm", op.layers);
+        in.push_back(alloc(ins, shape{xs.type(), {parts.total}}));
+        auto r = m.insert_instruction(ins, operation{op}, in);
+        rnn_results[&*ins] = r;
+        rnn_views(ins, r, op, 0);
         return true;
     }
 
@@ -1003,6 +1042,34 @@ struct lowerer
         fallback(ins);
     }
 };
+
+/// The stacks of recurrent layers lowered as one gpu::rnn each (rnn_stack), in l's maps.
+void find_rnn_stacks(lowerer& l, const std::vector<instruction_ref>& order)
+{
+    if(l.rnns.size() < 2)
+        return;
+    std::unordered_map<const instruction*, std::size_t> place;
+    for(std::size_t i = 0; i < order.size(); i++)
+        place[&*order[i]] = i;
+    auto taken = [&](instruction_ref x) -> const rnn* {
+        auto f = l.rnns.find(&*x);
+        return f == l.rnns.end() or l.rnn_layer.count(&*x) > 0 ? nullptr : &f->second;
+    };
+    auto before = [&](instruction_ref a, instruction_ref b) { return place.at(&*a) < place.at(&*b); };
+    for(auto ins : order)
+    {
+        const auto* op = taken(ins);
+        if(op == nullptr)
+            continue;
+        auto stack = rnn_stack(ins, *op, taken, before);
+        if(stack.size() < 2)
+            continue;
+        l.rnns.at(&*ins).layers = stack.size();
+        for(std::size_t k = 0; k < stack.size(); k++)
+            l.rnn_layer.emplace(&*stack[k], std::make_pair(ins, k));
+        l.rnn_stacks.emplace(&*ins, std::move(stack));
+    }
+}
 
 std::vector<std::string> output_names(const module& m)
 {
@@ -1101,6 +1168,7 @@ void lowering::apply(module& m) const
         if(auto r = cudnn_rnn_for(it))
             l.rnns.emplace(&*it, *r);
     }
+    find_rnn_stacks(l, todo);
     for(auto ins : todo)
     {
         if(ins->name() == "@literal")

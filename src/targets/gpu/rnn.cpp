@@ -1,12 +1,17 @@
 #include "targets/gpu/rnn.hpp"
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include "ops/rnn_common.hpp"
 #include "passes/rewrite_rnn.hpp"
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <iostream>
 #include <mutex>
+#include <sstream>
+#include <unordered_map>
 
 namespace migraphx {
 namespace gpu {
@@ -41,16 +46,34 @@ cudnnRNNMode_t cell_mode(const std::string& cell)
     return CUDNN_RNN_TANH;
 }
 
-/// MIGRAPHX_GPU_RNN_ALGO: cuDNN's standard algorithm (default), or a persistent one to try.
-cudnnRNNAlgo_t algo_from_env()
+/// cuDNN's algorithms for inference by the names gpu::rnn's `algo` and MIGRAPHX_GPU_RNN_ALGO use.
+constexpr std::array<std::pair<const char*, cudnnRNNAlgo_t>, 3> rnn_algos{
+    {{"standard", CUDNN_RNN_ALGO_STANDARD},
+     {"persist_static", CUDNN_RNN_ALGO_PERSIST_STATIC},
+     {"persist_static_small_h", CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H}}};
+
+std::optional<cudnnRNNAlgo_t> algo_named(const std::string& name)
 {
-    auto a = env_string("MIGRAPHX_GPU_RNN_ALGO");
-    if(a == "persist_static")
-        return CUDNN_RNN_ALGO_PERSIST_STATIC;
-    if(a == "persist_static_small_h")
-        return CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H;
-    return CUDNN_RNN_ALGO_STANDARD;
+    for(const auto& [n, a] : rnn_algos)
+        if(name == n)
+            return a;
+    return std::nullopt;
 }
+
+/// The choices made in this process, by problem (with the device index): a program compiled
+/// twice gets the same algorithm, so the same bits.
+struct rnn_choices
+{
+    std::mutex m;
+    std::unordered_map<std::string, std::string> algos;
+    static rnn_choices& get()
+    {
+        static rnn_choices c;
+        return c;
+    }
+};
+
+bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
 
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
@@ -66,14 +89,34 @@ struct tensor_desc
 
 } // namespace
 
-rnn_parts rnn_layout(std::size_t seq, std::size_t batch, std::size_t dirs, std::size_t hidden, bool lstm)
+rnn_parts
+rnn_layout(std::size_t seq, std::size_t batch, std::size_t dirs, std::size_t hidden, bool lstm, std::size_t layers)
 {
     rnn_parts p;
-    p.h     = round_up(seq * batch * dirs * hidden);
-    p.c     = p.h + round_up(dirs * batch * hidden);
-    p.total = lstm ? p.c + dirs * batch * hidden : p.c;
+    auto states = layers * dirs * batch * hidden;
+    p.h         = round_up(seq * batch * dirs * hidden);
+    p.c         = p.h + round_up(states);
+    p.total     = lstm ? p.c + states : p.c;
     return p;
 }
+
+namespace {
+
+/// Where layer l's W, R and B are among gpu::rnn's inputs (in: without the output buffer); b is
+/// 0 where the layer has no B.
+struct layer_inputs
+{
+    std::size_t w, r, b;
+};
+
+layer_inputs inputs_of_layer(const rnn& op, const std::vector<shape>& in, std::size_t l)
+{
+    if(op.layers == 1)
+        return {1, 2, present(in, 3) ? 3u : 0u};
+    return {1 + 3 * l, 2 + 3 * l, 3 + 3 * l};
+}
+
+} // namespace
 
 /// cuDNN's descriptors, the weight space and where each ONNX weight goes in it.
 struct rnn::plan
@@ -94,7 +137,7 @@ struct rnn::plan
     };
     std::vector<copy> copies;
     std::mutex m;
-    std::array<const void*, 3> loaded_from{}; // W, R, B of the last load
+    std::vector<const void*> loaded_from; // the weights of the last load
 
     plan()                       = default;
     plan(const plan&)            = delete;
@@ -112,24 +155,153 @@ struct rnn::plan
     }
 };
 
+namespace {
+
+/// Scratch sizes of one forward call, in bytes: X, Y and one state (h or c).
+struct rnn_sizes
+{
+    std::size_t x, y, state;
+};
+
+/// A CUDA event for the length of a scope.
+struct event
+{
+    cudaEvent_t e = nullptr;
+    event() { MIGX_CUDA_CHECK(cudaEventCreate(&e)); }
+    event(const event&)            = delete;
+    event& operator=(const event&) = delete;
+    ~event() { cudaEventDestroy(e); }
+};
+
+/// Milliseconds of p's forward call as described now (the fastest of 5 after 2 warm-ups) on
+/// zeroed scratch buffers of the problem's sizes; nullopt where cuDNN refuses the call.
+std::optional<double> time_forward(gpu_context& g, const rnn::plan& p, bool lstm, const rnn_sizes& n)
+{
+    auto dnn            = g.get().dnn;
+    std::size_t wbytes = 0;
+    if(cudnnGetRNNWeightSpaceSize(dnn, p.desc, &wbytes) != CUDNN_STATUS_SUCCESS)
+        return std::nullopt;
+    auto x = device_alloc(n.x), y = device_alloc(n.y), hy = device_alloc(n.state), cy = device_alloc(n.state);
+    auto w  = device_alloc(wbytes);
+    auto ws = p.workspace > 0 ? device_alloc(p.workspace) : nullptr;
+    MIGX_CUDA_CHECK(cudaMemsetAsync(x.get(), 0, n.x, g.stream()));
+    MIGX_CUDA_CHECK(cudaMemsetAsync(w.get(), 0, wbytes, g.stream()));
+    event start, stop;
+    float best = -1;
+    for(int i = 0; i < 7; i++)
+    {
+        MIGX_CUDA_CHECK(cudaEventRecord(start.e, g.stream()));
+        auto st = cudnnRNNForward(dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
+                                  reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, x.get(), p.y, y.get(), p.h,
+                                  nullptr, hy.get(), p.h, nullptr, lstm ? cy.get() : nullptr, wbytes, w.get(),
+                                  p.workspace, ws.get(), 0, nullptr);
+        MIGX_CUDA_CHECK(cudaEventRecord(stop.e, g.stream()));
+        MIGX_CUDA_CHECK(cudaEventSynchronize(stop.e));
+        if(st != CUDNN_STATUS_SUCCESS)
+            return std::nullopt;
+        float ms = 0;
+        MIGX_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
+        if(i >= 2 and (best < 0 or ms < best))
+            best = ms;
+    }
+    return best;
+}
+
+/// The fastest algorithm cuDNN accepts for the problem (set_up(a) describes p with a and says
+/// whether cuDNN accepts it): this process's choice, else the tuning cache's, else measured
+/// (and written to the tuning cache).
+template <class SetUp>
+std::string algorithm_for(gpu_context& g, const rnn::plan& p, const std::string& problem, SetUp set_up,
+                          bool lstm, const rnn_sizes& n)
+{
+    auto mem_key = "dev" + std::to_string(g.get().device) + " " + problem;
+    auto& mem    = rnn_choices::get();
+    {
+        std::lock_guard<std::mutex> lock(mem.m);
+        auto it = mem.algos.find(mem_key);
+        if(it != mem.algos.end())
+            return it->second;
+    }
+    auto tc       = tuning_cache::from_env();
+    auto disk_key = "cudnn rnn algorithm " + device_identity(g.get().device) + ": " + problem;
+    std::string best;
+    if(auto v = tc.read(disk_key); v and algo_named(*v) and set_up(*algo_named(*v)))
+        best = *v;
+    else
+    {
+        double best_ms = 0;
+        for(const auto& [name, a] : rnn_algos)
+        {
+            auto timed = set_up(a) ? time_forward(g, p, lstm, n) : std::nullopt;
+            double ms  = timed.value_or(-1);
+            if(trace_cudnn())
+                std::cerr << "cudnn: " << problem << ": rnn algorithm " << name << " "
+                          << (ms >= 0 ? std::to_string(ms) + " ms" : std::string("refused")) << "\n";
+            if(ms >= 0 and (best.empty() or ms < best_ms))
+            {
+                best    = name;
+                best_ms = ms;
+            }
+        }
+        if(best.empty())
+            MIGRAPHX_THROW("gpu::rnn: cuDNN accepts no algorithm for " + problem);
+        tc.write(disk_key, best);
+    }
+    if(trace_cudnn())
+        std::cerr << "cudnn: " << problem << ": rnn algorithm " << best << "\n";
+    std::lock_guard<std::mutex> lock(mem.m);
+    return mem.algos.emplace(mem_key, best).first->second;
+}
+
+} // namespace
+
+void forget_rnn_choices()
+{
+    auto& mem = rnn_choices::get();
+    std::lock_guard<std::mutex> lock(mem.m);
+    mem.algos.clear();
+}
+
 shape rnn::compute_shape(const std::vector<shape>& inputs) const
 {
-    if(inputs.size() < 4 or inputs.size() > 8)
-        MIGRAPHX_THROW(name() + ": expects X, W, R, optional B, sequence_lens, initial_h, initial_c, and the output");
-    std::vector<shape> in(inputs.begin(), inputs.end() - 1);
     bool lstm = cell == "lstm";
     if(not lstm and cell != "gru" and cell != "rnn_tanh" and cell != "rnn_relu")
         MIGRAPHX_THROW(name() + ": unknown cell '" + cell + "'");
-    if(in.size() > (lstm ? 7u : 6u))
-        MIGRAPHX_THROW(name() + ": peepholes are not taken");
+    if(layers == 0)
+        MIGRAPHX_THROW(name() + ": layers must be at least 1");
     auto dirs = bidirectional ? 2u : 1u;
-    op::rnn_detail::rnn_shape(in, hidden_size, gate_count(cell), lstm, bidirectional ? "bidirectional" : "forward",
-                              name());
+    if(layers == 1 and (inputs.size() < 4 or inputs.size() > 8))
+        MIGRAPHX_THROW(name() + ": expects X, W, R, optional B, sequence_lens, initial_h, initial_c, and the output");
+    if(layers > 1 and inputs.size() != 2 + 3 * layers)
+        MIGRAPHX_THROW(name() + ": a stack of " + std::to_string(layers) +
+                       " layers expects X, W, R and B of each layer, and the output");
+    std::vector<shape> in(inputs.begin(), inputs.end() - 1);
     const auto& x = in[0];
     if(x.type() != shape::float_type and x.type() != shape::half_type)
         MIGRAPHX_THROW(name() + ": X must be float or half");
-    for(std::size_t i : {0, 1, 2, 3, 5, 6})
-        if(present(in, i) and not in[i].standard())
+    if(x.ndim() != 3)
+        MIGRAPHX_THROW(name() + ": X must be {seq, batch, input}");
+    if(layers == 1)
+    {
+        if(in.size() > (lstm ? 7u : 6u))
+            MIGRAPHX_THROW(name() + ": peepholes are not taken");
+        op::rnn_detail::rnn_shape(in, hidden_size, gate_count(cell), lstm,
+                                  bidirectional ? "bidirectional" : "forward", name());
+    }
+    else
+    {
+        auto gh = gate_count(cell) * hidden_size;
+        for(std::size_t l = 0; l < layers; l++)
+        {
+            auto li   = inputs_of_layer(*this, in, l);
+            auto cols = l == 0 ? x.lens()[2] : dirs * hidden_size;
+            if(in[li.w] != shape{x.type(), {dirs, gh, cols}} or in[li.r] != shape{x.type(), {dirs, gh, hidden_size}} or
+               in[li.b] != shape{x.type(), {dirs, 2 * gh}})
+                MIGRAPHX_THROW(name() + ": layer " + std::to_string(l) + "'s W, R or B has the wrong shape or type");
+        }
+    }
+    for(std::size_t i = 0; i < in.size(); i++)
+        if((layers > 1 or i != 4) and present(in, i) and not in[i].standard()) // 4: sequence_lens
             MIGRAPHX_THROW(name() + ": input " + std::to_string(i) + " must be standard (packed)");
     auto seq = x.lens()[0], batch = x.lens()[1];
     if(not seq_lens.empty() and seq_lens.size() != batch)
@@ -137,7 +309,7 @@ shape rnn::compute_shape(const std::vector<shape>& inputs) const
     for(auto l : seq_lens)
         if(l < 1 or static_cast<std::size_t>(l) > seq)
             MIGRAPHX_THROW(name() + ": every sequence length must be in 1.." + std::to_string(seq));
-    auto want = rnn_layout(seq, batch, dirs, hidden_size, lstm).total;
+    auto want = rnn_layout(seq, batch, dirs, hidden_size, lstm, layers).total;
     const auto& out = inputs.back();
     if(out.type() != x.type() or out.elements() != want or not out.standard())
         MIGRAPHX_THROW(name() + ": the output buffer must be " + std::to_string(want) + " standard elements of X's type");
@@ -149,7 +321,8 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     auto& g = get_gpu_context(ctx);
     g.make_current();
     auto p        = std::make_shared<plan>();
-    const auto& x = inputs[0];
+    std::vector<shape> in(inputs.begin(), inputs.end() - 1);
+    const auto& x = in[0];
     auto T = static_cast<int>(x.lens()[0]), N = static_cast<int>(x.lens()[1]), I = static_cast<int>(x.lens()[2]);
     auto H    = static_cast<int>(hidden_size);
     int D     = bidirectional ? 2 : 1;
@@ -158,13 +331,14 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     // float in plain FP32 unless MIGRAPHX_GPU_TF32=1 (as the convolutions); half on tensor cores.
     auto math = half ? CUDNN_TENSOR_OP_MATH : env_enabled("MIGRAPHX_GPU_TF32") ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto dnn  = g.get().dnn;
-    p->parts  = rnn_layout(x.lens()[0], x.lens()[1], D, hidden_size, cell == "lstm");
+    auto L    = static_cast<int>(layers);
+    p->parts  = rnn_layout(x.lens()[0], x.lens()[1], D, hidden_size, cell == "lstm", layers);
 
     MIGX_CUDA_CHECK(cudnnCreateRNNDescriptor(&p->desc));
     auto describe = [&](cudnnRNNAlgo_t algo) {
         return cudnnSetRNNDescriptor_v8(p->desc, algo, cell_mode(cell), CUDNN_RNN_DOUBLE_BIAS,
                                         D == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt,
-                                        CUDNN_DATA_FLOAT, math, I, H, H, 1, nullptr, CUDNN_RNN_PADDED_IO_ENABLED);
+                                        CUDNN_DATA_FLOAT, math, I, H, H, L, nullptr, CUDNN_RNN_PADDED_IO_ENABLED);
     };
     std::vector<int> lens(static_cast<std::size_t>(N), T);
     if(not seq_lens.empty())
@@ -178,21 +352,42 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
                                               fill));
     MIGX_CUDA_CHECK(cudnnSetRNNDataDescriptor(p->y, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, N, D * H,
                                               lens.data(), fill));
-    // A persistent algorithm asked for (MIGRAPHX_GPU_RNN_ALGO) that cuDNN refuses for this
-    // problem falls back to the standard one.
-    auto algo  = algo_from_env();
-    std::size_t reserve = 0;
-    bool taken = algo != CUDNN_RNN_ALGO_STANDARD and describe(algo) == CUDNN_STATUS_SUCCESS and
-                 cudnnGetRNNTempSpaceSizes(dnn, p->desc, CUDNN_FWD_MODE_INFERENCE, p->x, &p->workspace, &reserve) ==
-                     CUDNN_STATUS_SUCCESS;
-    if(not taken)
-    {
-        MIGX_CUDA_CHECK(describe(CUDNN_RNN_ALGO_STANDARD));
-        MIGX_CUDA_CHECK(cudnnGetRNNTempSpaceSizes(dnn, p->desc, CUDNN_FWD_MODE_INFERENCE, p->x, &p->workspace, &reserve));
-    }
     MIGX_CUDA_CHECK(cudnnCreateTensorDescriptor(&p->h));
-    std::array<int, 3> hd{D, N, H}, hs{N * H, H, 1};
+    std::array<int, 3> hd{L * D, N, H}, hs{N * H, H, 1};
     MIGX_CUDA_CHECK(cudnnSetTensorNdDescriptor(p->h, dt, 3, hd.data(), hs.data()));
+    p->seq_lens = device_alloc(lens.size() * sizeof(int));
+    MIGX_CUDA_CHECK(cudaMemcpyAsync(p->seq_lens.get(), lens.data(), lens.size() * sizeof(int), cudaMemcpyHostToDevice,
+                                    g.stream()));
+    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // lens lives on this stack
+
+    // The algorithm: MIGRAPHX_GPU_RNN_ALGO's, else the one a loaded program was saved with, else
+    // the fastest cuDNN accepts for the problem, measured (algorithm_for).
+    std::size_t reserve = 0;
+    auto set_up = [&](cudnnRNNAlgo_t a) {
+        return describe(a) == CUDNN_STATUS_SUCCESS and
+               cudnnGetRNNTempSpaceSizes(dnn, p->desc, CUDNN_FWD_MODE_INFERENCE, p->x, &p->workspace, &reserve) ==
+                   CUDNN_STATUS_SUCCESS;
+    };
+    auto forced = env_string("MIGRAPHX_GPU_RNN_ALGO");
+    if(not forced.empty() and not algo_named(forced))
+        MIGRAPHX_THROW("MIGRAPHX_GPU_RNN_ALGO: '" + forced +
+                       "' is not one of standard, persist_static, persist_static_small_h");
+    if(not forced.empty())
+        algo = set_up(*algo_named(forced)) ? forced : "standard"; // refused: the standard one
+    else if(not(algo_named(algo) and set_up(*algo_named(algo))))
+    {
+        std::ostringstream problem;
+        problem << cell << " seq " << T << " batch " << N << " input " << I << " hidden " << H << " dirs " << D
+                << " layers " << L << " " << x.type_string() << " math " << static_cast<int>(math) << " lens";
+        for(auto l : lens)
+            problem << " " << l;
+        auto cells = static_cast<std::size_t>(D * N * H);
+        algo       = algorithm_for(g, *p, problem.str(), set_up, cell == "lstm",
+                                   {x.bytes(), static_cast<std::size_t>(T) * cells * x.type_size(),
+                                    layers * cells * x.type_size()});
+    }
+    if(not set_up(*algo_named(algo)))
+        MIGRAPHX_THROW(name() + ": cuDNN refuses the " + algo + " algorithm it accepted before");
 
     // The weight space, zeroed (an absent B is zero biases), and where each ONNX gate block goes.
     MIGX_CUDA_CHECK(cudnnGetRNNWeightSpaceSize(dnn, p->desc, &p->weight_bytes));
@@ -213,38 +408,39 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     auto es    = x.type_size();
     auto G     = gate_count(cell);
     auto uH    = hidden_size;
-    auto uI    = x.lens()[2];
-    bool bias  = present(inputs, 3);
+    auto uD    = static_cast<std::size_t>(D);
     char* base = p->weights.get();
-    for(std::size_t d = 0; d < static_cast<std::size_t>(D); d++)
+    for(std::size_t l = 0; l < layers; l++)
     {
-        for(std::size_t g2 = 0; g2 < G; g2++)
+        auto li = inputs_of_layer(*this, in, l);
+        // the first layer reads X, the others the layer before's Y (both directions)
+        auto in_cols = l == 0 ? x.lens()[2] : uD * uH;
+        for(std::size_t d = 0; d < uD; d++)
         {
-            for(std::size_t r = 0; r < 2; r++) // W, then R
+            for(std::size_t g2 = 0; g2 < G; g2++)
             {
-                auto id     = cudnn_gate(cell, g2) + static_cast<int>(r * G);
-                void* m_at  = nullptr;
-                void* b_at  = nullptr;
-                MIGX_CUDA_CHECK(cudnnGetRNNWeightParams(dnn, p->desc, static_cast<int>(d), p->weight_bytes, base, id, md,
-                                                        &m_at, bd, &b_at));
-                auto cols = r == 0 ? uI : uH;
-                if(m_at == nullptr or b_at == nullptr or elements(md) != uH * cols or elements(bd) != uH)
-                    MIGRAPHX_THROW(name() + ": cuDNN's weight space is not laid out as expected (cell " + cell +
-                                   ", gate " + std::to_string(g2) + ")");
-                auto to_m = static_cast<std::size_t>(static_cast<char*>(m_at) - base);
-                auto to_b = static_cast<std::size_t>(static_cast<char*>(b_at) - base);
-                // W {D, G*H, I}, R {D, G*H, H}: gate g of direction d is rows (d*G + g)*H..
-                p->copies.push_back({1 + r, (d * G + g2) * uH * cols * es, to_m, uH * cols * es});
-                // B {D, 2*G*H}: Wb's gates, then Rb's.
-                if(bias)
-                    p->copies.push_back({3, (d * 2 * G + r * G + g2) * uH * es, to_b, uH * es});
+                for(std::size_t r = 0; r < 2; r++) // W, then R
+                {
+                    auto id    = cudnn_gate(cell, g2) + static_cast<int>(r * G);
+                    void* m_at = nullptr;
+                    void* b_at = nullptr;
+                    MIGX_CUDA_CHECK(cudnnGetRNNWeightParams(dnn, p->desc, static_cast<int>(l * uD + d),
+                                                            p->weight_bytes, base, id, md, &m_at, bd, &b_at));
+                    auto cols = r == 0 ? in_cols : uH;
+                    if(m_at == nullptr or b_at == nullptr or elements(md) != uH * cols or elements(bd) != uH)
+                        MIGRAPHX_THROW(name() + ": cuDNN's weight space is not laid out as expected (cell " + cell +
+                                       ", layer " + std::to_string(l) + ", gate " + std::to_string(g2) + ")");
+                    auto to_m = static_cast<std::size_t>(static_cast<char*>(m_at) - base);
+                    auto to_b = static_cast<std::size_t>(static_cast<char*>(b_at) - base);
+                    // W {D, G*H, cols}, R {D, G*H, H}: gate g of direction d is rows (d*G + g)*H..
+                    p->copies.push_back({r == 0 ? li.w : li.r, (d * G + g2) * uH * cols * es, to_m, uH * cols * es});
+                    // B {D, 2*G*H}: Wb's gates, then Rb's.
+                    if(li.b != 0)
+                        p->copies.push_back({li.b, (d * 2 * G + r * G + g2) * uH * es, to_b, uH * es});
+                }
             }
         }
     }
-    p->seq_lens = device_alloc(lens.size() * sizeof(int));
-    MIGX_CUDA_CHECK(cudaMemcpyAsync(p->seq_lens.get(), lens.data(), lens.size() * sizeof(int), cudaMemcpyHostToDevice,
-                                    g.stream()));
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // lens lives on this stack
     g.reserve_workspace(p->workspace);
     cache = p;
 }
@@ -260,7 +456,12 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
         in.push_back(args[i].get_shape());
     {
         // Constant weights are loaded once (the first run is never recorded: ir/replay.hpp).
-        std::array<const void*, 3> from{args[1].data(), args[2].data(), present(in, 3) ? args[3].data() : nullptr};
+        std::vector<const void*> from;
+        for(std::size_t l = 0; l < layers; l++)
+        {
+            auto li = inputs_of_layer(*this, in, l);
+            from.insert(from.end(), {args[li.w].data(), args[li.r].data(), li.b != 0 ? args[li.b].data() : nullptr});
+        }
         std::lock_guard<std::mutex> lock(p.m);
         if(not constant_weights or from != p.loaded_from)
         {
@@ -273,8 +474,9 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
     const auto& out = args.back();
     auto es         = out.get_shape().type_size();
     char* base      = out.data();
-    const void* hx  = present(in, 5) ? args[5].data() : nullptr;
-    const void* cx  = cell == "lstm" and present(in, 6) ? args[6].data() : nullptr;
+    bool states     = layers == 1; // a stack starts from zeros
+    const void* hx  = states and present(in, 5) ? args[5].data() : nullptr;
+    const void* cx  = states and cell == "lstm" and present(in, 6) ? args[6].data() : nullptr;
     void* cy        = cell == "lstm" ? base + p.parts.c * es : nullptr;
     MIGX_CUDA_CHECK(cudnnRNNForward(g.get().dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
                                     reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, args[0].data(), p.y,
@@ -287,7 +489,9 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
 std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
 {
     const auto& n = ins->name();
-    if((n != "lstm" and n != "gru" and n != "rnn") or not env_enabled("MIGRAPHX_GPU_CUDNN_RNN"))
+    // MIGRAPHX_GPU_CUDNN_RNN=0: the recurrences unrolled (rewrite_rnn) instead
+    bool off = not env_string("MIGRAPHX_GPU_CUDNN_RNN").empty() and not env_enabled("MIGRAPHX_GPU_CUDNN_RNN");
+    if((n != "lstm" and n != "gru" and n != "rnn") or off)
         return std::nullopt;
     const auto& in = ins->inputs();
     std::vector<shape> shapes;
@@ -354,6 +558,94 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
         if(i < in.size() and not in[i]->can_eval())
             op.constant_weights = false;
     return op;
+}
+
+namespace {
+
+/// Absent, or a literal of zeros (PyTorch's export gives each layer zero initial states).
+bool absent_or_zeros(instruction_ref x)
+{
+    if(x->get_shape().elements() == 0 or x->name() == "undefined")
+        return true;
+    if(x->name() != "@literal")
+        return false;
+    auto v = x->get_literal().to_vector<double>();
+    return std::all_of(v.begin(), v.end(), [](double e) { return e == 0; });
+}
+
+/// The recurrent op whose X is ins's Y through views alone, read nowhere else: Y {seq, 1, batch,
+/// hidden} reshaped (squeeze, reshape, contiguous) to {seq, batch, hidden}; a bidirectional Y
+/// {seq, 2, batch, hidden} transposed by {0, 2, 1, 3} first, to {seq, batch, 2 * hidden}: cuDNN's
+/// own Y as a stack's next layer reads it.
+std::optional<instruction_ref> layer_fed_by(instruction_ref ins, const rnn& op)
+{
+    std::vector<instruction_ref> y;
+    for(auto u : ins->outputs())
+        if(u->name() == "get_tuple_elem" and u->get_operator().to_value().at("index").to<std::size_t>() == 0)
+            y.push_back(u);
+    if(y.size() != 1)
+        return std::nullopt;
+    auto cur          = y.front();
+    auto seq          = cur->get_shape().lens()[0];
+    auto batch        = cur->get_shape().lens()[2];
+    bool transposed   = false;
+    for(std::size_t step = 0; step < 6 and cur->outputs().size() == 1; step++)
+    {
+        auto u        = cur->outputs().front();
+        const auto& n = u->name();
+        if(n == "transpose" and op.bidirectional and step == 0 and
+           u->get_operator().to_value().at("permutation").to_vector<std::int64_t>() ==
+               std::vector<std::int64_t>{0, 2, 1, 3})
+            transposed = true;
+        else if(n != "squeeze" and n != "reshape" and n != "contiguous")
+        {
+            bool next = (n == "lstm" or n == "gru" or n == "rnn") and u->inputs().front() == cur and
+                        std::count(u->inputs().begin(), u->inputs().end(), cur) == 1;
+            auto dirs = op.bidirectional ? 2u : 1u;
+            if(not next or transposed != op.bidirectional or
+               cur->get_shape().lens() != std::vector<std::size_t>{seq, batch, dirs * op.hidden_size})
+                return std::nullopt;
+            return u;
+        }
+        cur = u;
+    }
+    return std::nullopt;
+}
+
+/// Whether a layer's inputs suit a stack: B present, initial states absent or zeros.
+bool stackable_inputs(instruction_ref ins)
+{
+    const auto& in = ins->inputs();
+    if(in.size() < 4 or in[3]->get_shape().elements() == 0)
+        return false;
+    return std::all_of(in.begin() + std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(in.size())), in.end(),
+                       absent_or_zeros);
+}
+
+} // namespace
+
+std::vector<instruction_ref> rnn_stack(instruction_ref ins,
+                                       const rnn& op,
+                                       const std::function<const rnn*(instruction_ref)>& taken,
+                                       const std::function<bool(instruction_ref, instruction_ref)>& before)
+{
+    std::vector<instruction_ref> stack{ins};
+    if(not env_enabled("MIGRAPHX_GPU_RNN_STACK") or not stackable_inputs(ins))
+        return stack;
+    for(auto next = layer_fed_by(ins, op); next; next = layer_fed_by(*next, op))
+    {
+        const auto* o = taken(*next);
+        if(o == nullptr or o->cell != op.cell or o->hidden_size != op.hidden_size or
+           o->bidirectional != op.bidirectional or o->seq_lens != op.seq_lens or
+           o->constant_weights != op.constant_weights or not stackable_inputs(*next))
+            break;
+        // W, R and B are read where the stack runs: at its first layer
+        const auto& in = (*next)->inputs();
+        if(not std::all_of(in.begin() + 1, in.begin() + 4, [&](instruction_ref w) { return before(w, ins); }))
+            break;
+        stack.push_back(*next);
+    }
+    return stack;
 }
 
 MIGRAPHX_REGISTER_OP(rnn)

@@ -10,6 +10,7 @@
 #include <migraphx/instruction.hpp>
 #include <migraphx/shape.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ namespace gpu {
 /// same in both directions. sequence_lens: none, or a constant with every row in 1..seq (rows
 /// that stop early are padded with zeros, as ONNX asks). The weights are copied into cuDNN's
 /// weight space at the first run (and at every run unless constant_weights).
+/// A stack (layers > 1: each layer's input the previous layer's Y, as PyTorch's num_layers exports
+/// it; rnn_stack) is one call too: inputs X, then W, R and B of each layer, then the output buffer,
+/// whose Y_h and Y_c hold every layer's {dirs, batch, hidden} in turn; no initial states.
 struct rnn
 {
     std::string cell = "lstm"; // lstm, gru, rnn_tanh, rnn_relu
@@ -36,6 +40,11 @@ struct rnn
     bool bidirectional      = false;
     std::vector<std::int32_t> seq_lens; // per row; empty: every row the whole sequence
     bool constant_weights = false;
+    /// cuDNN's algorithm (standard, persist_static, persist_static_small_h): "" until finalize
+    /// chooses one (MIGRAPHX_GPU_RNN_ALGO's, else the fastest measured); a loaded program keeps
+    /// the one it was saved with where cuDNN still accepts it.
+    std::string algo;
+    std::size_t layers = 1;
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
@@ -44,6 +53,8 @@ struct rnn
         f(self.bidirectional, "bidirectional");
         f(self.seq_lens, "seq_lens");
         f(self.constant_weights, "constant_weights");
+        f(self.algo, "algo");
+        f(self.layers, "layers");
     }
     std::string name() const { return "gpu::rnn"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
@@ -62,13 +73,27 @@ struct rnn_parts
 {
     std::size_t y = 0, h = 0, c = 0, total = 0;
 };
-rnn_parts rnn_layout(std::size_t seq, std::size_t batch, std::size_t dirs, std::size_t hidden, bool lstm);
+rnn_parts rnn_layout(std::size_t seq, std::size_t batch, std::size_t dirs, std::size_t hidden, bool lstm,
+                     std::size_t layers = 1);
 
 /// gpu::rnn for ins (an lstm, gru or rnn instruction) where cuDNN computes what it asks (above),
-/// its tuple used only through get_tuple_elem; else nothing. Only with MIGRAPHX_GPU_CUDNN_RNN=1
-/// for now: the op has not yet run on a device (its device tests are written, not yet run), so
-/// by default the recurrences stay unrolled, as before.
+/// its tuple used only through get_tuple_elem; else nothing (and with MIGRAPHX_GPU_CUDNN_RNN=0:
+/// the recurrences are unrolled instead).
 std::optional<rnn> cudnn_rnn_for(instruction_ref ins);
+
+/// ins (taken by cudnn_rnn_for as op) and the layers after it that cuDNN runs with it as one
+/// stack: each the next one's X through its Y's reshape (and a bidirectional Y's transpose to
+/// {seq, batch, dirs * hidden}) alone, the same cell, size, direction and lengths, biases
+/// present, initial states absent or constant zeros, weights defined before ins (`before`).
+/// Just {ins} where there is no next layer. MIGRAPHX_GPU_RNN_STACK=1 for now (not yet run on a
+/// device).
+std::vector<instruction_ref> rnn_stack(instruction_ref ins,
+                                       const rnn& op,
+                                       const std::function<const rnn*(instruction_ref)>& taken,
+                                       const std::function<bool(instruction_ref, instruction_ref)>& before);
+
+/// Forgets the algorithms gpu::rnn chose in this process (as forget_tuning_choices, for tests).
+void forget_rnn_choices();
 
 } // namespace gpu
 } // namespace migraphx

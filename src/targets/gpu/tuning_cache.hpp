@@ -13,7 +13,7 @@
 // a hash collision or a damaged file costs a measurement, never a wrong choice. Failures to
 // write (an unwritable folder) are silent: the cache only saves time.
 // No CUDA here (testable on any host); the keys and values are convolution.cpp's and
-// gemm_search.cpp's (a cuBLASLt algorithm as 128 hex digits).
+// gemm_search.cpp's (a cuBLASLt algorithm as 128 hex digits) and rnn.cpp's (a cuDNN RNN algorithm by name).
 
 #include <cstddef>
 #include <optional>
@@ -62,7 +62,7 @@ class tuning_cache
     std::string dir_;
 };
 
-/// Forgets the choices convolution.cpp and gemm_search.cpp made in this process (their
+/// Forgets the choices convolution.cpp, gemm_search.cpp and rnn.cpp made in this process (their
 /// in-process caches and the built backend plans), so that the next compile reads the tuning
 /// cache again, as a new process would. For tests.
 void forget_tuning_choices();
