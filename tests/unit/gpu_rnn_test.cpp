@@ -417,6 +417,13 @@ TEST(gpu_rnn, the_algorithm_is_measured_once_and_a_bad_name_refused_on_device)
     MIGX_REQUIRE_GPU();
     rnn_case c;
     c.seq = 16;
+    auto standard = [&] {
+        auto p = make_rnn_program(c);
+        p.compile(migraphx::get_target("gpu"));
+        return migx_test::text(p);
+    }();
+    EXPECT_NE(standard.find("algo=standard"), std::string::npos) << "the default" << standard;
+    migx_test::scoped_env measured{"MIGRAPHX_GPU_RNN_ALGO", "measured"};
     auto compiled = [&] {
         auto p = make_rnn_program(c);
         p.compile(migraphx::get_target("gpu"));

@@ -35,7 +35,8 @@ fi
 [ "${UNROLLED:-1}" = 0 ] || step 200 env MIGRAPHX_GPU_CUDNN_RNN=0 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
   --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
 for m in ${models//,/ }; do
-  for f in ${ALGO_PRECISIONS:-"" --fp16}; do
+  for prec in ${ALGO_PRECISIONS:-fp32 fp16}; do
+    [ $prec = fp16 ] && f=--fp16 || f=
     for file in /tmp/gr/${m}_b*.onnx; do
       for a in measured standard ${ALGOS:-persist_static persist_static_small_h}; do
         [ $a = measured ] && sel= || sel=$a

@@ -41,8 +41,8 @@ struct rnn
     std::vector<std::int32_t> seq_lens; // per row; empty: every row the whole sequence
     bool constant_weights = false;
     /// cuDNN's algorithm (standard, persist_static, persist_static_small_h): "" until finalize
-    /// chooses one (MIGRAPHX_GPU_RNN_ALGO's, else the fastest measured); a loaded program keeps
-    /// the one it was saved with where cuDNN still accepts it.
+    /// chooses one (MIGRAPHX_GPU_RNN_ALGO's, `measured`: the fastest; else standard); a loaded
+    /// program keeps the one it was saved with where cuDNN still accepts it.
     std::string algo;
     std::size_t layers = 1;
     template <class Self, class F>
