@@ -40,6 +40,16 @@ rnn_case bidirectional(rnn_case c)
     return c;
 }
 
+/// c at other sizes.
+rnn_case sized(rnn_case c, std::size_t seq, std::size_t batch, std::size_t input, std::size_t hidden)
+{
+    c.seq    = seq;
+    c.batch  = batch;
+    c.input  = input;
+    c.hidden = hidden;
+    return c;
+}
+
 /// PyTorch's GRU (linear_before_reset), both directions.
 rnn_case torch_gru()
 {
@@ -314,12 +324,8 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 TEST(gpu_rnn, half_matches_ref_on_device)
 {
     MIGX_REQUIRE_GPU();
-    rnn_case c = bidirectional(rnn_case{});
-    c.seq      = 6;
-    c.batch    = 3;
-    c.input    = 16;
-    c.hidden   = 16;
-    c.h0       = true;
+    auto c = sized(bidirectional(rnn_case{}), 6, 3, 16, 16);
+    c.h0   = true;
     auto p     = make_rnn_program(c);
     migraphx::quantize_fp16(p);
     auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));
@@ -330,11 +336,7 @@ TEST(gpu_rnn, half_matches_ref_on_device)
 TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)
 {
     MIGX_REQUIRE_GPU();
-    rnn_case c;
-    c.seq    = 40;
-    c.batch  = 5;
-    c.input  = 24;
-    c.hidden = 64;
+    auto c = sized(rnn_case{}, 40, 5, 24, 64);
     c.h0 = c.c0 = true;
     EXPECT_EQ(occurrences(check(c, 1e-3, 1e-4), "gpu::rnn["), 1u);
 }
@@ -370,8 +372,7 @@ TEST(gpu_rnn, a_stack_matches_ref_on_device)
 {
     MIGX_REQUIRE_GPU();
     migx_test::scoped_env on{"MIGRAPHX_GPU_RNN_STACK", "1"};
-    auto big = bidirectional(rnn_case{});
-    big.seq = 10, big.batch = 3, big.input = 8, big.hidden = 16;
+    auto big = sized(bidirectional(rnn_case{}), 10, 3, 8, 16);
     for(auto c : {rnn_case{}, big, torch_gru()})
     {
         auto p = make_stack_program(c, 3);
@@ -388,11 +389,7 @@ TEST(gpu_rnn, each_algorithm_matches_ref_on_device)
 {
     // MIGRAPHX_GPU_RNN_ALGO forces one (the standard one where cuDNN refuses it for the problem).
     MIGX_REQUIRE_GPU();
-    auto lstm = bidirectional(rnn_case{});
-    lstm.seq    = 12;
-    lstm.batch  = 4;
-    lstm.input  = 16;
-    lstm.hidden = 32;
+    auto lstm = sized(bidirectional(rnn_case{}), 12, 4, 16, 32);
     lstm.h0 = lstm.c0 = true;
     auto gru    = torch_gru();
     gru.hidden  = 32;

@@ -1,5 +1,7 @@
 #include "targets/gpu/rnn.hpp"
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/cudnn_graph.hpp"
+#include "targets/gpu/cudnn_graph_spec.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include "ops/rnn_common.hpp"
@@ -7,7 +9,6 @@
 #include <migraphx/register_op.hpp>
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -142,7 +143,10 @@ struct rnn::plan
     };
     std::vector<copy> copies;
     std::mutex m;
-    std::vector<const void*> loaded_from; // the weights of the last load
+    /// The inputs the copies read (each layer's W, R and B), and where they were at the last load.
+    std::vector<std::size_t> weight_inputs;
+    std::vector<const void*> loaded_from;
+    std::size_t hx = 0, cx = 0; // the initial states' inputs; 0: none
 
     plan()                       = default;
     plan(const plan&)            = delete;
@@ -168,21 +172,12 @@ struct rnn_sizes
     std::size_t x, y, state;
 };
 
-/// A CUDA event for the length of a scope.
-struct event
-{
-    cudaEvent_t e = nullptr;
-    event() { MIGX_CUDA_CHECK(cudaEventCreate(&e)); }
-    event(const event&)            = delete;
-    event& operator=(const event&) = delete;
-    ~event() { cudaEventDestroy(e); }
-};
-
-/// Milliseconds of p's forward call as described now (the fastest of 5 after 2 warm-ups) on
-/// zeroed scratch buffers of the problem's sizes; nullopt where cuDNN refuses the call.
+/// Milliseconds per call of p's forward call as described now, recorded and replayed as a
+/// compiled program runs it (dnn::time_on_stream), on zeroed scratch buffers of the problem's
+/// sizes; nullopt where cuDNN refuses the call or it cannot be recorded.
 std::optional<double> time_forward(gpu_context& g, const rnn::plan& p, bool lstm, const rnn_sizes& n)
 {
-    auto dnn            = g.get().dnn;
+    auto dnn           = g.get().dnn;
     std::size_t wbytes = 0;
     if(cudnnGetRNNWeightSpaceSize(dnn, p.desc, &wbytes) != CUDNN_STATUS_SUCCESS)
         return std::nullopt;
@@ -191,25 +186,13 @@ std::optional<double> time_forward(gpu_context& g, const rnn::plan& p, bool lstm
     auto ws = p.workspace > 0 ? device_alloc(p.workspace) : nullptr;
     MIGX_CUDA_CHECK(cudaMemsetAsync(x.get(), 0, n.x, g.stream()));
     MIGX_CUDA_CHECK(cudaMemsetAsync(w.get(), 0, wbytes, g.stream()));
-    event start, stop;
-    float best = -1;
-    for(int i = 0; i < 7; i++)
-    {
-        MIGX_CUDA_CHECK(cudaEventRecord(start.e, g.stream()));
-        auto st = cudnnRNNForward(dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
-                                  reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, x.get(), p.y, y.get(), p.h,
-                                  nullptr, hy.get(), p.h, nullptr, lstm ? cy.get() : nullptr, wbytes, w.get(),
-                                  p.workspace, ws.get(), 0, nullptr);
-        MIGX_CUDA_CHECK(cudaEventRecord(stop.e, g.stream()));
-        MIGX_CUDA_CHECK(cudaEventSynchronize(stop.e));
-        if(st != CUDNN_STATUS_SUCCESS)
-            return std::nullopt;
-        float ms = 0;
-        MIGX_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
-        if(i >= 2 and (best < 0 or ms < best))
-            best = ms;
-    }
-    return best;
+    auto run = [&] {
+        return cudnnRNNForward(dnn, p.desc, CUDNN_FWD_MODE_INFERENCE, reinterpret_cast<const int32_t*>(p.seq_lens.get()),
+                               p.x, x.get(), p.y, y.get(), p.h, nullptr, hy.get(), p.h, nullptr,
+                               lstm ? cy.get() : nullptr, wbytes, w.get(), p.workspace, ws.get(), 0,
+                               nullptr) == CUDNN_STATUS_SUCCESS;
+    };
+    return dnn::time_on_stream(g.stream(), run, 5);
 }
 
 /// The fastest algorithm cuDNN accepts for the problem (set_up(a) describes p with a and says
@@ -234,22 +217,18 @@ std::string algorithm_for(gpu_context& g, const rnn::plan& p, const std::string&
         best = *v;
     else
     {
-        double best_ms = 0;
+        std::vector<std::optional<double>> times;
         for(const auto& [name, a] : rnn_algos)
         {
-            auto timed = set_up(a) ? time_forward(g, p, lstm, n) : std::nullopt;
-            double ms  = timed.value_or(-1);
+            times.push_back(set_up(a) ? time_forward(g, p, lstm, n) : std::nullopt);
             if(trace_cudnn())
                 std::cerr << "cudnn: " << problem << ": rnn algorithm " << name << " "
-                          << (ms >= 0 ? std::to_string(ms) + " ms" : std::string("refused")) << "\n";
-            if(ms >= 0 and (best.empty() or ms < best_ms))
-            {
-                best    = name;
-                best_ms = ms;
-            }
+                          << (times.back() ? std::to_string(*times.back()) + " ms" : std::string("refused")) << "\n";
         }
-        if(best.empty())
+        auto k = dnn::fastest(times);
+        if(k < 0)
             MIGRAPHX_THROW("gpu::rnn: cuDNN accepts no algorithm for " + problem);
+        best = rnn_algos.at(static_cast<std::size_t>(k)).first;
         tc.write(disk_key, best);
     }
     if(trace_cudnn())
@@ -424,6 +403,9 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     for(std::size_t l = 0; l < layers; l++)
     {
         auto li = inputs_of_layer(*this, in, l);
+        p->weight_inputs.insert(p->weight_inputs.end(), {li.w, li.r});
+        if(li.b != 0)
+            p->weight_inputs.push_back(li.b);
         // the first layer reads X, the others the layer before's Y (both directions)
         auto in_cols = l == 0 ? x.lens()[2] : uD * uH;
         for(std::size_t d = 0; d < uD; d++)
@@ -452,6 +434,10 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
             }
         }
     }
+    p->loaded_from.assign(p->weight_inputs.size(), nullptr);
+    // a stack starts from zeros
+    p->hx = layers == 1 and present(in, 5) ? 5 : 0;
+    p->cx = layers == 1 and cell == "lstm" and present(in, 6) ? 6 : 0;
     g.reserve_workspace(p->workspace);
     cache = p;
 }
@@ -462,32 +448,26 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
         MIGRAPHX_THROW(name() + ": run before finalize");
     auto& g = get_gpu_context(ctx);
     auto& p = *cache;
-    std::vector<shape> in;
-    for(std::size_t i = 0; i + 1 < args.size(); i++)
-        in.push_back(args[i].get_shape());
     {
         // Constant weights are loaded once (the first run is never recorded: ir/replay.hpp).
-        std::vector<const void*> from;
-        for(std::size_t l = 0; l < layers; l++)
-        {
-            auto li = inputs_of_layer(*this, in, l);
-            from.insert(from.end(), {args[li.w].data(), args[li.r].data(), li.b != 0 ? args[li.b].data() : nullptr});
-        }
         std::lock_guard<std::mutex> lock(p.m);
-        if(not constant_weights or from != p.loaded_from)
+        bool loaded = constant_weights and std::equal(p.weight_inputs.begin(), p.weight_inputs.end(),
+                                                      p.loaded_from.begin(),
+                                                      [&](std::size_t i, const void* at) { return args[i].data() == at; });
+        if(not loaded)
         {
             for(const auto& c : p.copies)
                 MIGX_CUDA_CHECK(cudaMemcpyAsync(p.weights.get() + c.to, args[c.input].data() + c.from, c.bytes,
                                                 cudaMemcpyDeviceToDevice, g.stream()));
-            p.loaded_from = from;
+            for(std::size_t k = 0; k < p.weight_inputs.size(); k++)
+                p.loaded_from[k] = args[p.weight_inputs[k]].data();
         }
     }
     const auto& out = args.back();
     auto es         = out.get_shape().type_size();
     char* base      = out.data();
-    bool states     = layers == 1; // a stack starts from zeros
-    const void* hx  = states and present(in, 5) ? args[5].data() : nullptr;
-    const void* cx  = states and cell == "lstm" and present(in, 6) ? args[6].data() : nullptr;
+    const void* hx  = p.hx != 0 ? args[p.hx].data() : nullptr;
+    const void* cx  = p.cx != 0 ? args[p.cx].data() : nullptr;
     void* cy        = cell == "lstm" ? base + p.parts.c * es : nullptr;
     MIGX_CUDA_CHECK(cudnnRNNForward(g.get().dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
                                     reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, args[0].data(), p.y,
