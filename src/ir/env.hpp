@@ -28,6 +28,10 @@ inline long env_level(const char* name)
 
 inline bool env_enabled(const char* name) { return env_level(name) > 0; }
 
+/// Whether a switch that is on by default is turned off: set, and not to a positive level
+/// (MIGRAPHX_GPU_RNN_STACK=0 or =off; unset is on).
+inline bool env_disabled(const char* name) { return not env_string(name).empty() and not env_enabled(name); }
+
 } // namespace migraphx
 
 #endif

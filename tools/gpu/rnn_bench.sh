@@ -1,12 +1,14 @@
 # The recurrent models on the GPU machine (gpu::rnn, cuDNN's recurrent kernels): the gpu_rnn unit
 # tests, then bench/gpu/run.py on lstm, speech_gru and crnn against PyTorch eager (cuDNN's RNN
-# kernels too), fp32 and fp16, with gpu::rnn (bench_rnn.md) and with the recurrence unrolled
-# (MIGRAPHX_GPU_CUDNN_RNN=0, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu (fp32 and
-# fp16, against ref) on each model's batch-1 export, and each of cuDNN's algorithms
-# (MIGRAPHX_GPU_RNN_ALGO) timed beside the measured choice (algos.txt, with the choice's trace);
-# with MIGRAPHX_GPU_RNN_STACK=1 (bench_stack.md, verify). Logs in $OUT (rnn.log).
-#   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] [UNROLLED=0] [STACK=0]
-#     [UNIT=<gtest filter>] bash tools/gpu/rnn_bench.sh
+# kernels too), fp32 and fp16, with the defaults (stacked layers, each problem's algorithm
+# measured: bench_rnn.md), one call a layer with the standard algorithm (MIGRAPHX_GPU_RNN_STACK=0
+# MIGRAPHX_GPU_RNN_ALGO=standard, session 32's form: bench_standard.md) and with the recurrence
+# unrolled (MIGRAPHX_GPU_CUDNN_RNN=0, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu
+# (fp32 and fp16, against ref) on each model's batch-1 export in both forms, and each of cuDNN's
+# algorithms (MIGRAPHX_GPU_RNN_ALGO) timed beside the measured choice (algos.txt, with the choice's
+# trace). Logs in $OUT (rnn.log).
+#   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] [UNROLLED=0]
+#     [STANDARD=0] [ALGO_TABLE=0] [UNIT=<gtest filter>] bash tools/gpu/rnn_bench.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 . "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
@@ -23,27 +25,28 @@ MIGRAPHX_TRACE_CUDA_GRAPH=1 timeout 60 $B /tmp/gr/speech_gru_b1.onnx --runs 5 > 
 for m in ${models//,/ }; do
   for f in "" --fp16; do step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
 done
-# stacked layers (MIGRAPHX_GPU_RNN_STACK=1: one gpu::rnn for PyTorch's num_layers); STACK=0 skips it
-if [ "${STACK:-1}" != 0 ]; then
-  step 240 env MIGRAPHX_GPU_RNN_STACK=1 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
-    --runs $runs --out $OUT/bench_stack.md
+# one call a layer, the standard algorithm (session 32's form); STANDARD=0 skips it
+if [ "${STANDARD:-1}" != 0 ]; then
+  std="env MIGRAPHX_GPU_RNN_STACK=0 MIGRAPHX_GPU_RNN_ALGO=standard"
+  step 240 $std $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
+    --runs $runs --out $OUT/bench_standard.md
   for m in ${models//,/ }; do
-    for f in "" --fp16; do step 60 env MIGRAPHX_GPU_RNN_STACK=1 $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
+    for f in "" --fp16; do step 60 $std $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
   done
 fi
 # unrolled: batch 1 only (its many generated kernels compile with NVRTC first); UNROLLED=0 skips it
 [ "${UNROLLED:-1}" = 0 ] || step 200 env MIGRAPHX_GPU_CUDNN_RNN=0 $PY bench/gpu/run.py --migx $B --work /tmp/gr --models $models --compile none \
   --batches "lstm=1;speech_gru=1;crnn=1" --runs ${UNROLLED_RUNS:-$runs} --out $OUT/bench_unrolled.md
+[ "${ALGO_TABLE:-1}" = 0 ] && models=
 for m in ${models//,/ }; do
   for prec in ${ALGO_PRECISIONS:-fp32 fp16}; do
     [ $prec = fp16 ] && f=--fp16 || f=
     for file in /tmp/gr/${m}_b*.onnx; do
       for a in measured standard ${ALGOS:-persist_static persist_static_small_h}; do
-        [ $a = measured ] && sel= || sel=$a
-        echo "algo $a $(basename $file) $f: $(MIGRAPHX_GPU_RNN_ALGO=$sel timeout 60 $B $file $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
+        echo "algo $a $(basename $file) $f: $(MIGRAPHX_GPU_RNN_STACK=0 MIGRAPHX_GPU_RNN_ALGO=$a timeout 60 $B $file $f --runs $runs 2>&1 | tail -1)" >> $OUT/algos.txt
       done
       # what the measurement saw (a cache of its own: measured, not read back)
-      MIGRAPHX_GPU_CACHE_DIR=off MIGRAPHX_TRACE_CUDNN=1 timeout 60 $B $file $f --runs 2 2>&1 | grep "rnn algorithm" >> $OUT/algos.txt
+      MIGRAPHX_GPU_RNN_STACK=0 MIGRAPHX_GPU_CACHE_DIR=off MIGRAPHX_TRACE_CUDNN=1 timeout 60 $B $file $f --runs 2 2>&1 | grep "rnn algorithm" >> $OUT/algos.txt
     done
   done
 done

@@ -76,11 +76,6 @@ struct rnn_choices
 
 bool trace_cudnn() { return env_enabled("MIGRAPHX_TRACE_CUDNN"); }
 
-/// Whether a compile measures the algorithms when MIGRAPHX_GPU_RNN_ALGO is unset. Not yet: the
-/// measurement (and the persistent algorithms' results) have not run on a device; the standard
-/// algorithm has (session 32).
-constexpr bool measure_by_default = false;
-
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
 /// A cuDNN tensor descriptor for the length of a scope.
@@ -166,34 +161,57 @@ struct rnn::plan
 
 namespace {
 
-/// Scratch sizes of one forward call, in bytes: X, Y and one state (h or c).
+/// Scratch sizes of one forward call, in bytes: X, Y and one state (h or c); whether the op reads
+/// initial states (hx, cx).
 struct rnn_sizes
 {
     std::size_t x, y, state;
+    bool initial_states;
 };
 
-/// Milliseconds per call of p's forward call as described now, recorded and replayed as a
-/// compiled program runs it (dnn::time_on_stream), on zeroed scratch buffers of the problem's
-/// sizes; nullopt where cuDNN refuses the call or it cannot be recorded.
-std::optional<double> time_forward(gpu_context& g, const rnn::plan& p, bool lstm, const rnn_sizes& n)
+/// One forward call of p as described now on zeroed scratch buffers of the problem's sizes: to
+/// try an algorithm (cuDNN accepts some in the descriptor and refuses them only when called) or
+/// to time it.
+struct forward_trial
 {
-    auto dnn           = g.get().dnn;
+    forward_trial(gpu_context& gc, const rnn::plan& pl, bool is_lstm, const rnn_sizes& n) : g(gc), p(pl), lstm(is_lstm)
+    {
+        if(cudnnGetRNNWeightSpaceSize(g.get().dnn, p.desc, &wbytes) != CUDNN_STATUS_SUCCESS)
+            return;
+        x = device_alloc(n.x), y = device_alloc(n.y), hy = device_alloc(n.state), cy = device_alloc(n.state);
+        if(n.initial_states)
+            hx = device_alloc(n.state), cx = device_alloc(n.state);
+        w  = device_alloc(wbytes);
+        ws = p.workspace > 0 ? device_alloc(p.workspace) : nullptr;
+        for(const auto& [b, bytes] : {std::pair{&x, n.x}, {&w, wbytes}, {&hx, n.state}, {&cx, n.state}})
+            if(*b)
+                MIGX_CUDA_CHECK(cudaMemsetAsync(b->get(), 0, bytes, g.stream()));
+    }
+    /// Whether cuDNN ran the call (enqueued on g's stream).
+    bool call() const
+    {
+        return w and cudnnRNNForward(g.get().dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
+                                     reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, x.get(), p.y, y.get(),
+                                     p.h, hx.get(), hy.get(), p.h, lstm ? cx.get() : nullptr,
+                                     lstm ? cy.get() : nullptr, wbytes, w.get(), p.workspace, ws.get(), 0,
+                                     nullptr) == CUDNN_STATUS_SUCCESS;
+    }
+    /// Whether cuDNN runs the call to the end.
+    bool runs() const { return call() and cudaStreamSynchronize(g.stream()) == cudaSuccess; }
+    /// Milliseconds per call, recorded and replayed as a compiled program runs it
+    /// (dnn::time_on_stream); nullopt where cuDNN refuses the call or it cannot be recorded.
+    std::optional<double> time() const
+    {
+        return dnn::time_on_stream(g.stream(), [&] { return call(); }, 5);
+    }
+
+    private:
+    gpu_context& g;
+    const rnn::plan& p;
+    bool lstm;
     std::size_t wbytes = 0;
-    if(cudnnGetRNNWeightSpaceSize(dnn, p.desc, &wbytes) != CUDNN_STATUS_SUCCESS)
-        return std::nullopt;
-    auto x = device_alloc(n.x), y = device_alloc(n.y), hy = device_alloc(n.state), cy = device_alloc(n.state);
-    auto w  = device_alloc(wbytes);
-    auto ws = p.workspace > 0 ? device_alloc(p.workspace) : nullptr;
-    MIGX_CUDA_CHECK(cudaMemsetAsync(x.get(), 0, n.x, g.stream()));
-    MIGX_CUDA_CHECK(cudaMemsetAsync(w.get(), 0, wbytes, g.stream()));
-    auto run = [&] {
-        return cudnnRNNForward(dnn, p.desc, CUDNN_FWD_MODE_INFERENCE, reinterpret_cast<const int32_t*>(p.seq_lens.get()),
-                               p.x, x.get(), p.y, y.get(), p.h, nullptr, hy.get(), p.h, nullptr,
-                               lstm ? cy.get() : nullptr, wbytes, w.get(), p.workspace, ws.get(), 0,
-                               nullptr) == CUDNN_STATUS_SUCCESS;
-    };
-    return dnn::time_on_stream(g.stream(), run, 5);
-}
+    std::shared_ptr<char> x, y, hx, hy, cx, cy, w, ws;
+};
 
 /// The fastest algorithm cuDNN accepts for the problem (set_up(a) describes p with a and says
 /// whether cuDNN accepts it): this process's choice, else the tuning cache's, else measured
@@ -220,7 +238,7 @@ std::string algorithm_for(gpu_context& g, const rnn::plan& p, const std::string&
         std::vector<std::optional<double>> times;
         for(const auto& [name, a] : rnn_algos)
         {
-            times.push_back(set_up(a) ? time_forward(g, p, lstm, n) : std::nullopt);
+            times.push_back(set_up(a) ? forward_trial(g, p, lstm, n).time() : std::nullopt);
             if(trace_cudnn())
                 std::cerr << "cudnn: " << problem << ": rnn algorithm " << name << " "
                           << (times.back() ? std::to_string(*times.back()) + " ms" : std::string("refused")) << "\n";
@@ -344,25 +362,32 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
                                     g.stream()));
     MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // lens lives on this stack
 
-    // The algorithm: MIGRAPHX_GPU_RNN_ALGO's (`measured`: the fastest cuDNN accepts for the
-    // problem, algorithm_for), else the one a loaded program was saved with, else the standard one
-    // (measure_by_default).
+    // The algorithm: MIGRAPHX_GPU_RNN_ALGO's where it names one (the standard one where cuDNN
+    // refuses it), else the one a loaded program was saved with, else the fastest cuDNN runs for
+    // the problem (algorithm_for: measured once, kept in the tuning cache).
     std::size_t reserve = 0;
     auto set_up = [&](cudnnRNNAlgo_t a) {
         return describe(a) == CUDNN_STATUS_SUCCESS and
                cudnnGetRNNTempSpaceSizes(dnn, p->desc, CUDNN_FWD_MODE_INFERENCE, p->x, &p->workspace, &reserve) ==
                    CUDNN_STATUS_SUCCESS;
     };
+    auto cells = static_cast<std::size_t>(D * N * H);
+    rnn_sizes sizes{x.bytes(), static_cast<std::size_t>(T) * cells * x.type_size(), layers * cells * x.type_size(),
+                    layers == 1 and present(in, 5)};
+    // accepted in the descriptor and run by cuDNN (it refuses some only when called)
+    auto runs = [&](cudnnRNNAlgo_t a) { return set_up(a) and forward_trial(g, *p, cell == "lstm", sizes).runs(); };
     auto forced = env_string("MIGRAPHX_GPU_RNN_ALGO");
     if(not forced.empty() and forced != "measured" and not algo_named(forced))
         MIGRAPHX_THROW("MIGRAPHX_GPU_RNN_ALGO: '" + forced +
                        "' is not one of standard, persist_static, persist_static_small_h, measured");
-    bool saved   = forced.empty() and algo_named(algo) and set_up(*algo_named(algo)); // a loaded program's
-    bool measure = forced == "measured" or (forced.empty() and measure_by_default);
+    bool saved   = forced.empty() and algo_named(algo) and runs(*algo_named(algo)); // a loaded program's
+    bool measure = forced.empty() or forced == "measured";
     if(not saved and not measure)
     {
-        auto want = forced.empty() ? std::string("standard") : forced;
-        algo      = set_up(*algo_named(want)) ? want : "standard"; // refused: the standard one
+        algo = forced == "standard" or runs(*algo_named(forced)) ? forced : "standard";
+        if(algo != forced and trace_cudnn())
+            std::cerr << "cudnn: " << cell << " seq " << T << " batch " << N << " hidden " << H << " dirs " << D
+                      << ": rnn algorithm " << forced << " refused, standard instead\n";
     }
     else if(not saved)
     {
@@ -371,10 +396,7 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
                 << " layers " << L << " " << x.type_string() << " math " << static_cast<int>(math) << " lens";
         for(auto l : lens)
             problem << " " << l;
-        auto cells = static_cast<std::size_t>(D * N * H);
-        algo       = algorithm_for(g, *p, problem.str(), set_up, cell == "lstm",
-                                   {x.bytes(), static_cast<std::size_t>(T) * cells * x.type_size(),
-                                    layers * cells * x.type_size()});
+        algo = algorithm_for(g, *p, problem.str(), set_up, cell == "lstm", sizes);
     }
     if(not set_up(*algo_named(algo)))
         MIGRAPHX_THROW(name() + ": cuDNN refuses the " + algo + " algorithm it accepted before");
@@ -481,7 +503,7 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
 {
     const auto& n = ins->name();
     // MIGRAPHX_GPU_CUDNN_RNN=0: the recurrences unrolled (rewrite_rnn) instead
-    bool off = not env_string("MIGRAPHX_GPU_CUDNN_RNN").empty() and not env_enabled("MIGRAPHX_GPU_CUDNN_RNN");
+    bool off = env_disabled("MIGRAPHX_GPU_CUDNN_RNN");
     if((n != "lstm" and n != "gru" and n != "rnn") or off)
         return std::nullopt;
     const auto& in = ins->inputs();
@@ -621,7 +643,7 @@ std::vector<instruction_ref> rnn_stack(instruction_ref ins,
                                        const std::function<bool(instruction_ref, instruction_ref)>& before)
 {
     std::vector<instruction_ref> stack{ins};
-    if(not env_enabled("MIGRAPHX_GPU_RNN_STACK") or not stackable_inputs(ins))
+    if(env_disabled("MIGRAPHX_GPU_RNN_STACK") or not stackable_inputs(ins))
         return stack;
     for(auto next = layer_fed_by(ins, op); next; next = layer_fed_by(*next, op))
     {
