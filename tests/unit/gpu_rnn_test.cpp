@@ -41,6 +41,13 @@ rnn_case bidirectional(rnn_case c)
     return c;
 }
 
+rnn_case reversed(rnn_case c)
+{
+    c.attrs["direction"] = "reverse";
+    c.dirs               = 1;
+    return c;
+}
+
 /// c at other sizes.
 rnn_case sized(rnn_case c, std::size_t seq, std::size_t batch, std::size_t input, std::size_t hidden)
 {
@@ -124,6 +131,9 @@ TEST(gpu_rnn, takes_what_cudnn_computes)
     EXPECT_EQ(taken(lstm)->cell, "lstm");
     EXPECT_TRUE(taken(lstm)->constant_weights);
     EXPECT_TRUE(taken(bidirectional(lstm))->bidirectional);
+    EXPECT_TRUE(taken(reversed(lstm))->reverse);
+    EXPECT_FALSE(taken(reversed(lstm))->bidirectional);
+    EXPECT_EQ(taken(reversed(lstm))->cudnn_dirs(), 2u);
 
     rnn_case gru;
     gru.op    = "gru";
@@ -158,9 +168,6 @@ TEST(gpu_rnn, leaves_what_cudnn_does_not)
     rnn_case gru; // ONNX's default GRU resets before the recurrent product; cuDNN's after
     gru.op = "gru";
     EXPECT_FALSE(taken(gru).has_value());
-    rnn_case reverse;
-    reverse.attrs = {{"direction", "reverse"}};
-    EXPECT_FALSE(taken(reverse).has_value());
     rnn_case clip;
     clip.attrs = {{"clip", 2.0f}};
     EXPECT_FALSE(taken(clip).has_value());
@@ -226,6 +233,30 @@ TEST(gpu_rnn, lowering_keeps_one_op_instead_of_the_unrolled_steps)
     EXPECT_NE(after.find("permutation={0, 2, 1, 3}"), std::string::npos) << after;
 }
 
+TEST(gpu_rnn, a_reverse_direction_is_the_second_of_a_bidirectional_call)
+{
+    // Before (MIGRAPHX_GPU_CUDNN_RNN=0): unrolled; after: one gpu::rnn (reverse=1) whose Y, Y_h
+    // and Y_c are views of the backward direction's part of cuDNN's buffer; not stacked.
+    auto c = reversed(rnn_case{});
+    c.h0 = c.c0 = true;
+    std::string before;
+    {
+        migx_test::scoped_env off{"MIGRAPHX_GPU_CUDNN_RNN", "0"};
+        before = migx_test::lowered_for_gpu(make_rnn_program(c));
+    }
+    auto after = migx_test::lowered_for_gpu(make_rnn_program(c));
+    EXPECT_EQ(occurrences(before, "gpu::rnn"), 0u) << before;
+    EXPECT_EQ(occurrences(after, "gpu::rnn["), 1u) << after;
+    EXPECT_NE(after.find("reverse=1"), std::string::npos) << after;
+    EXPECT_NE(after.find("bidirectional=0"), std::string::npos) << after;
+    EXPECT_EQ(occurrences(after, " lstm["), 0u) << after;
+    // the backward direction's slices: of Y {seq, batch, 2, hidden} on axis 2, of Y_h and Y_c on 0
+    EXPECT_NE(after.find("slice[axes={2},starts={1},ends={2}]"), std::string::npos) << after;
+    EXPECT_EQ(occurrences(after, "slice[axes={0},starts={1},ends={2}]"), 2u) << after;
+    auto stacked = make_stack_program(reversed(rnn_case{}), 2);
+    EXPECT_EQ(occurrences(migx_test::lowered_for_gpu(stacked), "gpu::rnn["), 2u);
+}
+
 TEST(gpu_rnn, a_stack_of_layers_lowers_to_one_op)
 {
     // Before (MIGRAPHX_GPU_RNN_STACK=0): a gpu::rnn a layer; after (the default): one for the
@@ -287,9 +318,10 @@ TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 TEST(gpu_rnn, lstm_matches_ref_on_device)
 {
     MIGX_REQUIRE_GPU();
-    for(int variant = 0; variant < 5; variant++)
+    for(int variant = 0; variant < 8; variant++)
     {
-        rnn_case c = variant % 2 == 0 ? rnn_case{} : bidirectional(rnn_case{});
+        // forward, bidirectional, reverse in turn
+        rnn_case c = variant % 3 == 0 ? rnn_case{} : variant % 3 == 1 ? bidirectional(rnn_case{}) : reversed(rnn_case{});
         c.h0       = variant == 2 or variant == 3;
         c.c0       = variant == 3;
         c.bias     = variant != 2 and variant != 4; // 4: no B and nothing after it (three inputs)
@@ -304,12 +336,15 @@ TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
     auto gru = torch_gru();
     gru.h0   = true;
     EXPECT_EQ(occurrences(check(gru), "gpu::rnn["), 1u);
+    auto backward = reversed(gru);
+    EXPECT_EQ(occurrences(check(backward), "gpu::rnn["), 1u);
     for(std::string f : {"tanh", "relu"})
     {
         rnn_case r;
         r.op    = "rnn";
         r.attrs = {{"actv_funcs", {f}}};
         EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 1u) << f;
+        EXPECT_EQ(occurrences(check(reversed(r)), "gpu::rnn["), 1u) << f << " reverse";
     }
 }
 
@@ -320,6 +355,10 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
     c.lens = "short"; // the last row stops after one step: Y is zero past it
     c.h0   = true;
     EXPECT_EQ(occurrences(check(c), "gpu::rnn["), 1u);
+    auto r = reversed(rnn_case{}); // reverse: each row starts from its own last step
+    r.lens = "short";
+    r.h0 = r.c0 = true;
+    EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 1u);
     rnn_case w; // W, R and B parameters: loaded into cuDNN's weight space every run
     w.weights_as_params = true;
     EXPECT_EQ(occurrences(check(w), "gpu::rnn["), 1u);
@@ -328,13 +367,15 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
 TEST(gpu_rnn, half_matches_ref_on_device)
 {
     MIGX_REQUIRE_GPU();
-    auto c = sized(bidirectional(rnn_case{}), 6, 3, 16, 16);
-    c.h0   = true;
-    auto p     = make_rnn_program(c);
-    migraphx::quantize_fp16(p);
-    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));
-    EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << t;
-    EXPECT_NE(t.find("half_type"), std::string::npos) << t;
+    for(auto c : {sized(bidirectional(rnn_case{}), 6, 3, 16, 16), sized(reversed(rnn_case{}), 6, 3, 16, 16)})
+    {
+        c.h0   = true;
+        auto p = make_rnn_program(c);
+        migraphx::quantize_fp16(p);
+        auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));
+        EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << t;
+        EXPECT_NE(t.find("half_type"), std::string::npos) << t;
+    }
 }
 
 TEST(gpu_rnn, a_longer_sequence_with_a_larger_state_on_device)

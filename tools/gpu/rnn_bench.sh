@@ -6,9 +6,9 @@
 # unrolled (MIGRAPHX_GPU_CUDNN_RNN=0, batch 1, bench_unrolled.md), then migraphx-driver verify --gpu
 # (fp32 and fp16, against ref) on each model's batch-1 export in both forms, and each of cuDNN's
 # algorithms (MIGRAPHX_GPU_RNN_ALGO) timed beside the measured choice (algos.txt, with the choice's
-# trace). Logs in $OUT (rnn.log).
+# trace), and a reverse-direction LSTM against its unrolled form (reverse.txt). Logs in $OUT (rnn.log).
 #   OUT=$OUT [RUNS=100] [MODELS=lstm,speech_gru,crnn] [ALGOS="persist_static persist_static_small_h"] [UNROLLED=0]
-#     [STANDARD=0] [ALGO_TABLE=0] [UNIT=<gtest filter>] bash tools/gpu/rnn_bench.sh
+#     [STANDARD=0] [ALGO_TABLE=0] [REVERSE=0] [UNIT=<gtest filter>] bash tools/gpu/rnn_bench.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 . "$(dirname "${BASH_SOURCE[0]}")/device_env.sh"
@@ -32,6 +32,20 @@ if [ "${STANDARD:-1}" != 0 ]; then
     --runs $runs --out $OUT/bench_standard.md
   for m in ${models//,/ }; do
     for f in "" --fp16; do step 60 $std $inst/bin/migraphx-driver verify --gpu $f --onnx /tmp/gr/${m}_b1.onnx; done
+  done
+fi
+# ONNX's reverse direction (tools/gpu/reverse_rnn_onnx.py: one reverse LSTM, as tf2onnx writes Keras'
+# go_backwards): verify against ref, then gpu::rnn's form against the unrolled one (reverse.txt);
+# REVERSE=0 skips it
+if [ "${REVERSE:-1}" != 0 ]; then
+  step 60 $PY tools/gpu/reverse_rnn_onnx.py /tmp/rev
+  for file in /tmp/rev/reverse_lstm_b*.onnx; do
+    for f in "" --fp16; do
+      step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx $file
+      for u in 1 0; do
+        echo "reverse $(basename $file) $f MIGRAPHX_GPU_CUDNN_RNN=$u: $(MIGRAPHX_GPU_CUDNN_RNN=$u timeout 120 $B $file $f --runs $runs 2>&1 | tail -1)" >> $OUT/reverse.txt
+      done
+    done
   done
 fi
 # unrolled: batch 1 only (its many generated kernels compile with NVRTC first); UNROLLED=0 skips it

@@ -901,16 +901,16 @@ struct lowerer
 
     /// ins's tuple elements (its get_tuple_elem users) as views of r, gpu::rnn's buffer: Y (where
     /// ins is the last layer of r), and Y_h, Y_c of ins's layer. A bidirectional Y (cuDNN's {seq,
-    /// batch, 2, hidden}) is ONNX's {seq, 2, batch, hidden} as a transposed view where every user
-    /// reads strided input (a transpose, usually back to {seq, batch, 2 * hidden}, or a pointwise
-    /// kernel), else copied.
+    /// batch, 2, hidden}) is ONNX's {seq, 2, batch, hidden} as a transposed view, a reverse one
+    /// the second direction's slice of it, where every user reads strided input (a transpose,
+    /// usually back to {seq, batch, 2 * hidden}, or a pointwise kernel), else copied.
     void rnn_views(instruction_ref ins, instruction_ref r, const rnn& op, std::size_t layer)
     {
         const auto& xs = r->inputs().front()->get_shape();
         auto T = xs.lens()[0], N = xs.lens()[1], H = op.hidden_size;
-        std::size_t D = op.bidirectional ? 2 : 1;
-        auto parts    = rnn_layout(T, N, D, H, op.cell == "lstm", op.layers);
-        auto users    = ins->outputs();
+        auto D     = op.cudnn_dirs();
+        auto parts = rnn_layout(T, N, D, H, op.cell == "lstm", op.layers);
+        auto users = ins->outputs();
         for(auto u : users)
         {
             auto part = [&](std::size_t start, const std::vector<std::size_t>& lens) {
@@ -925,6 +925,12 @@ struct lowerer
                 return m.insert_instruction(
                     u, make_op("reshape", {{"dims", std::vector<std::int64_t>(lens.begin(), lens.end())}}), s);
             };
+            // reverse: the backward direction (1) of a {.., 2, ..} view along axis
+            auto backward = [&](instruction_ref v, std::int64_t axis) {
+                return op.reverse ? m.insert_instruction(
+                                        u, make_op("slice", {{"axes", {axis}}, {"starts", {1}}, {"ends", {2}}}), v)
+                                  : v;
+            };
             auto k = u->get_operator().to_value().at("index").to<std::size_t>();
             if(k == 0 and layer + 1 < op.layers)
                 continue; // the next layer's input, inside the stack
@@ -934,7 +940,7 @@ struct lowerer
             else if(k == 0)
             {
                 v = m.insert_instruction(u, make_op("transpose", {{"permutation", {0, 2, 1, 3}}}),
-                                         part(parts.y, {T, N, 2, H}));
+                                         backward(part(parts.y, {T, N, 2, H}), 2));
                 bool strided_readers = std::all_of(u->outputs().begin(), u->outputs().end(), [](instruction_ref w) {
                     return w->name() == "transpose" or w->name() == "pointwise";
                 });
@@ -942,7 +948,7 @@ struct lowerer
                     v = copy_kernel(u, v);
             }
             else
-                v = part((k == 1 ? parts.h : parts.c) + layer * D * N * H, {D, N, H});
+                v = backward(part((k == 1 ? parts.h : parts.c) + layer * D * N * H, {D, N, H}), 0);
             m.replace_instruction(u, v);
         }
     }
@@ -983,8 +989,8 @@ struct lowerer
             if((op.layers > 1 or i != 4) and in[i]->get_shape().elements() > 0 and not in[i]->get_shape().standard())
                 in[i] = copy_kernel(ins, in[i]);
         const auto& xs = in[0]->get_shape();
-        std::size_t D  = op.bidirectional ? 2 : 1;
-        auto parts     = rnn_layout(xs.lens()[0], xs.lens()[1], D, op.hidden_size, op.cell == "lstm", op.layers);
+        auto parts = rnn_layout(xs.lens()[0], xs.lens()[1], op.cudnn_dirs(), op.hidden_size, op.cell == "lstm",
+                                op.layers);
         in.push_back(alloc(ins, shape{xs.type(), {parts.total}}));
         auto r = m.insert_instruction(ins, operation{op}, in);
         rnn_results[&*ins] = r;

@@ -142,6 +142,9 @@ struct rnn::plan
     std::vector<std::size_t> weight_inputs;
     std::vector<const void*> loaded_from;
     std::size_t hx = 0, cx = 0; // the initial states' inputs; 0: none
+    /// reverse: cuDNN's initial h, then c, each {2, batch, hidden}; state_bytes: one direction's
+    std::shared_ptr<char> states;
+    std::size_t state_bytes = 0;
 
     plan()                       = default;
     plan(const plan&)            = delete;
@@ -271,6 +274,8 @@ shape rnn::compute_shape(const std::vector<shape>& inputs) const
         MIGRAPHX_THROW(name() + ": unknown cell '" + cell + "'");
     if(layers == 0)
         MIGRAPHX_THROW(name() + ": layers must be at least 1");
+    if(reverse and (bidirectional or layers > 1))
+        MIGRAPHX_THROW(name() + ": reverse is one direction of one layer");
     auto dirs = bidirectional ? 2u : 1u;
     if(layers == 1 and (inputs.size() < 4 or inputs.size() > 8))
         MIGRAPHX_THROW(name() + ": expects X, W, R, optional B, sequence_lens, initial_h, initial_c, and the output");
@@ -288,7 +293,7 @@ shape rnn::compute_shape(const std::vector<shape>& inputs) const
         if(in.size() > (lstm ? 7u : 6u))
             MIGRAPHX_THROW(name() + ": peepholes are not taken");
         op::rnn_detail::rnn_shape(in, hidden_size, gate_count(cell), lstm,
-                                  bidirectional ? "bidirectional" : "forward", name());
+                                  bidirectional ? "bidirectional" : reverse ? "reverse" : "forward", name());
     }
     else
     {
@@ -311,7 +316,7 @@ shape rnn::compute_shape(const std::vector<shape>& inputs) const
     for(auto l : seq_lens)
         if(l < 1 or static_cast<std::size_t>(l) > seq)
             MIGRAPHX_THROW(name() + ": every sequence length must be in 1.." + std::to_string(seq));
-    auto want = rnn_layout(seq, batch, dirs, hidden_size, lstm, layers).total;
+    auto want = rnn_layout(seq, batch, cudnn_dirs(), hidden_size, lstm, layers).total;
     const auto& out = inputs.back();
     if(out.type() != x.type() or out.elements() != want or not out.standard())
         MIGRAPHX_THROW(name() + ": the output buffer must be " + std::to_string(want) + " standard elements of X's type");
@@ -327,7 +332,7 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     const auto& x = in[0];
     auto T = static_cast<int>(x.lens()[0]), N = static_cast<int>(x.lens()[1]), I = static_cast<int>(x.lens()[2]);
     auto H    = static_cast<int>(hidden_size);
-    int D     = bidirectional ? 2 : 1;
+    int D     = static_cast<int>(cudnn_dirs());
     bool half = x.type() == shape::half_type;
     auto dt   = half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
     // float in plain FP32 unless MIGRAPHX_GPU_TF32=1 (as the convolutions); half on tensor cores.
@@ -430,8 +435,10 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
             p->weight_inputs.push_back(li.b);
         // the first layer reads X, the others the layer before's Y (both directions)
         auto in_cols = l == 0 ? x.lens()[2] : uD * uH;
-        for(std::size_t d = 0; d < uD; d++)
+        // ONNX's direction d is cuDNN's d, and reverse's one cuDNN's second (backward) one
+        for(std::size_t d = 0; d < (bidirectional ? 2u : 1u); d++)
         {
+            auto cudnn_d = reverse ? 1 : d;
             for(std::size_t g2 = 0; g2 < G; g2++)
             {
                 for(std::size_t r = 0; r < 2; r++) // W, then R
@@ -439,7 +446,7 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
                     auto id    = cudnn_gate(cell, g2) + static_cast<int>(r * G);
                     void* m_at = nullptr;
                     void* b_at = nullptr;
-                    MIGX_CUDA_CHECK(cudnnGetRNNWeightParams(dnn, p->desc, static_cast<int>(l * uD + d),
+                    MIGX_CUDA_CHECK(cudnnGetRNNWeightParams(dnn, p->desc, static_cast<int>(l * uD + cudnn_d),
                                                             p->weight_bytes, base, id, md, &m_at, bd, &b_at));
                     auto cols = r == 0 ? in_cols : uH;
                     if(m_at == nullptr or b_at == nullptr or elements(md) != uH * cols or elements(bd) != uH)
@@ -460,6 +467,14 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     // a stack starts from zeros
     p->hx = layers == 1 and present(in, 5) ? 5 : 0;
     p->cx = layers == 1 and cell == "lstm" and present(in, 6) ? 6 : 0;
+    if(reverse and (p->hx != 0 or p->cx != 0))
+    {
+        // cuDNN's {2, batch, hidden} initial states: zeros for the unused forward direction,
+        // the op's for the backward one (copied in at each run)
+        p->state_bytes = static_cast<std::size_t>(N * H) * es;
+        p->states      = device_alloc(4 * p->state_bytes);
+        MIGX_CUDA_CHECK(cudaMemsetAsync(p->states.get(), 0, 4 * p->state_bytes, g.stream()));
+    }
     g.reserve_workspace(p->workspace);
     cache = p;
 }
@@ -490,6 +505,19 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
     char* base      = out.data();
     const void* hx  = p.hx != 0 ? args[p.hx].data() : nullptr;
     const void* cx  = p.cx != 0 ? args[p.cx].data() : nullptr;
+    if(p.states)
+    {
+        // reverse: the op's states into cuDNN's backward direction
+        auto into = [&](const void*& state, std::size_t at) {
+            if(state == nullptr)
+                return;
+            char* to = p.states.get() + at + p.state_bytes;
+            MIGX_CUDA_CHECK(cudaMemcpyAsync(to, state, p.state_bytes, cudaMemcpyDeviceToDevice, g.stream()));
+            state = to;
+        };
+        into(hx, 0);
+        into(cx, 2 * p.state_bytes);
+    }
     void* cy        = cell == "lstm" ? base + p.parts.c * es : nullptr;
     MIGX_CUDA_CHECK(cudnnRNNForward(g.get().dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
                                     reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, args[0].data(), p.y,
@@ -521,11 +549,12 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
     if(v.at("clip").to<float>() != 0)
         return std::nullopt;
     auto direction = v.at("direction").get_string();
-    if(direction != "forward" and direction != "bidirectional")
-        return std::nullopt; // cuDNN has no reverse-only direction
+    if(direction != "forward" and direction != "bidirectional" and direction != "reverse")
+        return std::nullopt;
     rnn op;
     op.hidden_size   = v.at("hidden_size").to<std::size_t>();
     op.bidirectional = direction == "bidirectional";
+    op.reverse       = direction == "reverse";
     auto dirs        = op.bidirectional ? 2u : 1u;
     std::vector<std::string> dflt{"tanh"};
     if(n == "lstm")
@@ -643,13 +672,13 @@ std::vector<instruction_ref> rnn_stack(instruction_ref ins,
                                        const std::function<bool(instruction_ref, instruction_ref)>& before)
 {
     std::vector<instruction_ref> stack{ins};
-    if(env_disabled("MIGRAPHX_GPU_RNN_STACK") or not stackable_inputs(ins))
+    if(env_disabled("MIGRAPHX_GPU_RNN_STACK") or op.reverse or not stackable_inputs(ins))
         return stack;
     for(auto next = layer_fed_by(ins, op); next; next = layer_fed_by(*next, op))
     {
         const auto* o = taken(*next);
         if(o == nullptr or o->cell != op.cell or o->hidden_size != op.hidden_size or
-           o->bidirectional != op.bidirectional or o->seq_lens != op.seq_lens or
+           o->bidirectional != op.bidirectional or o->reverse or o->seq_lens != op.seq_lens or
            o->constant_weights != op.constant_weights or not stackable_inputs(*next))
             break;
         // W, R and B are read where the stack runs: at its first layer

@@ -23,9 +23,9 @@ namespace gpu {
 /// [, initial_c]]; an input with no elements is absent), then the output buffer: one flat buffer of
 /// X's type holding, each part starting at a multiple of 64 elements (rnn_parts):
 ///   Y as cuDNN writes it, {seq, batch, dirs, hidden}; then Y_h {dirs, batch, hidden}; then (lstm)
-///   Y_c. The lowering reads ONNX's Y {seq, dirs, batch, hidden} from it as a transposed view.
-/// What cuDNN computes as ONNX defines it: float or half (float math), no clip, forward or
-/// bidirectional; lstm: sigmoid/tanh/tanh, no peepholes, no coupled input-forget gate; gru:
+///   Y_c (dirs: cudnn_dirs()). The lowering reads ONNX's Y {seq, dirs, batch, hidden} from it as a
+///   transposed view (reverse: of the second direction).
+/// What cuDNN computes as ONNX defines it: float or half (float math), no clip, any direction; lstm: sigmoid/tanh/tanh, no peepholes, no coupled input-forget gate; gru:
 /// linear_before_reset (PyTorch's GRU; ONNX's default form is unrolled); rnn: tanh or relu, the
 /// same in both directions. sequence_lens: none, or a constant with every row in 1..seq (rows
 /// that stop early are padded with zeros, as ONNX asks). The weights are copied into cuDNN's
@@ -38,6 +38,10 @@ struct rnn
     std::string cell = "lstm"; // lstm, gru, rnn_tanh, rnn_relu
     std::size_t hidden_size = 1;
     bool bidirectional      = false;
+    /// ONNX's reverse direction, which cuDNN has not: a bidirectional call whose forward
+    /// direction has zero weights, its backward half ONNX's outputs (twice the work, run
+    /// side by side by cuDNN).
+    bool reverse = false;
     std::vector<std::int32_t> seq_lens; // per row; empty: every row the whole sequence
     bool constant_weights = false;
     /// cuDNN's algorithm (standard, persist_static, persist_static_small_h): "" until finalize
@@ -55,7 +59,10 @@ struct rnn
         f(self.constant_weights, "constant_weights");
         f(self.algo, "algo");
         f(self.layers, "layers");
+        f(self.reverse, "reverse");
     }
+    /// The directions cuDNN runs (2 for reverse too); ONNX's are bidirectional ? 2 : 1.
+    std::size_t cudnn_dirs() const { return bidirectional or reverse ? 2 : 1; }
     std::string name() const { return "gpu::rnn"; }
     shape compute_shape(const std::vector<shape>& inputs) const;
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
