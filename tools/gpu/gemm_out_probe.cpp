@@ -7,35 +7,12 @@
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include "probe_time.hpp"
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
-
-static float time_ms(const std::function<bool()>& f, int reps = 50)
-{
-    for(int i = 0; i < 5; i++)
-        if(not f())
-            return -1;
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> t;
-    for(int r = 0; r < 9; r++)
-    {
-        cudaEventRecord(a);
-        for(int i = 0; i < reps; i++)
-            f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms / reps);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 static void* dev(size_t bytes, int fill = 1)
 {
@@ -173,7 +150,7 @@ int main()
     int dv = 0;
     cudaDeviceProp prop{};
     cudaGetDeviceProperties(&prop, dv);
-    std::printf("%s, cuBLASLt %zu; ms per product (best of cuBLASLt's first 8 candidates, median of 9x50 calls)\n",
+    std::printf("%s, cuBLASLt %zu; ms per product (best of cuBLASLt's first 8 candidates, median of 7x50 calls)\n",
                 prop.name, cublasLtGetVersion());
     std::vector<std::pair<long, long>> shapes{{2304, 768}, {768, 768}, {3072, 768}, {768, 3072}};
     std::printf("| form |");

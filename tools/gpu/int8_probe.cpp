@@ -4,6 +4,7 @@
 // shapes. Standalone (no migx): g++ -O2 int8_probe.cpp -I$CUDA/include -lcudnn -lcublasLt -lcudart
 #include <cublasLt.h>
 #include <cuda_runtime.h>
+#include "probe_time.hpp"
 #include <cudnn.h>
 #include <cstdio>
 #include <cstdlib>
@@ -21,30 +22,6 @@
             return -1.0;                                                                           \
         }                                                                                          \
     } while(0)
-
-static float time_ms(const std::function<bool()>& f, int reps = 50)
-{
-    for(int i = 0; i < 5; i++)
-        if(not f())
-            return -1;
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> t;
-    for(int r = 0; r < 7; r++)
-    {
-        cudaEventRecord(a);
-        for(int i = 0; i < reps; i++)
-            f();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms / reps);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 static void* dev(size_t bytes)
 {
