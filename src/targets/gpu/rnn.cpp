@@ -378,6 +378,11 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
                     layers == 1 and not reverse and present(in, 5)};
     // accepted in the descriptor and run by cuDNN (it refuses some only when called)
     auto runs = [&](cudnnRNNAlgo_t a) { return set_up(a) and forward_trial(g, *p, cell == "lstm", sizes).runs(); };
+    std::ostringstream problem; // what a choice is kept by, and what the traces name
+    problem << cell << " seq " << T << " batch " << N << " input " << I << " hidden " << H << " dirs " << D
+            << " layers " << L << " " << x.type_string() << " math " << static_cast<int>(math) << " lens";
+    for(auto l : lens)
+        problem << " " << l;
     auto forced = env_string("MIGRAPHX_GPU_RNN_ALGO");
     if(not forced.empty() and forced != "measured" and not algo_named(forced))
         MIGRAPHX_THROW("MIGRAPHX_GPU_RNN_ALGO: '" + forced +
@@ -388,18 +393,10 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     {
         algo = forced == "standard" or runs(*algo_named(forced)) ? forced : "standard";
         if(algo != forced and trace_cudnn())
-            std::cerr << "cudnn: " << cell << " seq " << T << " batch " << N << " hidden " << H << " dirs " << D
-                      << ": rnn algorithm " << forced << " refused, standard instead\n";
+            std::cerr << "cudnn: " << problem.str() << ": rnn algorithm " << forced << " refused, standard instead\n";
     }
     else if(not saved)
-    {
-        std::ostringstream problem;
-        problem << cell << " seq " << T << " batch " << N << " input " << I << " hidden " << H << " dirs " << D
-                << " layers " << L << " " << x.type_string() << " math " << static_cast<int>(math) << " lens";
-        for(auto l : lens)
-            problem << " " << l;
         algo = algorithm_for(g, *p, problem.str(), set_up, cell == "lstm", sizes);
-    }
     if(not set_up(*algo_named(algo)))
         MIGRAPHX_THROW(name() + ": cuDNN refuses the " + algo + " algorithm it accepted before");
 
@@ -505,7 +502,27 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
 }
 
 namespace {
-bool absent_or_zeros(instruction_ref x);
+
+/// Absent, or a literal of zeros (PyTorch's export gives each layer zero initial states).
+bool absent_or_zeros(instruction_ref x)
+{
+    if(x->get_shape().elements() == 0 or x->name() == "undefined")
+        return true;
+    if(x->name() != "@literal")
+        return false;
+    auto v = x->get_literal().to_vector<double>();
+    return std::all_of(v.begin(), v.end(), [](double e) { return e == 0; });
+}
+
+/// Whether a recurrent op's initial states (inputs 5 on: initial_h, initial_c, and P where
+/// present) are absent or zeros.
+bool zero_initial_states(instruction_ref ins)
+{
+    const auto& in = ins->inputs();
+    return std::all_of(in.begin() + std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(in.size())), in.end(),
+                       absent_or_zeros);
+}
+
 } // namespace
 
 std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
@@ -579,9 +596,7 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
     // reverse: every row the whole sequence, from zero states: what has been checked on a device.
     // (Initial states copied into the backward direction's slot of cuDNN's {2, batch, hidden}
     // came back as ref's results with zero states, on an H100, session 33; not yet explained.)
-    if(op.reverse and (not op.seq_lens.empty() or
-                       not std::all_of(in.begin() + std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(in.size())),
-                                       in.end(), absent_or_zeros)))
+    if(op.reverse and (not op.seq_lens.empty() or not zero_initial_states(ins)))
         return std::nullopt;
     op.constant_weights = true;
     for(std::size_t i : {1, 2, 3})
@@ -591,17 +606,6 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
 }
 
 namespace {
-
-/// Absent, or a literal of zeros (PyTorch's export gives each layer zero initial states).
-bool absent_or_zeros(instruction_ref x)
-{
-    if(x->get_shape().elements() == 0 or x->name() == "undefined")
-        return true;
-    if(x->name() != "@literal")
-        return false;
-    auto v = x->get_literal().to_vector<double>();
-    return std::all_of(v.begin(), v.end(), [](double e) { return e == 0; });
-}
 
 /// The recurrent op whose X is ins's Y through views alone, read nowhere else: Y {seq, 1, batch,
 /// hidden} reshaped (squeeze, reshape, contiguous) to {seq, batch, hidden}; a bidirectional Y
@@ -646,10 +650,7 @@ std::optional<instruction_ref> layer_fed_by(instruction_ref ins, const rnn& op)
 bool stackable_inputs(instruction_ref ins)
 {
     const auto& in = ins->inputs();
-    if(in.size() < 4 or in[3]->get_shape().elements() == 0)
-        return false;
-    return std::all_of(in.begin() + std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(in.size())), in.end(),
-                       absent_or_zeros);
+    return in.size() >= 4 and in[3]->get_shape().elements() > 0 and zero_initial_states(ins);
 }
 
 } // namespace

@@ -26,8 +26,8 @@ namespace gpu {
 ///   Y_c (dirs: cudnn_dirs()). The lowering reads ONNX's Y {seq, dirs, batch, hidden} from it as a
 ///   transposed view (reverse: of the second direction).
 /// What cuDNN computes as ONNX defines it: float or half (float math), no clip, any direction
-/// (reverse: from zero states, every row whole); lstm: sigmoid/tanh/tanh, no peepholes, no coupled input-forget gate; gru:
-/// linear_before_reset (PyTorch's GRU; ONNX's default form is unrolled); rnn: tanh or relu, the
+/// (reverse: from zero states, every row whole); lstm: sigmoid/tanh/tanh, no peepholes, no
+/// coupled input-forget gate; gru: linear_before_reset (PyTorch's GRU; ONNX's default form is unrolled); rnn: tanh or relu, the
 /// same in both directions. sequence_lens: none, or a constant with every row in 1..seq (rows
 /// that stop early are padded with zeros, as ONNX asks). The weights are copied into cuDNN's
 /// weight space at the first run (and at every run unless constant_weights).
@@ -46,8 +46,8 @@ struct rnn
     std::vector<std::int32_t> seq_lens; // per row; empty: every row the whole sequence
     bool constant_weights = false;
     /// cuDNN's algorithm (standard, persist_static, persist_static_small_h): "" until finalize
-    /// chooses one (MIGRAPHX_GPU_RNN_ALGO's, `measured`: the fastest; else standard); a loaded
-    /// program keeps the one it was saved with where cuDNN still accepts it.
+    /// chooses one (MIGRAPHX_GPU_RNN_ALGO's where set, else the fastest, measured); a loaded
+    /// program keeps the one it was saved with where cuDNN still runs it.
     std::string algo;
     std::size_t layers = 1;
     template <class Self, class F>
@@ -93,8 +93,7 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins);
 /// stack: each the next one's X through its Y's reshape (and a bidirectional Y's transpose to
 /// {seq, batch, dirs * hidden}) alone, the same cell, size, direction and lengths, biases
 /// present, initial states absent or constant zeros, weights defined before ins (`before`).
-/// Just {ins} where there is no next layer. MIGRAPHX_GPU_RNN_STACK=1 for now (not yet run on a
-/// device).
+/// Just {ins} where there is no next layer, ins is reverse, or MIGRAPHX_GPU_RNN_STACK=0.
 std::vector<instruction_ref> rnn_stack(instruction_ref ins,
                                        const rnn& op,
                                        const std::function<const rnn*(instruction_ref)>& taken,
