@@ -54,18 +54,14 @@ void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&
     }
     if(not kernel)
     {
-        grid_wait  = programmatic_launch_enabled(st.sm_major);
-        auto cubin = compile_cuda(grid_wait ? with_grid_dependency(source, symbol_name) : source,
-                                  symbol_name, st.sm_major, st.sm_minor);
+        auto cubin = compile_cuda(source, symbol_name, st.sm_major, st.sm_minor);
         std::shared_ptr<char> bytes(new char[cubin.size()], std::default_delete<char[]>());
         std::copy(cubin.begin(), cubin.end(), bytes.get());
         binary = literal::adopt(shape{shape::uint8_type, {cubin.size()}}, bytes);
         arch   = want;
         kernel = std::make_shared<loaded_kernel>(cubin, symbol_name);
     }
-    // A loaded binary that waits is launched programmatically only where that is on here too.
-    programmatic = grid_wait and programmatic_launch_enabled(st.sm_major);
-    binary_size  = binary.get_shape().bytes();
+    binary_size = binary.get_shape().bytes();
     if(not inputs.empty() and inputs_in_table(inputs.size() - 1))
     {
         table         = std::make_shared<pointer_table>();
@@ -108,7 +104,7 @@ argument code_object::compute(context& ctx, const shape&, const std::vector<argu
     }
     std::size_t blocks = (global + local - 1) / local;
     blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(std::max(g.get().sm_count, 1)) * 32);
-    kernel->launch(g.stream(), blocks, local, params.data(), programmatic);
+    kernel->launch(g.stream(), blocks, local, params.data());
     return args.back();
 }
 MIGRAPHX_REGISTER_OP(code_object)

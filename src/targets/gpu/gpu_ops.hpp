@@ -116,9 +116,6 @@ struct code_object
     std::size_t local  = 256;
     std::string source;
     std::string arch; // "sm_90": the architecture `binary` was compiled for ("" before finalize)
-    /// Whether `binary` waits for the kernel before it (kernel_compiler.hpp: with_grid_dependency),
-    /// so that it may be launched programmatically. False in programs saved before it existed.
-    bool grid_wait = false;
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
@@ -127,7 +124,6 @@ struct code_object
         f(self.local, "local");
         f(self.source, "source");
         f(self.arch, "arch");
-        f(self.grid_wait, "grid_wait");
     }
     std::string name() const { return "gpu::code_object"; }
     void print_attributes(std::ostream& os) const;
@@ -136,7 +132,6 @@ struct code_object
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
     std::shared_ptr<loaded_kernel> kernel;
-    bool programmatic       = false; // launched with programmatic dependent launch (set at finalize)
     std::size_t binary_size = 0;
     /// The cubin (uint8 bytes; in a loaded program, the mapped file's). Not an attribute: a
     /// saved program stores it as literal bytes (op_serializer.hpp, registered in code_object.cpp).

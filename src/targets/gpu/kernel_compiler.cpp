@@ -1,7 +1,6 @@
 #include "targets/gpu/kernel_compiler.hpp"
 #include "targets/gpu/cuda_check.hpp"
 #include "ir/env.hpp"
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -201,66 +200,15 @@ loaded_kernel::~loaded_kernel()
         cudaLibraryUnload(static_cast<cudaLibrary_t>(lib));
 }
 
-void loaded_kernel::launch(void* stream, std::size_t grid, std::size_t block, void** params, bool programmatic) const
+void loaded_kernel::launch(void* stream, std::size_t grid, std::size_t block, void** params) const
 {
-    cudaLaunchConfig_t config{};
-    config.gridDim  = dim3(static_cast<unsigned>(grid));
-    config.blockDim = dim3(static_cast<unsigned>(block));
-    config.stream   = static_cast<cudaStream_t>(stream);
-    cudaLaunchAttribute attribute{};
-    attribute.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    if(programmatic)
-    {
-        config.attrs    = &attribute;
-        config.numAttrs = 1;
-    }
-    MIGX_CUDA_CHECK(cudaLaunchKernelExC(&config, static_cast<const void*>(kernel), params));
+    MIGX_CUDA_CHECK(cudaLaunchKernel(static_cast<const void*>(kernel),
+                                     dim3(static_cast<unsigned>(grid)),
+                                     dim3(static_cast<unsigned>(block)),
+                                     params,
+                                     0,
+                                     static_cast<cudaStream_t>(stream)));
 }
-
-std::string with_grid_dependency(const std::string& source, const std::string& kernel_name)
-{
-    auto fail = [&](const std::string& why) {
-        MIGRAPHX_THROW("gpu: cannot make kernel " + kernel_name + " wait for its predecessor: " + why);
-    };
-    auto global = source.find("__global__");
-    if(global == std::string::npos)
-        fail("no __global__ function");
-    // The kernel's name as a whole word followed by its parameter list.
-    std::size_t at = global;
-    auto word      = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) or c == '_'; };
-    for(;;)
-    {
-        at = source.find(kernel_name, at);
-        if(at == std::string::npos)
-            fail("its name does not follow __global__");
-        auto end = at + kernel_name.size();
-        auto p   = source.find_first_not_of(" \t\n", end);
-        if(not word(source[at - 1]) and p != std::string::npos and source[p] == '(')
-        {
-            at = p;
-            break;
-        }
-        at = end;
-    }
-    int depth = 0;
-    for(; at < source.size(); at++)
-    {
-        depth += source[at] == '(' ? 1 : source[at] == ')' ? -1 : 0;
-        if(depth == 0)
-            break;
-    }
-    auto brace = source.find_first_not_of(" \t\n", at + 1);
-    if(at >= source.size() or brace == std::string::npos or source[brace] != '{')
-        fail("no body after its parameter list");
-    const std::string wait = "\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
-                             "    asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
-                             "    asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
-                             "#endif\n";
-    return source.substr(0, brace + 1) + wait + source.substr(brace + 1);
-}
-
-bool programmatic_launch_enabled(int sm_major) { return sm_major >= 9 and not env_disabled("MIGRAPHX_GPU_PDL"); }
 
 } // namespace gpu
 } // namespace migraphx

@@ -20,19 +20,6 @@ namespace gpu {
 /// A cubin for sm_<major><minor>; throws with NVRTC's log when the source does not compile.
 std::string compile_cuda(const std::string& source, const std::string& kernel_name, int major, int minor);
 
-/// `source` with its kernel `kernel_name` made to wait, first thing, until the kernel before it on
-/// the stream has finished and its writes are visible (griddepcontrol.wait), then to let the next
-/// kernel's launch begin (griddepcontrol.launch_dependents). Only such a kernel may be launched
-/// programmatically (see loaded_kernel::launch): its blocks may then start while the previous
-/// kernel's last blocks still run, which hides the launch gap between the two. sm_90 and later;
-/// on older architectures the inserted lines compile to nothing. Throws when the kernel's body is
-/// not found.
-std::string with_grid_dependency(const std::string& source, const std::string& kernel_name);
-
-/// Whether generated kernels wait for their predecessor and are launched programmatically (on by
-/// default on sm_90 and later; MIGRAPHX_GPU_PDL=0 turns it off).
-bool programmatic_launch_enabled(int sm_major);
-
 /// A loaded cubin and one of its kernels, launchable on a stream.
 struct loaded_kernel
 {
@@ -47,9 +34,8 @@ struct loaded_kernel
     ~loaded_kernel();
     loaded_kernel(const loaded_kernel&)            = delete;
     loaded_kernel& operator=(const loaded_kernel&) = delete;
-    /// Launches grid x block threads with these kernel parameters (pointers to each argument);
-    /// `programmatic`: with programmatic dependent launch, for a kernel made by with_grid_dependency.
-    void launch(void* stream, std::size_t grid, std::size_t block, void** params, bool programmatic = false) const;
+    /// Launches grid x block threads with these kernel parameters (pointers to each argument).
+    void launch(void* stream, std::size_t grid, std::size_t block, void** params) const;
 
     private:
     void load(const void* image, const std::string& kernel_name);
