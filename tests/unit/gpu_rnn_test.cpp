@@ -139,7 +139,13 @@ TEST(gpu_rnn, takes_what_cudnn_computes)
     EXPECT_TRUE(taken(full_rows).has_value());
     auto c0 = reversed(lstm);
     c0.c0   = true; // h0 a literal of zeros, c0 a parameter
-    EXPECT_FALSE(taken(c0).has_value());
+    EXPECT_TRUE(taken(c0).has_value());
+    auto reverse_h0 = reversed(rnn_case{});
+    reverse_h0.h0   = true;
+    EXPECT_TRUE(taken(reverse_h0).has_value());
+    auto reverse_short = reversed(rnn_case{});
+    reverse_short.lens = "short";
+    EXPECT_EQ(taken(reverse_short)->seq_lens, (std::vector<std::int32_t>{3, 1}));
 
     rnn_case gru;
     gru.op    = "gru";
@@ -186,12 +192,6 @@ TEST(gpu_rnn, leaves_what_cudnn_does_not)
     rnn_case runtime_lens;
     runtime_lens.lens = "param";
     EXPECT_FALSE(taken(runtime_lens).has_value());
-    auto reverse_h0 = reversed(rnn_case{}); // reverse: zero initial states, every row whole
-    reverse_h0.h0   = true;
-    EXPECT_FALSE(taken(reverse_h0).has_value());
-    auto reverse_short = reversed(rnn_case{});
-    reverse_short.lens = "short";
-    EXPECT_FALSE(taken(reverse_short).has_value());
     rnn_case act;
     act.attrs = {{"actv_funcs", {"sigmoid", "tanh", "relu"}}};
     EXPECT_FALSE(taken(act).has_value());
@@ -330,12 +330,12 @@ TEST(gpu_rnn, output_buffer_of_the_wrong_size_is_refused)
 TEST(gpu_rnn, lstm_matches_ref_on_device)
 {
     MIGX_REQUIRE_GPU();
-    for(int variant = 0; variant < 7; variant++)
+    for(int variant = 0; variant < 9; variant++)
     {
-        // forward and bidirectional in turn; 5 and 6 reverse (zero initial states)
+        // forward and bidirectional in turn; 5 to 8 reverse (7: initial h, 8: initial h and c)
         rnn_case c = variant >= 5 ? reversed(rnn_case{}) : variant % 2 == 0 ? rnn_case{} : bidirectional(rnn_case{});
-        c.h0       = variant == 2 or variant == 3;
-        c.c0       = variant == 3;
+        c.h0       = variant == 2 or variant == 3 or variant == 7 or variant == 8;
+        c.c0       = variant == 3 or variant == 8;
         c.bias     = variant != 2 and variant != 4 and variant != 6; // 4, 6: no B and nothing after it
         auto t     = check(c);
         EXPECT_EQ(occurrences(t, "gpu::rnn["), 1u) << "variant " << variant << "\n" << t;
@@ -348,8 +348,9 @@ TEST(gpu_rnn, gru_and_rnn_match_ref_on_device)
     auto gru = torch_gru();
     gru.h0   = true;
     EXPECT_EQ(occurrences(check(gru), "gpu::rnn["), 1u);
-    auto backward = reversed(gru);
-    backward.h0   = false;
+    auto backward = reversed(gru); // with its initial state
+    EXPECT_EQ(occurrences(check(backward), "gpu::rnn["), 1u);
+    backward.h0 = false;
     EXPECT_EQ(occurrences(check(backward), "gpu::rnn["), 1u);
     for(std::string f : {"tanh", "relu"})
     {
@@ -368,10 +369,11 @@ TEST(gpu_rnn, rows_that_stop_early_and_weights_that_change_on_device)
     c.lens = "short"; // the last row stops after one step: Y is zero past it
     c.h0   = true;
     EXPECT_EQ(occurrences(check(c), "gpu::rnn["), 1u);
-    auto r = reversed(rnn_case{}); // reverse with rows that stop early and initial states: unrolled
+    auto r = reversed(rnn_case{}); // reverse: each row starts at its own last step
     r.lens = "short";
+    EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 1u);
     r.h0 = r.c0 = true;
-    EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 0u);
+    EXPECT_EQ(occurrences(check(r), "gpu::rnn["), 1u);
     rnn_case w; // W, R and B parameters: loaded into cuDNN's weight space every run
     w.weights_as_params = true;
     EXPECT_EQ(occurrences(check(w), "gpu::rnn["), 1u);
@@ -382,7 +384,7 @@ TEST(gpu_rnn, half_matches_ref_on_device)
     MIGX_REQUIRE_GPU();
     for(auto c : {sized(bidirectional(rnn_case{}), 6, 3, 16, 16), sized(reversed(rnn_case{}), 6, 3, 16, 16)})
     {
-        c.h0   = c.dirs == 2;
+        c.h0   = true;
         auto p = make_rnn_program(c);
         migraphx::quantize_fp16(p);
         auto t = migx_test::text(migx_test::expect_gpu_matches_ref(p, migx_test::fresh_params(p), 2e-2, 2e-3));

@@ -35,11 +35,12 @@ if [ "${STANDARD:-1}" != 0 ]; then
   done
 fi
 # ONNX's reverse direction (tools/gpu/reverse_rnn_onnx.py: one reverse LSTM, as tf2onnx writes Keras'
-# go_backwards): verify against ref, then gpu::rnn's form against the unrolled one (reverse.txt);
+# go_backwards; also with initial states): verify against ref, then gpu::rnn's form against the unrolled one (reverse.txt);
 # REVERSE=0 skips it
 if [ "${REVERSE:-1}" != 0 ]; then
   step 60 $PY tools/gpu/reverse_rnn_onnx.py /tmp/rev
-  for file in /tmp/rev/reverse_lstm_b*.onnx; do
+  step 60 $PY tools/gpu/reverse_rnn_onnx.py /tmp/rev --initial-states
+  for file in /tmp/rev/reverse_lstm_b*.onnx /tmp/rev/reverse_lstm_h0_b*.onnx; do
     for f in "" --fp16; do
       step 60 $inst/bin/migraphx-driver verify --gpu $f --onnx $file
       for u in 1 0; do

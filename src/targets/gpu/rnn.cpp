@@ -142,6 +142,10 @@ struct rnn::plan
     std::vector<std::size_t> weight_inputs;
     std::vector<const void*> loaded_from;
     std::size_t hx = 0, cx = 0; // the initial states' inputs; 0: none
+    /// reverse with initial states: cuDNN's h, then c, each {2, batch, hidden} (state_bytes a
+    /// direction). The forward half stays zero; a run copies the op's states into the backward half.
+    std::shared_ptr<char> states;
+    std::size_t state_bytes = 0;
 
     plan()                       = default;
     plan(const plan&)            = delete;
@@ -375,7 +379,7 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     };
     auto cells = static_cast<std::size_t>(D * N * H);
     rnn_sizes sizes{x.bytes(), static_cast<std::size_t>(T) * cells * x.type_size(), layers * cells * x.type_size(),
-                    layers == 1 and not reverse and present(in, 5)};
+                    layers == 1 and present(in, 5)};
     // accepted in the descriptor and run by cuDNN (it refuses some only when called)
     auto runs = [&](cudnnRNNAlgo_t a) { return set_up(a) and forward_trial(g, *p, cell == "lstm", sizes).runs(); };
     std::ostringstream problem; // what a choice is kept by, and what the traces name
@@ -458,10 +462,15 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
         }
     }
     p->loaded_from.assign(p->weight_inputs.size(), nullptr);
-    // a stack starts from zeros, and so does a reverse op (cudnn_rnn_for), whose one direction's
-    // states do not fill cuDNN's two
-    p->hx = layers == 1 and not reverse and present(in, 5) ? 5 : 0;
-    p->cx = layers == 1 and not reverse and cell == "lstm" and present(in, 6) ? 6 : 0;
+    // a stack starts from zeros (cudnn_rnn_for)
+    p->hx = layers == 1 and present(in, 5) ? 5 : 0;
+    p->cx = layers == 1 and cell == "lstm" and present(in, 6) ? 6 : 0;
+    if(reverse and (p->hx != 0 or p->cx != 0))
+    {
+        p->state_bytes = static_cast<std::size_t>(N * H) * es;
+        p->states      = device_alloc(4 * p->state_bytes);
+        MIGX_CUDA_CHECK(cudaMemsetAsync(p->states.get(), 0, 4 * p->state_bytes, g.stream()));
+    }
     g.reserve_workspace(p->workspace);
     cache = p;
 }
@@ -492,6 +501,21 @@ argument rnn::compute(context& ctx, const shape&, const std::vector<argument>& a
     char* base      = out.data();
     const void* hx  = p.hx != 0 ? args[p.hx].data() : nullptr;
     const void* cx  = p.cx != 0 ? args[p.cx].data() : nullptr;
+    if(p.states)
+    {
+        // reverse: the op's states into the backward half; cuDNN is given the whole {2, batch,
+        // hidden} (given the backward half's address, it read it as the forward direction's)
+        auto into = [&](const void*& state, std::size_t at) {
+            if(state == nullptr)
+                return;
+            char* whole = p.states.get() + at;
+            MIGX_CUDA_CHECK(cudaMemcpyAsync(whole + p.state_bytes, state, p.state_bytes, cudaMemcpyDeviceToDevice,
+                                            g.stream()));
+            state = whole;
+        };
+        into(hx, 0);
+        into(cx, 2 * p.state_bytes);
+    }
     void* cy        = cell == "lstm" ? base + p.parts.c * es : nullptr;
     MIGX_CUDA_CHECK(cudnnRNNForward(g.get().dnn, p.desc, CUDNN_FWD_MODE_INFERENCE,
                                     reinterpret_cast<const int32_t*>(p.seq_lens.get()), p.x, args[0].data(), p.y,
@@ -593,11 +617,6 @@ std::optional<rnn> cudnn_rnn_for(instruction_ref ins)
     }
     if(std::all_of(lens->begin(), lens->end(), [&](auto l) { return static_cast<std::size_t>(l) == seq; }))
         op.seq_lens.clear();
-    // reverse: every row the whole sequence, from zero states: what has been checked on a device.
-    // (Initial states copied into the backward direction's slot of cuDNN's {2, batch, hidden}
-    // came back as ref's results with zero states, on an H100, session 33; not yet explained.)
-    if(op.reverse and (not op.seq_lens.empty() or not zero_initial_states(ins)))
-        return std::nullopt;
     op.constant_weights = true;
     for(std::size_t i : {1, 2, 3})
         if(i < in.size() and not in[i]->can_eval())

@@ -25,8 +25,8 @@ namespace gpu {
 ///   Y as cuDNN writes it, {seq, batch, dirs, hidden}; then Y_h {dirs, batch, hidden}; then (lstm)
 ///   Y_c (dirs: cudnn_dirs()). The lowering reads ONNX's Y {seq, dirs, batch, hidden} from it as a
 ///   transposed view (reverse: of the second direction).
-/// What cuDNN computes as ONNX defines it: float or half (float math), no clip, any direction
-/// (reverse: from zero states, every row whole); lstm: sigmoid/tanh/tanh, no peepholes, no
+/// What cuDNN computes as ONNX defines it: float or half (float math), no clip, any direction;
+/// lstm: sigmoid/tanh/tanh, no peepholes, no
 /// coupled input-forget gate; gru: linear_before_reset (PyTorch's GRU; ONNX's default form is unrolled); rnn: tanh or relu, the
 /// same in both directions. sequence_lens: none, or a constant with every row in 1..seq (rows
 /// that stop early are padded with zeros, as ONNX asks). The weights are copied into cuDNN's
@@ -41,7 +41,8 @@ struct rnn
     bool bidirectional      = false;
     /// ONNX's reverse direction, which cuDNN has not: a bidirectional call whose forward
     /// direction has zero weights, its backward half ONNX's outputs (twice the work, run
-    /// side by side by cuDNN); zero initial states and whole rows only (cudnn_rnn_for).
+    /// side by side by cuDNN); its initial states are copied into the backward half of cuDNN's
+    /// {2, batch, hidden} at each run, and a short row starts at its own last step, as ONNX's.
     bool reverse = false;
     std::vector<std::int32_t> seq_lens; // per row; empty: every row the whole sequence
     bool constant_weights = false;
