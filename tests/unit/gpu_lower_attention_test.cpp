@@ -247,27 +247,11 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
     ASSERT_TRUE(k.has_value());
     EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
     EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
-    // MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1: Q straight into registers, the output still staged
-    {
-        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_Q_DIRECT", "1");
-        k = migraphx::gpu::generate_attention(bert);
-        ASSERT_TRUE(k.has_value());
-        EXPECT_EQ(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
-        EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(yb"), std::string::npos);
-    }
-    // MIGRAPHX_GPU_ATTENTION_KEYS=32: 32 keys a step, half the score tiles, 3 blocks an SM
-    {
-        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_KEYS", "32");
-        k = migraphx::gpu::generate_attention(bert);
-        ASSERT_TRUE(k.has_value());
-        EXPECT_NE(k->source.find("float s[4][4];"), std::string::npos) << k->source;
-        EXPECT_NE(k->source.find("__launch_bounds__(256, 3)"), std::string::npos);
-        EXPECT_NE(k->source.find("n0 += 32"), std::string::npos);
-    }
     k = migraphx::gpu::generate_attention(bert);
     ASSERT_TRUE(k.has_value());
     EXPECT_NE(k->source.find("float s[8][4];"), std::string::npos);
     EXPECT_NE(k->source.find("__launch_bounds__(256, 2)"), std::string::npos);
+    EXPECT_NE(k->source.find("n0 += 64"), std::string::npos);
     // an output whose rows are not contiguous along d: per-lane stores
     auto strided = bert;
     strided.out  = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
@@ -277,48 +261,21 @@ TEST(gpu_lower_attention, q_and_output_pass_through_shared_memory_where_they_fit
     EXPECT_NE(k->source.find("ldsm_x4(qa[kk], qs"), std::string::npos);
 }
 
-// 8 warps (256 threads) for BERT's 128 rows; MIGRAPHX_GPU_ATTENTION_WARPS=4 asks 4 (64 rows a
-// block, twice the blocks).
-TEST(gpu_lower_attention, four_warps_only_where_asked)
+// 8 warps (256 threads) for BERT's 128 rows, 4 (64 rows a block) where there are at most 64.
+TEST(gpu_lower_attention, eight_warps_for_more_than_64_rows)
 {
     auto bert = bert_base_heads();
     auto k8   = migraphx::gpu::generate_attention(bert);
     ASSERT_TRUE(k8.has_value());
     EXPECT_EQ(k8->local, 256u);
-    migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_WARPS", "4");
-    auto k4 = migraphx::gpu::generate_attention(bert);
+    EXPECT_EQ(k8->elements, 2u * 12 * 256); // a block an item
+    auto rows64 = bert;
+    rows64.q    = shape{shape::half_type, {2, 12, 64, 64}};
+    rows64.out  = shape{shape::half_type, {2, 12, 64, 64}};
+    auto k4     = migraphx::gpu::generate_attention(rows64);
     ASSERT_TRUE(k4.has_value());
     EXPECT_EQ(k4->local, 128u);
-    EXPECT_EQ(k4->elements / 128, 2 * (k8->elements / 256)); // twice the blocks
     EXPECT_NE(k4->source.find("__launch_bounds__(128, 4)"), std::string::npos);
-}
-
-// MIGRAPHX_GPU_ATTENTION_PREFETCH: the variant that asks L2 for the next wave's item (its Q, K
-// and V rows, where contiguous) at an item's last step (=1) or first (=2); nothing otherwise.
-TEST(gpu_lower_attention, next_item_prefetched_only_where_asked)
-{
-    auto bert = bert_base_heads();
-    auto source = [&](const char* mode, const migraphx::gpu::attention_spec& a) {
-        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
-        auto k = migraphx::gpu::generate_attention(a);
-        return k ? k->source : std::string{};
-    };
-    auto off = source(nullptr, bert);
-    EXPECT_EQ(off.find("prefetch_l2(q +"), std::string::npos);
-    for(const char* mode : {"1", "2"})
-    {
-        auto on = source(mode, bert);
-        for(const char* t : {"prefetch_l2(q +", "prefetch_l2(kt +", "prefetch_l2(v +", "sm_count() * 2u"})
-            EXPECT_NE(on.find(t), std::string::npos) << mode << ": " << t;
-        EXPECT_NE(on.find(std::string(mode) == "1" ? "if(!more)" : "if(n0 == 0)"), std::string::npos) << on;
-    }
-    EXPECT_EQ(source("3", bert).find("prefetch_l2(q +"), std::string::npos) << "only 1 and 2 mean something";
-    // Q read at a stride along d: its rows are not prefetched, K's and V's still are
-    auto strided_q = bert;
-    strided_q.q    = shape{shape::half_type, {2, 12, 128, 64}, {128 * 64 * 12 * 2, 128 * 64 * 2, 64 * 2, 2}};
-    auto on        = source("1", strided_q);
-    EXPECT_EQ(on.find("prefetch_l2(q +"), std::string::npos);
-    EXPECT_NE(on.find("prefetch_l2(kt +"), std::string::npos);
 }
 
 // On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores
@@ -372,28 +329,5 @@ TEST(gpu_lower_attention, matches_ref_on_device)
         ss << g;
         EXPECT_NE(ss.str().find("symbol_name=attention_kernel"), std::string::npos) << ss.str();
     }
-    // the L2-prefetch variants (more items than fit at once, so the prefetches name real items)
-    for(const char* mode : {"1", "2"})
-    {
-        migx_test::scoped_env e("MIGRAPHX_GPU_ATTENTION_PREFETCH", mode);
-        for(const auto& c : {many, padded})
-            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
-    }
-    // 32 keys a step
-    {
-        migx_test::scoped_env keys("MIGRAPHX_GPU_ATTENTION_KEYS", "32");
-        for(const auto& c : {many, padded, cross, nan_rows})
-            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
-    }
-    // 4 warps a block where 8 would be chosen
-    {
-        migx_test::scoped_env warps("MIGRAPHX_GPU_ATTENTION_WARPS", "4");
-        for(const auto& c : {many, padded, bert})
-            migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
-    }
-    // and Q read straight into registers
-    migx_test::scoped_env direct("MIGRAPHX_GPU_ATTENTION_Q_DIRECT", "1");
-    for(const auto& c : {many, padded, bert})
-        migx_test::expect_gpu_matches_ref(attention(c), 5e-3, 5e-3);
 }
 #endif

@@ -13,8 +13,6 @@
 //       -o build-gpu/attention_emulate -Lbuild-gpu/src -lmigraphx -Wl,-rpath,$PWD/build-gpu/src -ldl
 //   build-gpu/attention_emulate [WORK_DIR]   (default /tmp/migx-attention-emulate; exit 1 on a mismatch)
 //   MIGX_EMULATE_PLANT="from|to" plants a bug (the kernel's first `from` becomes `to`).
-//   MIGRAPHX_GPU_ATTENTION_PREFETCH=1: the variant with L2 prefetches of the next wave's item (one
-//   SM here), each checked to lie in an input's storage.
 #include "targets/gpu/codegen.hpp"
 #include "simt_shim.hpp"
 #include <dlfcn.h>
@@ -115,36 +113,6 @@ struct float2 { float x, y; };
 static inline float2 pair_of(const migx_half* p) { return {h2f(p[0]), h2f(p[1])}; }
 static inline float2 pair_of(const float* p) { return {p[0], p[1]}; }
 static inline float ex2f(float x) { return exp2f(x); }
-// L2 prefetches (MIGRAPHX_GPU_ATTENTION_PREFETCH=1): each address must lie in an input's storage.
-#include <atomic>
-static const char* migx_lower[4];
-static const char* migx_upper[4];
-static std::atomic<long> migx_prefetches{0}, migx_stray{0};
-static unsigned migx_sms = 1;
-static inline void prefetch_l2(const void* p)
-{
-    const char* c = (const char*)p;
-    bool in = false;
-    for(int i = 0; i < 4; i++)
-        in = in || (migx_lower[i] != nullptr && c >= migx_lower[i] && c + 2 <= migx_upper[i]);
-    migx_prefetches++;
-    if(!in)
-        migx_stray++;
-}
-static inline unsigned sm_count() { return migx_sms; }
-extern "C" void migx_set_bounds(const void* const* lo, const void* const* hi, unsigned sms)
-{
-    for(int i = 0; i < 4; i++)
-    {
-        migx_lower[i] = (const char*)lo[i];
-        migx_upper[i] = (const char*)hi[i];
-    }
-    migx_sms = sms;
-    migx_prefetches = 0;
-    migx_stray = 0;
-}
-extern "C" long migx_prefetch_count() { return migx_prefetches; }
-extern "C" long migx_stray_count() { return migx_stray; }
 )";
 
 std::string launcher(bool mask, const std::string& mtype)
@@ -361,13 +329,6 @@ void run_case(const attention_case& c)
                 }
             }
             auto want = reference(c, q, kt, v, m.get());
-            auto set_bounds = reinterpret_cast<void (*)(const void* const*, const void* const*, unsigned)>(
-                dlsym(h, "migx_set_bounds"));
-            const void* lo[4] = {q.p, kt.p, v.p, m ? m->p : nullptr};
-            const void* hi[4] = {q.p + q.s.element_space() * 2, kt.p + kt.s.element_space() * 2,
-                                 v.p + v.s.element_space() * 2,
-                                 m ? m->p + m->s.element_space() * m->s.type_size() : nullptr};
-            set_bounds(lo, hi, 1);
             if(has_mask)
                 reinterpret_cast<void (*)(const void*, const void*, const void*, const void*, void*, unsigned,
                                           unsigned)>(f)(q.p, kt.p, v.p, m->p, y.p, grid, k->local);
@@ -385,16 +346,6 @@ void run_case(const attention_case& c)
                 i++;
             }
             std::string path = skew == 0 ? "aligned" : "skewed";
-            auto prefetches  = reinterpret_cast<long (*)()>(dlsym(h, "migx_prefetch_count"))();
-            auto stray       = reinterpret_cast<long (*)()>(dlsym(h, "migx_stray_count"))();
-            if(stray != 0)
-            {
-                failures++;
-                std::cout << c.name << " (" << path << ", grid " << grid << "): " << stray << " of " << prefetches
-                          << " L2 prefetches outside the inputs\n";
-            }
-            if(prefetches != 0)
-                path += ", " + std::to_string(prefetches) + " prefetches";
             if(bad != 0)
             {
                 failures++;

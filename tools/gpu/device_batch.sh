@@ -22,9 +22,8 @@
 #   gap      BERT-base b64 fp16: migx_gpu_bench --runs 20 / 200 / 1000 and driver perf -n 20 / 200 on the
 #            same file, alternately (session 20: perf's total 2.665 ms against the bench's 2.93 ms:
 #            run count, clocks under sustained load, or the inputs?)
-#   variants tools/gpu/env_variants.sh with $VARIANTS (default: the base, the attention kernel's L2
-#            prefetch at the last / first step, Q straight into registers, 32 keys a step, layernorm
-#            at 6 blocks, the layernorm folds off) on $VARIANT_MODELS (default bert:64), $VARIANT_ROUNDS
+#   variants tools/gpu/env_variants.sh with $VARIANTS (default: the base, layernorm at 8 blocks, the
+#            layernorm folds off) on $VARIANT_MODELS (default bert:64), $VARIANT_ROUNDS
 #            rounds (default 2)
 #   gemmvar  BERT-base b64 fp16 under the gemm search's settings (base; 32 candidates; random data; both),
 #            $VARIANT_ROUNDS rounds alternately (env_variants.sh), then each setting's search once more with
@@ -34,8 +33,6 @@
 #            each under bench/gpu/run.py against PyTorch eager (BERT-base b64 fp16, --runs $GEMMAB_RUNS, default
 #            100), $GEMMAB_ROUNDS rounds (default 1) alternately ($OUT/gemmab_<name>_<round>.md), in gemmvar's cache;
 #            GEMMAB_ALL=1 (or no gemmvar before it): all four settings; GEMMAB_SETTINGS="base c32rnd": those
-#   loadthr  fp32 ResNet-50 b1 .mxr load (mxr_load_time, MIGRAPHX_TIME_LOAD=2) with MIGRAPHX_GPU_LOAD_THREADS
-#            1 and 4, alternately, $LOADTHR_ROUNDS rounds (default 2) ($OUT/loadthreads_<n>_<round>.txt)
 #   int8     $INT8_MODEL (default resnet50:32): fp16 and int8+fp16 (quantize_fp16, then quantize_int8
 #            on 16 random batches; $INT8_FLAGS more, e.g. --int8-residuals --calib 4) alternately,
 #            $INT8_ROUNDS (default 3) rounds of migx_gpu_bench --runs 200, and fp16 once more
@@ -70,7 +67,7 @@ for s in ${STEPS:-unit export bench}; do
             for n in 20 200; do timeout 180 $inst/bin/migraphx-driver perf --gpu --fp16 --onnx $f -n $n 2>&1 \
               | grep -E "^(Total time|Rate)" | sed "s/^/perf -n $n: /" >> $L; done; done ;;
     variants) OUT=$OUT INST=${INST:-install-gpu} MODELS="${VARIANT_MODELS:-bert:64}" ROUNDS=${VARIANT_ROUNDS:-2} \
-            VARIANTS="${VARIANTS:-base=;pf1=MIGRAPHX_GPU_ATTENTION_PREFETCH=1;pf2=MIGRAPHX_GPU_ATTENTION_PREFETCH=2;qd=MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1;k32=MIGRAPHX_GPU_ATTENTION_KEYS=32;ln6=MIGRAPHX_GPU_LAYERNORM_BLOCKS=6;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1}" \
+            VARIANTS="${VARIANTS:-base=;ln8=MIGRAPHX_GPU_LAYERNORM_BLOCKS=8;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1}" \
             timeout ${VARIANTS_LIMIT:-420} bash tools/gpu/env_variants.sh > /dev/null 2>&1 ;;
     gemmvar) gv="base=;c32=MIGRAPHX_GPU_GEMM_CANDIDATES=32;rnd=MIGRAPHX_GPU_GEMM_SEARCH_DATA=random;c32rnd=MIGRAPHX_GPU_GEMM_CANDIDATES=32 MIGRAPHX_GPU_GEMM_SEARCH_DATA=random"
           OUT=$OUT INST=${INST:-install-gpu} MODELS=bert:64 ROUNDS=${VARIANT_ROUNDS:-2} VARIANTS="$gv" \
@@ -98,11 +95,6 @@ PYEOF
             step 200 env MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-variants ${v#*=} $PY bench/gpu/run.py --migx $B --work /tmp/gb \
               --out $OUT/gemmab_${n}_$r.md --models bert --batches "bert=64" --precisions fp16 --compile none \
               --runs ${GEMMAB_RUNS:-100}; done; done ;;
-    loadthr) f=/tmp/gb/resnet50_b1.onnx; [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb resnet50:1
-          for r in $(seq ${LOADTHR_ROUNDS:-2}); do for t in 1 4; do mkdir -p /tmp/lt$t
-            MIGRAPHX_GPU_LOAD_THREADS=$t MIGRAPHX_TIME_LOAD=2 timeout 100 $inst/bin/mxr_load_time $f /tmp/lt$t --target gpu \
-              --loads 3 --fp16 0 > $OUT/loadthreads_${t}_$r.txt 2>&1
-            echo "load threads $t round $r: $(grep -E '^libraries started:' $OUT/loadthreads_${t}_$r.txt)" >> $L; done; done ;;
     int8) m=${INT8_MODEL:-resnet50:32}; f=/tmp/gb/${m%%:*}_b${m##*:}.onnx
           [ -f $f ] || step 120 $PY tools/gpu/export_bench_models.py /tmp/gb $m
           for r in $(seq ${INT8_ROUNDS:-3}); do step 120 $B $f --fp16 --runs 200

@@ -5,7 +5,7 @@
 # kernel and tuning cache, so every variant runs the same gemm and convolution choices and only
 # what the variables change differs (a generated kernel's source, hence its cache entry).
 #   OUT=$OUT INST=install-gpu MODELS="bert:64 bert:1" ROUNDS=3 \
-#     VARIANTS="base=;pf1=MIGRAPHX_GPU_ATTENTION_PREFETCH=1;qd=MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1" \
+#     VARIANTS="base=;ln8=MIGRAPHX_GPU_LAYERNORM_BLOCKS=8;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1" \
 #     bash tools/gpu/env_variants.sh
 # A variant is NAME=ENV (ENV: space-separated VAR=value, may be empty); variants are separated by ';'.
 set -u

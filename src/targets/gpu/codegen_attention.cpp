@@ -16,7 +16,6 @@
 // sector twice; Nsight Compute counted 43 % excess sectors before, BERT-base's kernel went from
 // 39.3 to 33.3 us at base clock with this and ex2 for exp2f).
 #include "targets/gpu/codegen.hpp"
-#include "ir/env.hpp"
 #include <algorithm>
 #include <sstream>
 
@@ -92,71 +91,6 @@ void copy_tile(std::ostream& ss, const tile_rows& t, std::size_t threads)
        << "                }\n";
 }
 
-/// Whether the kernel asks L2 for the next wave's item, and when: MIGRAPHX_GPU_ATTENTION_PREFETCH=1
-/// at an item's last step, =2 at its first (off by default until measured on a device).
-long prefetch_mode()
-{
-    auto m = env_level("MIGRAPHX_GPU_ATTENTION_PREFETCH");
-    return m == 1 or m == 2 ? m : 0;
-}
-
-/// Code for an item's last step (`at_first`: its first): the item that will take this block's place in the next
-/// wave (blk + SMs x blocks an SM, as blocks are dispatched in order) has its Q rows and its K and V
-/// rows asked of L2, one prefetch a 128-byte line, while this item computes; each of q, kt, v only
-/// where its rows are contiguous. Empty where none is.
-std::string prefetch_next_item(const attention_spec& a,
-                               const std::vector<std::size_t>& batch,
-                               std::size_t blocks,
-                               std::size_t row_blocks,
-                               std::size_t rows_per_block,
-                               std::size_t blocks_per_sm,
-                               std::size_t threads,
-                               bool at_first)
-{
-    std::size_t M = a.q.lens()[a.q.lens().size() - 2], D = a.q.lens().back(), N = a.kt.lens().back(),
-                DV = a.v.lens().back();
-    struct rows_of
-    {
-        std::string ptr, base, count, start;
-        std::size_t stride, width;
-    };
-    std::vector<rows_of> rows;
-    if(rows_vectorize(a.q, 1, D))
-        rows.push_back({"q", batch_offset(a.q, "c"), std::to_string(rows_per_block), "nrow0", stride(a.q, 2), D});
-    if(rows_vectorize(a.kt, 2, D))
-        rows.push_back({"kt", batch_offset(a.kt, "c"), std::to_string(N), "0", stride(a.kt, 1), D});
-    if(rows_vectorize(a.v, 1, DV))
-        rows.push_back({"v", batch_offset(a.v, "c"), std::to_string(N), "0", stride(a.v, 2), DV});
-    if(rows.empty())
-        return "";
-    std::ostringstream ss;
-    ss << "            if(" << (at_first ? "n0 == 0" : "!more") << ")\n            {\n";
-    ss << "                const idx_t nb = blk + (idx_t)sm_count() * " << blocks_per_sm << "u;\n";
-    ss << "                if(nb < " << blocks << "u)\n                {\n";
-    ss << "                    const idx_t nbi = nb / " << row_blocks << "u;\n";
-    ss << "                    const int nrow0 = (int)(nb % " << row_blocks << "u) * " << rows_per_block << ";\n";
-    ss << "                    (void)nrow0;\n";
-    auto digits = detail::digits("nbi", batch.empty() ? std::vector<std::size_t>{1} : batch, "c");
-    std::istringstream lines(digits);
-    for(std::string line; std::getline(lines, line);)
-        ss << "            " << line << "\n";
-    ss << "                    (void)c0;\n";
-    for(const auto& r : rows)
-    {
-        auto per_row = (r.width * 2 + 127) / 128; // 128-byte lines a row
-        ss << "                    for(int i = tid; i < " << r.count << " * " << per_row << "; i += " << threads
-           << ")\n                    {\n";
-        ss << "                        const int j = i / " << per_row << ", l = i % " << per_row << ";\n";
-        if(r.ptr == "q")
-            ss << "                        if(nrow0 + j < " << M << ")\n    ";
-        ss << "                        prefetch_l2(" << r.ptr << " + (" << r.base << ") + (idx_t)(" << r.start
-           << " + j) * " << r.stride << "u + (idx_t)l * 64u);\n";
-        ss << "                    }\n";
-    }
-    ss << "                }\n            }\n";
-    return ss.str();
-}
-
 const char* device_helpers = R"(
 #define MIGX_NEG_INF __int_as_float(0xff800000)
 __device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)
@@ -193,9 +127,6 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(smem_addr(dst)), "l"(src), "r"(ok ? 16 : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::); }
-// A 128-byte line into L2, nothing waits for it; and the device's SM count.
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }
-__device__ __forceinline__ unsigned sm_count() { unsigned n; asm("mov.u32 %0, %%nsmid;" : "=r"(n)); return n; }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
 __device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
@@ -230,9 +161,9 @@ __device__ __forceinline__ float ex2f(float x)
 
 std::optional<kernel_source> generate_attention(const attention_spec& a)
 {
-    // Keys a step (64; MIGRAPHX_GPU_ATTENTION_KEYS=32, an experiment: half the score registers,
-    // so that 3 blocks of 8 warps fit an SM) and the blocks an SM the registers are capped for.
-    const std::size_t keys_per_step = env_level("MIGRAPHX_GPU_ATTENTION_KEYS") == 32 ? 32 : 64;
+    // Keys a step. (32, for 3 blocks of 8 warps an SM at half the score registers, was slower on
+    // BERT-base: bench/results/2026-12-05-session23.md.)
+    const std::size_t keys_per_step = 64;
     const auto& ql = a.q.lens();
     auto r         = ql.size();
     if(r < 2 or not half(a.q) or not half(a.kt) or not half(a.v) or a.out.type() != shape::half_type or
@@ -272,15 +203,12 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     std::size_t msize = a.mask ? a.mask->type_size() : 0;
     // Row pitches padded by 16 bytes: the fragment loads of 8 rows hit 8 different bank groups.
     const std::size_t KP = D + 8, VP = DV + 8, MP = keys_per_step + 16 / std::max<std::size_t>(msize, 1);
-    // 8 warps where there are more than 64 rows and a step's tiles fit, else 4.
-    // MIGRAPHX_GPU_ATTENTION_WARPS=4 (an experiment): 4 always, so that an SM holds 4 blocks in
-    // different phases (one loading while another multiplies) at the price of reading each item's
-    // keys once a 64 rows.
-    const bool four_warps = env_level("MIGRAPHX_GPU_ATTENTION_WARPS") == 4;
+    // 8 warps where there are more than 64 rows and a step's tiles fit, else 4. (4 always, so that
+    // an SM holds 4 blocks in different phases, was slower: session 28.)
     std::size_t warps = 0, mask_rows = 0, stage = 0;
     for(std::size_t w : {8, 4})
     {
-        if(w == 8 and (M <= 64 or four_warps))
+        if(w == 8 and M <= 64)
             continue;
         warps     = w;
         mask_rows = a.mask ? (mask_row ? 1 : w * 16) : 0;
@@ -292,7 +220,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         return std::nullopt;
     const std::size_t stages         = N > keys_per_step and 2 * stage <= static_smem ? 2 : 1;
     const std::size_t threads        = warps * 32;
-    const std::size_t min_blocks     = (keys_per_step == 32 ? 768 : 512) / threads; // an SM
+    const std::size_t min_blocks     = 512 / threads; // an SM
     const std::size_t stage_halves   = keys_per_step * (KP + VP);
     const std::size_t rows_per_block = warps * 16;
     std::size_t row_blocks           = (M + rows_per_block - 1) / rows_per_block;
@@ -358,10 +286,9 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // Q's rows in A fragments (m16n8k16 layout: rows g and g+8, columns 2t, 2t+1 and +8). Where the
     // block's rows fit in stage 1's space they are copied there in 16-byte pieces (coalesced) and
     // read by ldmatrix; else each lane reads its pairs from memory while the first tiles load.
-    // MIGRAPHX_GPU_ATTENTION_Q_DIRECT=1 (an experiment, not measured yet): Q read straight into
-    // registers, so that the second step's tiles need not wait for Q to leave stage 1's space.
-    const bool q_staged = stages == 2 and rows_per_block * KP <= stage_halves and
-                          not env_enabled("MIGRAPHX_GPU_ATTENTION_Q_DIRECT");
+    // (Q straight into registers where it fits, so that the second step's tiles need not wait for
+    // Q to leave stage 1's space, gained nothing: session 28.)
+    const bool q_staged = stages == 2 and rows_per_block * KP <= stage_halves;
     if(q_staged)
     {
         ss << "        const bool qvec16 = "
@@ -415,8 +342,6 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     else
         ss << "            cp_async_wait<0>();\n";
     ss << "            __syncthreads();\n";
-    if(auto mode = prefetch_mode())
-        ss << prefetch_next_item(a, batch, blocks, row_blocks, rows_per_block, min_blocks, threads, mode == 2);
     ss << "            const migx_half* kt_s = kvs + buf * " << stage_halves << ";\n"
        << "            const migx_half* vt_s = kt_s + " << keys_per_step * KP << ";\n";
     if(a.mask)

@@ -114,16 +114,14 @@ void gpu_context::finish() const
         MIGX_CUDA_CHECK(cudaStreamSynchronize(m_state->stream));
 }
 
-/// The threads that run deferred jobs, in order of queueing, while the program's other ops
-/// finalize. One thread by default: cuDNN builds one engine at a time in a process (on an H200, 8
-/// threads building the plans of ResNet-50 took 2x longer than one), but the rest of finalize
-/// (cuBLASLt's heuristics, weight uploads, kernel loads) runs beside it.
-/// MIGRAPHX_GPU_LOAD_THREADS=N (1 to 16): N threads, each with its own cuDNN handle (a loaded
-/// float program's few slow checks are the libraries loading kernels on first use: whether those
-/// overlap is what the setting measures).
+/// The thread that runs deferred jobs, in order of queueing, while the program's other ops
+/// finalize (cuBLASLt's heuristics, weight uploads, kernel loads). One: cuDNN builds one engine at
+/// a time in a process (on an H200, 8 threads building the plans of ResNet-50 took 2x longer than
+/// one), and 4 threads with their own cuDNN handles loaded a saved float ResNet-50 no faster (H100,
+/// bench/results/2026-12-06-session34.md).
 struct deferred_worker
 {
-    static constexpr std::size_t first_handle_index = 1; // cuDNN handle 0 is the compiling thread's
+    static constexpr std::size_t handle_index = 1; // cuDNN handle 0 is the compiling thread's
     std::mutex m;
     std::condition_variable cv;
     std::deque<std::pair<std::function<std::size_t(std::size_t)>, std::string>> queue;
@@ -132,30 +130,9 @@ struct deferred_worker
     std::size_t jobs = 0, need = 0;
     double busy_ms = 0;
     std::exception_ptr error;
-    std::vector<std::thread> threads;
+    std::thread thread;
 
-    static std::size_t count_from_env()
-    {
-        auto n = env_level("MIGRAPHX_GPU_LOAD_THREADS");
-        return static_cast<std::size_t>(std::clamp<long>(n, 1, 16));
-    }
-
-    explicit deferred_worker(int device, std::size_t count = count_from_env())
-    {
-        for(std::size_t t = 0; t < count; t++)
-        {
-            try
-            {
-                threads.emplace_back([this, device, t] { loop(device, first_handle_index + t); });
-            }
-            catch(const std::system_error&)
-            {
-                if(threads.empty())
-                    throw; // no thread at all: nothing would run the jobs
-                break;     // fewer threads do them
-            }
-        }
-    }
+    explicit deferred_worker(int device) : thread([this, device] { loop(device); }) {}
     deferred_worker(const deferred_worker&)            = delete;
     deferred_worker& operator=(const deferred_worker&) = delete;
     /// A finalize that failed before end_finalize still stops its threads; jobs not yet started
@@ -176,12 +153,11 @@ struct deferred_worker
             closing = true;
         }
         cv.notify_all();
-        for(auto& t : threads)
-            if(t.joinable())
-                t.join();
+        if(thread.joinable())
+            thread.join();
     }
 
-    void loop(int device, std::size_t handle_index)
+    void loop(int device)
     {
         bool ok = true;
         try
@@ -257,9 +233,8 @@ void gpu_context::end_finalize() const
         auto t0 = std::chrono::steady_clock::now();
         w->close_and_join();
         if(env_enabled("MIGRAPHX_TIME_PASSES") or env_enabled("MIGRAPHX_TIME_LOAD"))
-            std::cerr << "gpu end_finalize: " << w->jobs << " deferred jobs took " << w->busy_ms << " ms on "
-                      << w->threads.size() << (w->threads.size() == 1 ? " thread" : " threads")
-                      << "; waited for them "
+            std::cerr << "gpu end_finalize: " << w->jobs << " deferred jobs took " << w->busy_ms
+                      << " ms on their thread; waited for them "
                       << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
                       << " ms\n";
         for(const auto& [ms, label] : w->times)
