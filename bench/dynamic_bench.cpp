@@ -2,9 +2,11 @@
 // program compiled statically for it and one dynamic program compiled once for the whole range
 // run alternately; prints the median times, their ratio, the dynamic program's first run at
 // that shape (which specialises and compiles it) and the largest output difference (0: the
-// same bits).
+// same bits). --memory instead runs the dynamic program once at each shape and prints the memory
+// the process holds after each: resident host memory and (gpu builds) device memory in use, so
+// the cost of each variant (compiled on first use) shows.
 //
-// usage: migx_dynamic_bench TARGET MODEL.onnx RANGES SHAPE... [--runs N]
+// usage: migx_dynamic_bench TARGET MODEL.onnx RANGES SHAPE... [--runs N] [--memory]
 //   RANGES  name=1:8x3x224:448x224:448[;name2=...]   (a dim is N or MIN:MAX)
 //   SHAPE   name=4x3x224x224[;name2=...]
 // Integer inputs get i % 100 (token ids, masks), float inputs pseudo-random values.
@@ -18,11 +20,15 @@
 #include <cstdio>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+#ifdef MIGX_BENCH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace {
 
@@ -57,6 +63,28 @@ std::map<std::string, std::vector<std::string>> parse_spec(const std::string& s)
 
 
 
+/// Resident host memory and device memory in use (0 without the gpu), in MiB.
+std::pair<double, double> memory_mib()
+{
+    std::ifstream statm("/proc/self/statm");
+    double pages = 0, resident = 0;
+    statm >> pages >> resident;
+    double device = 0;
+#ifdef MIGX_BENCH_CUDA
+    std::size_t free = 0, total = 0;
+    if(cudaMemGetInfo(&free, &total) == cudaSuccess)
+        device = static_cast<double>(total - free) / (1 << 20);
+#endif
+    return {resident * 4096 / (1 << 20), device};
+}
+
+void print_memory(const std::string& when)
+{
+    auto [host, device] = memory_mib();
+    std::printf("| %s | %.0f | %.0f |\n", when.c_str(), host, device);
+    std::fflush(stdout);
+}
+
 double median(std::vector<double> xs)
 {
     std::sort(xs.begin(), xs.end());
@@ -76,9 +104,13 @@ int main(int argc, char** argv)
             args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
             break;
         }
+    auto memory_flag = std::find(args.begin(), args.end(), "--memory");
+    bool memory      = memory_flag != args.end();
+    if(memory)
+        args.erase(memory_flag);
     if(args.size() < 4)
     {
-        std::cerr << "usage: migx_dynamic_bench TARGET MODEL.onnx RANGES SHAPE... [--runs N]\n";
+        std::cerr << "usage: migx_dynamic_bench TARGET MODEL.onnx RANGES SHAPE... [--runs N] [--memory]\n";
         return 2;
     }
     try
@@ -100,6 +132,27 @@ int main(int argc, char** argv)
         dyn.compile(t, copts);
         std::printf("%s on %s: dynamic program parsed and compiled in %.0f ms\n", model.c_str(), args[0].c_str(),
                     ms_since(t0));
+        if(memory)
+        {
+            std::printf("| after | host MiB (resident) | device MiB (in use) |\n|---|---|---|\n");
+            print_memory("compile");
+            auto inputs = dyn.get_inputs();
+            for(std::size_t si = 3; si < args.size(); si++)
+            {
+                migraphx::parameter_map params;
+                unsigned seed = 1;
+                for(const auto& [name, dims] : parse_spec(args[si]))
+                {
+                    std::vector<std::size_t> lens;
+                    for(const auto& d : dims)
+                        lens.push_back(std::stoul(d));
+                    params[name] = make_input(migraphx::shape{inputs.at(name).type(), lens}, seed++);
+                }
+                dyn.eval(params);
+                print_memory("first run at " + args[si]);
+            }
+            return 0;
+        }
         std::printf("| shape | static ms | dynamic ms | dynamic/static | first dynamic run ms | max abs diff |\n");
         std::printf("|---|---|---|---|---|---|\n");
         for(std::size_t si = 3; si < args.size(); si++)

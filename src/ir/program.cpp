@@ -12,6 +12,7 @@
 #include "ir/env.hpp"
 #include "ir/eval.hpp"
 #include "ir/program_impl.hpp"
+#include "ir/shared_literals.hpp"
 #include "ir/last_use.hpp"
 #include "passes/pass_manager.hpp"
 
@@ -180,6 +181,9 @@ struct finalize_times
 
 void program::finalize()
 {
+    // Weights equal to those of a program alive in the process (another variant of a dynamic
+    // program, the same model compiled or loaded again) share their buffer.
+    share_literals(*this);
     finalize_times times;
     for(const auto& m : m_impl->modules)
         for(auto it = m->begin(); it != m->end(); ++it)

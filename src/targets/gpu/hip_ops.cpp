@@ -1,5 +1,6 @@
 // Memory, copy and synchronisation ops of the gpu target.
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/device_literals.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/instruction.hpp>
@@ -7,6 +8,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
 #include "ir/actual_sizes.hpp"
+#include "ir/shared_literals.hpp"
 #include "serialize/op_serializer.hpp"
 #include <unordered_map>
 
@@ -102,17 +104,14 @@ void hip_copy_literal::finalize(context& ctx, const shape&, const std::vector<sh
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    const auto& s = value_.get_shape();
-    buffer        = device_alloc(s.bytes());
-    // On the context's stream: a plain cudaMemcpy from pageable memory goes through the legacy
-    // default stream and may return before its DMA lands, and the program's non-blocking stream
-    // does not wait for that stream (a literal returned as an output was read back before it
-    // arrived: zeros). From pageable memory the call returns once the bytes are staged, so the
-    // source may go; the copies are waited for once, at the end of finalize (end_finalize), not
-    // one by one.
-    if(s.bytes() > 0)
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(
-            buffer.get(), value_.get_argument().data(), s.bytes(), cudaMemcpyHostToDevice, g.stream()));
+    // Equal weights of programs alive in the process are one host buffer and one device copy.
+    // The upload goes on the context's stream: a plain cudaMemcpy from pageable memory goes
+    // through the legacy default stream and may return before its DMA lands, and the program's
+    // non-blocking stream does not wait for that stream (a literal returned as an output was
+    // read back before it arrived: zeros). The copies are waited for once, at the end of finalize
+    // (end_finalize), not one by one.
+    value_ = share_literal(value_);
+    buffer = device_literal(g, value_);
 }
 
 argument hip_copy_literal::compute(context&, const shape& out, const std::vector<argument>&) const
