@@ -51,10 +51,13 @@ std::shared_ptr<char> device_literal(gpu_context& g, const literal& l)
     auto found = c.entries.find(key);
     if(found != c.entries.end())
     {
-        auto live = found->second.buffer.lock();
-        // another program's stream may still be uploading it
-        MIGX_CUDA_CHECK(cudaStreamWaitEvent(g.stream(), found->second.uploaded.get(), 0));
-        return live;
+        // (its last holder may have let go since the sweep, on another thread)
+        if(auto live = found->second.buffer.lock())
+        {
+            // another program's stream may still be uploading it
+            MIGX_CUDA_CHECK(cudaStreamWaitEvent(g.stream(), found->second.uploaded.get(), 0));
+            return live;
+        }
     }
     auto buffer       = upload(g, l);
     cudaEvent_t event = nullptr;
