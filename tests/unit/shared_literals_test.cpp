@@ -3,6 +3,7 @@
 // and a dynamic program's variants hold their weights once, and run as before.
 #include <gtest/gtest.h>
 #include <migraphx/generate.hpp>
+#include <migraphx/load_save.hpp>
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
@@ -142,4 +143,16 @@ TEST(shared_literals, a_dynamic_programs_variants_share_its_weights)
     auto alone = dense(3);
     alone.compile(migraphx::ref::target{});
     EXPECT_EQ(got, alone.eval(params).at(0));
+}
+
+TEST(shared_literals, a_program_loaded_twice_holds_its_weights_once)
+{
+    auto p = dense(4);
+    p.compile(migraphx::ref::target{});
+    auto bytes = migraphx::save_buffer(p);
+    auto one   = migraphx::load_buffer(bytes);
+    auto two   = migraphx::load_buffer(bytes);
+    ASSERT_EQ(literal_buffers(one).size(), 1u);
+    EXPECT_EQ(literal_buffers(two), literal_buffers(one));
+    EXPECT_EQ(two.eval(input(4)).at(0), p.eval(input(4)).at(0));
 }
