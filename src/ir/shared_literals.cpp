@@ -12,18 +12,25 @@ namespace migraphx {
 
 namespace {
 
-/// 64-bit FNV-1a over up to three 4 KiB windows (start, middle, end): equal literals give equal
-/// keys; a candidate is then compared in full.
+/// A hash of up to three 4 KiB windows (start, middle, end), 8 bytes a step: equal literals give
+/// equal keys; a candidate is then compared in full. (Byte by byte it cost a fresh load of
+/// ResNet-50 ~1 ms.)
 std::uint64_t sample_hash(const char* p, std::size_t n)
 {
     constexpr std::size_t window = 4096;
-    std::uint64_t h              = 1469598103934665603ull;
+    std::uint64_t h              = n;
     auto mix                     = [&](std::size_t from) {
-        for(std::size_t i = from; i < std::min(n, from + window); i++)
+        auto to = std::min(n, from + window);
+        std::size_t i = from;
+        for(; i + 8 <= to; i += 8)
         {
-            h ^= static_cast<unsigned char>(p[i]);
-            h *= 1099511628211ull;
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
         }
+        for(; i < to; i++)
+            h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ull;
     };
     mix(0);
     if(n > window)
