@@ -10,7 +10,9 @@
 #include "ir/dynamic_program.hpp"
 #include "ir/shared_literals.hpp"
 #include <cstring>
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -155,4 +157,31 @@ TEST(shared_literals, a_program_loaded_twice_holds_its_weights_once)
     ASSERT_EQ(literal_buffers(one).size(), 1u);
     EXPECT_EQ(literal_buffers(two), literal_buffers(one));
     EXPECT_EQ(two.eval(input(4)).at(0), p.eval(input(4)).at(0));
+}
+
+TEST(shared_literals, programs_compiled_on_several_threads_at_once_share_and_agree)
+{
+    std::vector<migraphx::program> ps;
+    for(int i = 0; i < 4; i++)
+        ps.push_back(dense(8));
+    std::vector<std::thread> threads;
+    for(auto& p : ps)
+        threads.emplace_back([&p] { p.compile(migraphx::ref::target{}); });
+    for(auto& t : threads)
+        t.join();
+    auto want = ps.front().eval(input(8)).at(0);
+    for(const auto& p : ps)
+    {
+        EXPECT_EQ(p.eval(input(8)).at(0), want);
+        ASSERT_EQ(literal_buffers(p).size(), 1u);
+    }
+    // the lookup is one locked step: the first to finalize registers, every other finds it
+    std::vector<const char*> distinct;
+    for(const auto& p : ps)
+        if(std::find(distinct.begin(), distinct.end(), literal_buffers(p).front()) == distinct.end())
+            distinct.push_back(literal_buffers(p).front());
+    EXPECT_EQ(distinct.size(), 1u);
+    auto again = dense(8);
+    again.compile(migraphx::ref::target{});
+    EXPECT_NE(std::find(distinct.begin(), distinct.end(), literal_buffers(again).front()), distinct.end());
 }
