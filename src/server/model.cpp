@@ -1,5 +1,6 @@
 #include "server/model.hpp"
 #include "server/error.hpp"
+#include "ir/scratch_group.hpp"
 #include <migraphx/load_save.hpp>
 #include <migraphx/onnx.hpp>
 #include <migraphx/target.hpp>
@@ -204,9 +205,12 @@ std::shared_ptr<model> model::load(const std::string& name, const std::string& v
     for(std::size_t i = 0; i < n; i++)
     {
         // Each instance loads its own program (on gpu: its own stream, handles and workspace).
+        // Its thread runs them one at a time, so they share one scratch buffer, made for the
+        // largest batch first.
+        scratch_group_scope group(name + "/" + version + "/instance " + std::to_string(i));
         std::map<std::size_t, program> progs;
-        for(const auto& [b, buf] : buffers)
-            progs.emplace(b, load_buffer(buf));
+        for(auto it = buffers.rbegin(); it != buffers.rend(); ++it)
+            progs.emplace(it->first, load_buffer(it->second));
         m->m_instances.push_back(std::move(progs));
     }
 

@@ -1,6 +1,7 @@
 // Memory, copy and synchronisation ops of the gpu target.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/device_literals.hpp"
+#include "targets/gpu/shared_scratch.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/instruction.hpp>
@@ -8,6 +9,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
 #include "ir/actual_sizes.hpp"
+#include "ir/scratch_group.hpp"
 #include "ir/shared_literals.hpp"
 #include "serialize/op_serializer.hpp"
 #include <unordered_map>
@@ -79,8 +81,10 @@ void hip_allocate::finalize(context& ctx, const shape&, const std::vector<shape>
 {
     if(not scratch)
         return;
-    get_gpu_context(ctx).make_current();
-    buffer = device_alloc(s.bytes());
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    // Programs that never run at the same time (ir/scratch_group.hpp) share one buffer.
+    buffer = group_scratch(g, current_scratch_group(), s.bytes());
 }
 
 argument hip_allocate::compute(context& ctx, const shape& out, const std::vector<argument>&) const
