@@ -5,6 +5,7 @@
 #include <migraphx/onnx.hpp>
 #include <migraphx/target.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -207,7 +208,10 @@ std::shared_ptr<model> model::load(const std::string& name, const std::string& v
         // Each instance loads its own program (on gpu: its own stream, handles and workspace).
         // Its thread runs them one at a time, so they share one scratch buffer, made for the
         // largest batch first.
-        scratch_group_scope group(name + "/" + version + "/instance " + std::to_string(i));
+        // (numbered by load, so that a model loaded again never shares with one still running)
+        static std::atomic<unsigned long> loads{0};
+        scratch_group_scope group(name + "/" + version + "/instance " + std::to_string(i) + "/load " +
+                                  std::to_string(loads++));
         std::map<std::size_t, program> progs;
         for(auto it = buffers.rbegin(); it != buffers.rend(); ++it)
             progs.emplace(it->first, load_buffer(it->second));
