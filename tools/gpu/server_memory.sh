@@ -2,8 +2,9 @@
 # from the machine's PyTorch, its batch made symbolic) at max_batch_size 32 (programs for 1, 2, 4,
 # 8, 16 and 32 rows) and 2 instances, so 12 programs of one model. For each setting the server is
 # started, waited for until ready, and the device memory it holds read from nvidia-smi; then it is
-# stopped. Settings: weights shared between the programs (the default) and
-# MIGRAPHX_DISABLE_SHARED_LITERALS=1 (a copy a program). Lines in $OUT/server_memory.txt.
+# stopped. Settings: weights and (gpu) an instance's scratch shared between the programs (the
+# default), MIGRAPHX_DISABLE_SCRATCH_GROUPS=1 (a scratch buffer a program) and
+# MIGRAPHX_DISABLE_SHARED_LITERALS=1 (a copy of the weights a program). Lines in $OUT/server_memory.txt.
 #   OUT=$OUT bash tools/gpu/server_memory.sh
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
@@ -20,7 +21,7 @@ for v in list(m.graph.input) + list(m.graph.output):
 onnx.save(m, sys.argv[2])
 PYEOF
 printf 'max_batch_size: 32\ndynamic_batching { }\ninstance_group [ { count: 2 } ]\n' > $repo/resnet50/config.pbtxt
-for setting in shared "MIGRAPHX_DISABLE_SHARED_LITERALS=1"; do
+for setting in shared "MIGRAPHX_DISABLE_SCRATCH_GROUPS=1" "MIGRAPHX_DISABLE_SHARED_LITERALS=1"; do
   envs=$([ $setting = shared ] && echo "" || echo $setting)
   before=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
   env $envs $inst/bin/migraphx-server --model-repository $repo --gpu --http-port 0 --grpc-port -1 --no-cache \

@@ -1,4 +1,5 @@
 #include "targets/gpu/shared_scratch.hpp"
+#include "ir/env.hpp"
 #include <map>
 #include <mutex>
 #include <utility>
@@ -29,7 +30,7 @@ struct groups
 
 std::shared_ptr<char> group_scratch(gpu_context& g, const std::string& group, std::size_t bytes)
 {
-    if(group.empty())
+    if(group.empty() or env_enabled("MIGRAPHX_DISABLE_SCRATCH_GROUPS"))
         return device_alloc(bytes);
     auto& gs = groups::get();
     std::lock_guard<std::mutex> lock(gs.m);

@@ -3,7 +3,8 @@
 
 // The scratch buffer of a gpu program finalized in a scratch group (ir/scratch_group.hpp): the
 // group's buffer on that device where it holds at least `bytes`, else a new one, which becomes the
-// group's buffer for the programs made after it.
+// group's buffer for the programs made after it. MIGRAPHX_DISABLE_SCRATCH_GROUPS=1: a buffer a
+// program, as outside a group.
 
 #include "targets/gpu/context.hpp"
 #include <memory>
