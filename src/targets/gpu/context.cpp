@@ -10,7 +10,6 @@
 #include <exception>
 #include <mutex>
 #include <sstream>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 
