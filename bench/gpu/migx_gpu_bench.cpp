@@ -5,6 +5,7 @@
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
 // usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph]
+//                       [--exhaustive-tune] [--tf32] (compile_options)
 //                       [--input NAME=FILE]... [--save-output FILE] [--check N]
 //   --check: after timing, runs N other random inputs (seeds neither the calibration nor the timed
 //            input used) through the timed program and through the model compiled in fp32, and
@@ -55,13 +56,13 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] [--check N] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] [--exhaustive-tune] [--tf32] [--check N] "
                      "[--save-output FILE]\n";
         return 2;
     }
     std::string model = argv[1], save_output;
     std::map<std::string, std::string> input_files;
-    bool fp16 = false, int8 = false, int8_residuals = false, graph = true;
+    bool fp16 = false, int8 = false, int8_residuals = false, graph = true, exhaustive = false, tf32 = false;
     int calib = 16;
     double min_cosine = -1; // quantize_int8's accuracy check: its default unless given
     int runs = 200, warmup = 20, check = 0;
@@ -85,6 +86,10 @@ int run(int argc, char** argv)
             min_cosine = std::stod(next());
         else if(a == "--no-cuda-graph")
             graph = false;
+        else if(a == "--exhaustive-tune")
+            exhaustive = true;
+        else if(a == "--tf32")
+            tf32 = true;
         else if(a == "--runs")
             runs = std::stoi(next());
         else if(a == "--warmup")
@@ -140,6 +145,8 @@ int run(int argc, char** argv)
     migraphx::compile_options opts;
     opts.offload_copy = false;
     opts.cuda_graph   = graph;
+    opts.exhaustive_tune = exhaustive;
+    opts.tf32            = tf32;
     t0                = clock_type::now();
     prog.compile(migraphx::get_target("gpu"), opts);
     auto compile_ms = ms_since(t0);

@@ -70,20 +70,24 @@ void init_program(py::module_& m)
         .def("get_module", &program::get_module, py::arg("name"), py::return_value_policy::reference_internal)
         .def("compile",
              [](program& p, const target& t, bool offload_copy, bool fast_math, bool exhaustive_tune,
-                std::size_t device_id, bool cuda_graph) {
+                std::size_t device_id, bool cuda_graph, bool tf32) {
                  compile_options options;
                  options.offload_copy    = offload_copy;
                  options.fast_math       = fast_math;
                  options.exhaustive_tune = exhaustive_tune;
                  options.device_id       = device_id;
                  options.cuda_graph      = cuda_graph;
+                 options.tf32            = tf32;
                  py::gil_scoped_release nogil;
                  p.compile(t, options);
              },
              py::arg("t"), py::arg("offload_copy") = true, py::arg("fast_math") = true,
              py::arg("exhaustive_tune") = false, py::arg("device_id") = 0, py::arg("cuda_graph") = true,
+             py::arg("tf32") = false,
              "Compile for target t. offload_copy=True (the default) takes and returns host data on the gpu; "
-             "cuda_graph=False launches kernel by kernel instead of replaying a CUDA graph.")
+             "cuda_graph=False launches kernel by kernel instead of replaying a CUDA graph; exhaustive_tune=True "
+             "times every cuDNN engine and cuBLASLt algorithm offered (gpu; a slower compile); tf32=True lets "
+             "float convolutions and products use TF32 tensor cores (gpu).")
         .def("is_compiled", &program::is_compiled)
         .def("target_name", &program::target_name)
         .def("run",

@@ -212,6 +212,9 @@ program compile_model(program p, const target& t, const target_options& o, const
         if(p.target_name() != t.name() and (o.gpu or o.cpu or o.ref))
             std::cerr << "migraphx-driver: note: the program is already compiled for " << p.target_name()
                       << "; running it there\n";
+        if(o.exhaustive_tune or o.tf32)
+            std::cerr << "migraphx-driver: note: --exhaustive-tune and --tf32 apply when compiling; the program keeps "
+                         "the options it was compiled with\n";
         return p;
     }
     if((o.int8_residuals or o.int8_min_cosine >= 0) and not o.int8)
@@ -240,6 +243,8 @@ program compile_model(program p, const target& t, const target_options& o, const
     co.offload_copy = o.offload_copy;
     co.cuda_graph   = not o.no_cuda_graph;
     co.fast_math    = not o.no_fast_math;
+    co.exhaustive_tune = o.exhaustive_tune;
+    co.tf32            = o.tf32;
     progress show(o.quiet, "Compiling");
     p.compile(t, co);
     return p;

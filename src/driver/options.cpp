@@ -51,6 +51,10 @@ void add_target_options(CLI::App& app, target_options& o)
     app.add_flag("--enable-offload-copy", o.offload_copy, "Parameters and results live on the host");
     app.add_flag("--disable-cuda-graph", o.no_cuda_graph, "gpu: launch kernel by kernel instead of replaying a CUDA graph");
     app.add_flag("--disable-fast-math", o.no_fast_math, "compile_options.fast_math = false (e.g. gpu: erf GELU, not cuBLASLt's tanh GELU)");
+    app.add_flag("--exhaustive-tune", o.exhaustive_tune,
+                 "compile_options.exhaustive_tune = true (gpu: time every cuDNN engine and cuBLASLt algorithm offered; "
+                 "a slower compile)");
+    app.add_flag("--tf32", o.tf32, "compile_options.tf32 = true (gpu: float convolutions and products on TF32 tensor cores)");
     app.add_flag("--fp16", o.fp16, "Quantize to half precision before compiling");
     app.add_flag("--int8", o.int8,
                  "Quantize to int8 (calibrated on the run's inputs); with --fp16, what stays float runs in half");

@@ -44,6 +44,8 @@ struct target_options
     bool offload_copy = false;
     bool no_cuda_graph = false;
     bool no_fast_math  = false;
+    bool exhaustive_tune = false; ///< compile_options::exhaustive_tune
+    bool tf32            = false; ///< compile_options::tf32
     bool fp16         = false;
     bool int8         = false;
     bool int8_residuals = false;  ///< quantize_int8_options::int8_residuals

@@ -313,6 +313,8 @@ void restore_compiled_state(program& p, const value& v, std::size_t device_id, c
     impl.options.exhaustive_tune = r.boolean(o, "exhaustive_tune");
     if(o.contains("cuda_graph")) // written since CUDA-graph replay exists; before, always on
         impl.options.cuda_graph = r.boolean(o, "cuda_graph");
+    if(o.contains("tf32")) // written since the option exists; before, plain FP32 (or the environment's)
+        impl.options.tf32 = r.boolean(o, "tf32");
     impl.options.device_id       = device_id;
     impl.target_ref              = t;
     impl.ctx                     = t.get_context();
@@ -370,7 +372,8 @@ value program_to_value(const program& p, literal_encoding enc)
                    value::object{{"offload_copy", impl.options.offload_copy},
                                  {"fast_math", impl.options.fast_math},
                                  {"exhaustive_tune", impl.options.exhaustive_tune},
-                                 {"cuda_graph", impl.options.cuda_graph}});
+                                 {"cuda_graph", impl.options.cuda_graph},
+                                 {"tf32", impl.options.tf32}});
     if(impl.compiled)
     {
         auto c = impl.ctx.to_value();

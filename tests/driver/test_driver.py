@@ -107,6 +107,16 @@ def test_compile():
             with open(je) as fh:
                 text = fh.read()
             check('"fast_math":false' in text and '"fast_math":true' in open(j).read(), "--disable-fast-math")
+            # --tf32 and --exhaustive-tune reach compile_options too (the gpu target acts on them)
+            jt = os.path.join(d, "add_tf32.json")
+            run("compile", "--ref", "--tf32", "--exhaustive-tune", "--binary", "--output", jt, ADD)
+            with open(jt) as fh:
+                text = fh.read()
+            check('"tf32":true' in text and '"exhaustive_tune":true' in text, "--tf32 --exhaustive-tune")
+            check('"tf32":false' in open(j).read() and '"exhaustive_tune":false' in open(j).read(), "defaults: off")
+            # given a compiled program, the flags cannot apply: a note says so
+            p = run("run", "--tf32", "--migraphx", f)
+            check("--exhaustive-tune and --tf32 apply when compiling" in p.stderr, "--tf32 on a compiled .mxr: " + p.stderr)
             # an uncompiled program saved by read, then verified against ref
             u = os.path.join(d, "add_uncompiled.mxr")
             run("read", ADD, "--binary", "--output", u)

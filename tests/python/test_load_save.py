@@ -44,6 +44,16 @@ class LoadSaveTest(unittest.TestCase):
         text = migraphx.save_buffer(p, format="json")
         self.assertEqual(str(migraphx.load_buffer(text, format="json")), str(p))
 
+    def test_compile_options_are_saved(self):
+        # compile's tf32 and exhaustive_tune keywords reach the program (kept in its file)
+        for on in (False, True):
+            p = build_program()
+            p.compile(migraphx.get_target("ref"), tf32=on, exhaustive_tune=on)
+            text = migraphx.save_buffer(p, format="json")
+            text = text.decode() if isinstance(text, bytes) else text
+            self.assertIn('"tf32":' + ("true" if on else "false"), text)
+            self.assertIn('"exhaustive_tune":' + ("true" if on else "false"), text)
+
     def test_errors(self):
         with self.assertRaises(migraphx.exception):
             migraphx.load_buffer(b"\x00garbage")

@@ -60,6 +60,23 @@ TEST(gpu_gemm_search, switch_follows_the_environment)
     }
 }
 
+TEST(gpu_gemm_search, exhaustive_tune_measures_every_candidate_under_its_own_key)
+{
+    using migraphx::gpu::gemm_search_settings;
+    scoped_env d("MIGRAPHX_GPU_GEMM_SEARCH_DATA", nullptr);
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", nullptr);
+        auto s = gemm_search_settings::from_env(true);
+        EXPECT_EQ(s.candidates, gemm_search_settings::max_candidates);
+        EXPECT_NE(s.key_suffix(), gemm_search_settings::from_env(false).key_suffix())
+            << "a default search's choice must not stand in for an exhaustive one";
+    }
+    {
+        scoped_env n("MIGRAPHX_GPU_GEMM_CANDIDATES", "4");
+        EXPECT_EQ(gemm_search_settings::from_env(true).candidates, 4) << "the environment's count wins";
+    }
+}
+
 TEST(gpu_gemm_search, settings_follow_the_environment_and_name_themselves)
 {
     using migraphx::gpu::gemm_search_settings;

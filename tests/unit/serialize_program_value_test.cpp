@@ -171,6 +171,79 @@ TEST(serialize_program_value, the_compiling_context_keeps_its_value_and_a_load_g
     EXPECT_FALSE(program_to_value(r, literal_encoding::raw).contains("context"));
 }
 
+namespace {
+
+/// A target that notes the compile_options each get_passes is given (compile, and a load's
+/// restoring of the saved program's state).
+struct options_noting_target
+{
+    std::shared_ptr<std::vector<migraphx::compile_options>> seen =
+        std::make_shared<std::vector<migraphx::compile_options>>();
+    std::string name() const { return "test-options-noting"; }
+    std::vector<migraphx::pass> get_passes(migraphx::context&, const migraphx::compile_options& o) const
+    {
+        seen->push_back(o);
+        return {};
+    }
+    migraphx::context get_context() const { return keeping_context{}; }
+};
+
+migraphx::program relu_program()
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    m->add_return({m->add_instruction(migraphx::make_op("relu"), m->add_parameter("x", {migraphx::shape::float_type, {2}}))});
+    return p;
+}
+
+} // namespace
+
+TEST(serialize_program_value, compile_options_are_saved_and_given_back_to_the_target_on_load)
+{
+    options_noting_target t;
+    migraphx::register_target(t);
+    for(bool on : {false, true})
+    {
+        t.seen->clear();
+        auto p = relu_program();
+        migraphx::compile_options o;
+        o.exhaustive_tune = on;
+        o.tf32            = on;
+        o.fast_math       = not on;
+        p.compile(t, o);
+        auto v = program_to_value(p, literal_encoding::raw);
+        EXPECT_EQ(v.at("compile_options").at("tf32").get_bool(), on);
+        EXPECT_EQ(v.at("compile_options").at("exhaustive_tune").get_bool(), on);
+        auto q = program_from_value(v, 0);
+        ASSERT_EQ(t.seen->size(), 2u) << "compile, then the load's restoring";
+        const auto& loaded = t.seen->back();
+        EXPECT_EQ(loaded.tf32, on);
+        EXPECT_EQ(loaded.exhaustive_tune, on);
+        EXPECT_EQ(loaded.fast_math, not on);
+    }
+}
+
+TEST(serialize_program_value, a_file_from_before_tf32_loads_with_plain_float_math)
+{
+    options_noting_target t;
+    migraphx::register_target(t);
+    auto p = relu_program();
+    migraphx::compile_options o;
+    o.tf32 = true;
+    p.compile(t, o);
+    auto v = program_to_value(p, literal_encoding::raw);
+    // an older writer's compile_options: no "tf32"
+    migraphx::value::object old;
+    for(const auto& [k, x] : v.at("compile_options").get_object())
+        if(k != "tf32")
+            old.emplace_back(k, x);
+    v["compile_options"] = migraphx::value(std::move(old));
+    t.seen->clear();
+    auto q = program_from_value(v, 0);
+    ASSERT_EQ(t.seen->size(), 1u);
+    EXPECT_FALSE(t.seen->back().tf32);
+}
+
 TEST(serialize_program_value, input_defined_later_throws)
 {
     auto v   = program_to_value(migx_test::small_cnn(), literal_encoding::raw);

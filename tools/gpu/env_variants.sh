@@ -7,7 +7,10 @@
 #   OUT=$OUT INST=install-gpu MODELS="bert:64 bert:1" ROUNDS=3 \
 #     VARIANTS="base=;ln8=MIGRAPHX_GPU_LAYERNORM_BLOCKS=8;nofold=MIGRAPHX_DISABLE_LAYERNORM_FOLDS=1" \
 #     bash tools/gpu/env_variants.sh
-# A variant is NAME=ENV (ENV: space-separated VAR=value, may be empty); variants are separated by ';'.
+# A variant is NAME=ENV (ENV: space-separated VAR=value, may be empty; a word starting with "--" is
+# a flag of migx_gpu_bench for that variant, e.g. "ex=--exhaustive-tune"); variants are separated
+# by ';'. Each run's compile time follows its median in brackets (the first round's includes the
+# searches; later rounds read the tuning cache).
 set -u
 root=$(pwd); inst=$root/${INST:-install-gpu}
 PY=/opt/torch/.venv/bin/python3
@@ -19,14 +22,16 @@ for m in ${MODELS:-bert:64}; do
   for r in $(seq ${ROUNDS:-3}); do
     line="$m round $r:"; first=""
     for v in "${vs[@]}"; do
-      name=${v%%=*}; envs=${v#*=}
+      name=${v%%=*}; envs=""; vflags=""
+      for w in ${v#*=}; do case $w in --*) vflags="$vflags $w";; *) envs="$envs $w";; esac; done
       ( export MIGRAPHX_GPU_CACHE_DIR=/tmp/migx-cache-variants
         . "$root/tools/gpu/device_env.sh"
-        env $envs timeout 200 $inst/bin/migx_gpu_bench $f --runs ${RUNS:-200} ${FLAGS:---fp16} ) > /tmp/variant.txt 2>&1
+        env $envs timeout ${VARIANT_TIMEOUT:-200} $inst/bin/migx_gpu_bench $f --runs ${RUNS:-200} ${FLAGS:---fp16} $vflags ) > /tmp/variant.txt 2>&1
       med=$(grep -o 'median_ms=[0-9.]*' /tmp/variant.txt | cut -d= -f2)
+      cms=$(grep -o 'compile_ms=[0-9.]*' /tmp/variant.txt | cut -d= -f2)
       [ -n "$med" ] || { echo "$m $name failed:"; tail -3 /tmp/variant.txt; } >> $L
       [ -n "$first" ] || first=${med:-0}
-      line="$line $name ${med:-?} ($(awk -v a=$first -v b=${med:-0} 'BEGIN { if (a > 0) printf "%.3f", b / a; else print "?" }'))"
+      line="$line $name ${med:-?} ($(awk -v a=$first -v b=${med:-0} 'BEGIN { if (a > 0) printf "%.3f", b / a; else print "?" }')) [compile ${cms:-?} ms]"
     done
     echo "$line" >> $L
   done

@@ -245,6 +245,8 @@ void gpu_context::end_finalize() const
     finish(); // and the literals' uploads, queued by their finalize
 }
 
+bool gpu_context::float_tf32() const { return tf32 or env_enabled("MIGRAPHX_GPU_TF32"); }
+
 value gpu_context::to_value() const
 {
     return value::object{{"device", device_identity(static_cast<int>(device_id))}};

@@ -39,6 +39,14 @@ struct gpu_state
 struct gpu_context
 {
     std::size_t device_id = 0;
+    /// compile_options::tf32 (set by the target's get_passes, at compile and load): float
+    /// convolutions, products and recurrences may use TF32 tensor cores.
+    bool tf32 = false;
+    /// compile_options::exhaustive_tune: the searches for cuDNN engines and cuBLASLt algorithms
+    /// try every candidate (search_limits.hpp, gemm_search.hpp), each choice cached apart.
+    bool exhaustive_tune = false;
+    /// Whether float math may use TF32: tf32, or MIGRAPHX_GPU_TF32=1 in the environment.
+    bool float_tf32() const;
 
     /// Switches to another device (before anything ran on this one).
     void set_device(std::size_t id);

@@ -17,6 +17,7 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/layout_nhwc.hpp"
 #include "targets/gpu/rnn.hpp"
+#include "targets/gpu/search_limits.hpp"
 #include "targets/gpu/start_cost.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
@@ -145,8 +146,8 @@ struct search_buffers
     }
 };
 
-/// Whether float runs in plain FP32 (no TF32 unless MIGRAPHX_GPU_TF32=1).
-bool plain_float(shape::type_t t) { return t == shape::float_type and not env_enabled("MIGRAPHX_GPU_TF32"); }
+/// Whether float runs in plain FP32 (no TF32 unless compile_options::tf32 or MIGRAPHX_GPU_TF32=1).
+bool plain_float(const gpu_context& g, shape::type_t t) { return t == shape::float_type and not g.float_tf32(); }
 
 /// What a search chose for one problem.
 struct algo_choice
@@ -254,11 +255,12 @@ std::string problem_key(const std::string& what,
                         const std::vector<std::size_t>& padding,
                         const std::vector<std::size_t>& stride,
                         const std::vector<std::size_t>& dilation,
-                        std::int64_t group)
+                        std::int64_t group,
+                        bool tf32)
 {
     std::ostringstream ss;
     ss << what << " " << device << " x " << inputs[0] << " w " << inputs[1] << " y " << out << " g" << group
-       << " tf32 " << env_enabled("MIGRAPHX_GPU_TF32");
+       << " tf32 " << tf32;
     for(const auto* v : {&padding, &stride, &dilation})
     {
         ss << " |";
@@ -276,7 +278,7 @@ struct problem_keys
 };
 
 problem_keys make_problem_keys(const std::string& what,
-                               int device,
+                               const gpu_context& g,
                                const std::vector<shape>& inputs,
                                const shape& out,
                                const std::vector<std::size_t>& padding,
@@ -284,8 +286,10 @@ problem_keys make_problem_keys(const std::string& what,
                                const std::vector<std::size_t>& dilation,
                                std::int64_t group)
 {
-    return {problem_key(what, "dev" + std::to_string(device), inputs, out, padding, stride, dilation, group),
-            problem_key(what, device_identity(device), inputs, out, padding, stride, dilation, group)};
+    auto device = g.get().device;
+    bool tf32   = g.float_tf32();
+    return {problem_key(what, "dev" + std::to_string(device), inputs, out, padding, stride, dilation, group, tf32),
+            problem_key(what, device_identity(device), inputs, out, padding, stride, dilation, group, tf32)};
 }
 
 /// The legacy algorithm for a problem: this process's choice, else the tuning cache's (a
@@ -376,7 +380,8 @@ void describe_convolution(convolution::plan& p,
                           const std::vector<std::size_t>& stride,
                           const std::vector<std::size_t>& dilation,
                           std::int64_t group,
-                          bool transposed)
+                          bool transposed,
+                          bool plain)
 {
     auto t  = dnn_type(y.type());
     auto kd = x.lens().size() - 2;
@@ -410,7 +415,7 @@ void describe_convolution(convolution::plan& p,
         p.conv, static_cast<int>(pi.size()), pi.data(), si.data(), di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     MIGX_CUDA_CHECK(cudnnSetConvolutionGroupCount(p.conv, static_cast<int>(group)));
     cudnnMathType_t math = y.type() == shape::half_type ? CUDNN_TENSOR_OP_MATH
-                           : plain_float(y.type())     ? CUDNN_FMA_MATH
+                           : plain                     ? CUDNN_FMA_MATH
                                                        : CUDNN_DEFAULT_MATH;
     MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(p.conv, math));
     // The forward direction: x -> y, or for the transposed convolution y -> x.
@@ -541,17 +546,8 @@ std::vector<std::uint16_t> read_halves(const gpu_context& g, const void* p, std:
     return r;
 }
 
-// Candidates, in the heuristics' order: up to 24 configurations of mode A and 2 more of the
-// fallback list, of which at most 12 precompiled engines and 4 that compile a kernel when their
-// plan is made (tens to hundreds of ms each) are timed.
-constexpr int max_heuristic_configs = 24;
-constexpr int max_fallback_configs  = 2;
-constexpr int max_precompiled       = 12;
-constexpr int max_runtime_compiled  = 2;
-/// Past this much time on one problem's candidates (plan builds included), the search stops
-/// with what it has timed: a large batch's poor engines and runtime-compiled plans otherwise
-/// made a compile take minutes (MobileNetV2 at batch 256).
-constexpr double search_budget_ms = 1500;
+// How many candidates the engine search builds and times, and for how long: search_limits.hpp
+// (more under compile_options::exhaustive_tune).
 
 /// The time of one call of run on the context's stream, in ms, from the host (nullopt if it
 /// failed): a coarse first look before the exact timing.
@@ -585,9 +581,10 @@ std::string choose_engine(gpu_context& g,
 {
     auto& mem           = choice_memory::get();
     const auto& problem = keys.mem;
+    auto limits         = convolution_engine_limits(g.exhaustive_tune);
     // Tests: the fastest engine configuration that works even where the legacy call is faster.
     bool force = env_enabled("MIGRAPHX_CUDNN_GRAPH_FORCE");
-    const std::string key = problem + (force ? " force" : "");
+    const std::string key = problem + (force ? " force" : "") + (g.exhaustive_tune ? " exhaustive" : "");
     {
         std::lock_guard<std::mutex> lock(mem.m);
         auto it = mem.engines.find(key);
@@ -596,10 +593,7 @@ std::string choose_engine(gpu_context& g,
     }
     bool trace    = trace_cudnn();
     auto tc       = tuning_cache::from_env();
-    auto disk_key = "cudnn graph engine (candidates " + std::to_string(max_heuristic_configs) + "+" +
-                    std::to_string(max_fallback_configs) + ", timed " + std::to_string(max_precompiled) + "+" +
-                    std::to_string(max_runtime_compiled) + ", budget " + std::to_string(static_cast<int>(search_budget_ms)) +
-                    " ms, workspace limit " +
+    auto disk_key = "cudnn graph engine (" + limits.text() + ", workspace limit " +
                     std::to_string(search_buffers::ws_limit) + (force ? ", force" : "") + "): " + keys.disk;
     if(auto v = tc.read(disk_key))
     {
@@ -652,7 +646,7 @@ std::string choose_engine(gpu_context& g,
 
         auto h     = dnn::build_handle(g.get().device);
         auto graph = dnn::build_graph(h, spec);
-        auto cands = dnn::heuristic_candidates(h, *graph, max_heuristic_configs, max_fallback_configs);
+        auto cands = dnn::heuristic_candidates(h, *graph, limits.heuristic_configs, limits.fallback_configs);
         std::vector<std::shared_ptr<dnn::graph_plan>> plans;
         std::vector<std::optional<double>> times;
         int compiled = 0, precompiled = 0;
@@ -660,9 +654,9 @@ std::string choose_engine(gpu_context& g,
         for(auto& c : cands)
         {
             auto spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - search_start);
-            if(spent.count() > search_budget_ms and (legacy_ms or not times.empty()))
+            if(spent.count() > limits.budget_ms and (legacy_ms or not times.empty()))
             {
-                log << "  search stopped after " << spent.count() << " ms (budget " << search_budget_ms << " ms)\n";
+                log << "  search stopped after " << spent.count() << " ms (budget " << limits.budget_ms << " ms)\n";
                 break;
             }
             auto name = "engine " + c.choice.str() + (c.runtime_compiled ? " [rt]" : "") +
@@ -673,9 +667,9 @@ std::string choose_engine(gpu_context& g,
                     << (c.reduced_precision ? "reduced precision" : "nondeterministic") << ")\n";
                 continue;
             }
-            if(c.runtime_compiled ? compiled >= max_runtime_compiled : precompiled >= max_precompiled)
+            if(c.runtime_compiled ? compiled >= limits.runtime_compiled : precompiled >= limits.precompiled)
             {
-                log << "  " << name << ": skipped (" << (c.runtime_compiled ? max_runtime_compiled : max_precompiled)
+                log << "  " << name << ": skipped (" << (c.runtime_compiled ? limits.runtime_compiled : limits.precompiled)
                     << " such tried)\n";
                 continue;
             }
@@ -816,10 +810,10 @@ void finalize_convolution(convolution& op,
     // A loaded (or already finalized) op says what to run; a fresh one is measured.
     bool given = op.solution_id >= 0 or not op.engine.empty();
     auto p     = std::make_shared<convolution::plan>();
-    describe_convolution(*p, what, x, w, out, op.padding, op.stride, op.dilation, op.group, false);
-    bool plain      = plain_float(out.type());
+    bool plain = plain_float(g, out.type());
+    describe_convolution(*p, what, x, w, out, op.padding, op.stride, op.dilation, op.group, false, plain);
     std::vector<shape> inputs{x, w};
-    auto keys  = make_problem_keys("gpu::convolution", g.get().device, inputs, out, op.padding, op.stride,
+    auto keys  = make_problem_keys("gpu::convolution", g, inputs, out, op.padding, op.stride,
                                   op.dilation, op.group);
     // The legacy algorithm: a loaded op's saved one where cuDNN accepts it (its workspace query,
     // on handle h, succeeds), else this process's or the tuning cache's choice, else measured
@@ -1220,9 +1214,9 @@ void convolution_backwards::finalize(context& ctx, const shape& out, const std::
     g.make_current();
     auto p = std::make_shared<plan>();
     // cuDNN's view: the forward convolution maps dx (our output, p->y) to dy (our input x, p->x).
-    describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true);
-    bool plain = plain_float(out.type());
-    auto keys  = make_problem_keys(name(), g.get().device, inputs, out, padding, stride, dilation, group);
+    bool plain = plain_float(g, out.type());
+    describe_convolution(*p, name(), inputs[0], inputs[1], out, padding, stride, dilation, group, true, plain);
+    auto keys  = make_problem_keys(name(), g, inputs, out, padding, stride, dilation, group);
     auto workspace = [&](const algo_choice& a, std::size_t* bytes) {
         cudnnSetConvolutionMathType(p->conv, a.math);
         return cudnnGetConvolutionBackwardDataWorkspaceSize(

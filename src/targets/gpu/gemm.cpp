@@ -296,7 +296,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     auto in_size = inputs[0].type_size();
     cublasComputeType_t ct =
         int8 ? CUBLAS_COMPUTE_32I
-             : (out.type() == shape::float_type and env_enabled("MIGRAPHX_GPU_TF32")) ? CUBLAS_COMPUTE_32F_FAST_TF32
+             : (out.type() == shape::float_type and g.float_tf32()) ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                                       : CUBLAS_COMPUTE_32F;
     MIGX_CUDA_CHECK(cublasLtMatmulDescCreate(&p->desc, ct, int8 ? CUDA_R_32I : CUDA_R_32F));
     MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &oa->op, sizeof(oa->op)));
@@ -378,7 +378,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
             << " " << ob->rows << "x" << ob->cols << " ld " << ob->ld << " bs " << ob->batch_stride << ", batches "
             << batches << ", epilogue '" << epilogue << "' bias " << has_bias() << " stride " << bias_stride
             << ", beta " << (call.beta != 0.0f);
-        auto c = searched_algorithm(call, key.str(), g.stream(), max_ws);
+        auto c = searched_algorithm(call, key.str(), g.stream(), max_ws, g.exhaustive_tune);
         a      = c.algo;
         ws     = c.workspace;
     };

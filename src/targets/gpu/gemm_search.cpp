@@ -17,11 +17,13 @@ namespace gpu {
 
 bool gemm_search_enabled() { return not env_enabled("MIGRAPHX_DISABLE_GEMM_SEARCH"); }
 
-gemm_search_settings gemm_search_settings::from_env()
+gemm_search_settings gemm_search_settings::from_env(bool exhaustive)
 {
     gemm_search_settings s;
+    if(exhaustive)
+        s.candidates = max_candidates;
     if(auto n = env_level("MIGRAPHX_GPU_GEMM_CANDIDATES"); n > 0)
-        s.candidates = static_cast<int>(std::min<long>(n, 64));
+        s.candidates = static_cast<int>(std::min<long>(n, max_candidates));
     s.random_data = env_string("MIGRAPHX_GPU_GEMM_SEARCH_DATA") == "random";
     return s;
 }
@@ -163,10 +165,11 @@ std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cubla
     return res.workspaceSize;
 }
 
-gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace)
+gemm_choice searched_algorithm(
+    const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace, bool exhaustive)
 {
     auto accepted = [&](const cublasLtMatmulAlgo_t& a) { return accepted_workspace(call, a, max_workspace); };
-    auto settings = gemm_search_settings::from_env();
+    auto settings = gemm_search_settings::from_env(exhaustive);
     auto disk_key = key + settings.key_suffix();
     auto& mem     = remembered::get();
     {

@@ -8,7 +8,7 @@
 // searches do, and keeps the fastest; gemm.cpp keeps the choice in the tuning cache and the .mxr.
 //   MIGRAPHX_DISABLE_GEMM_SEARCH=1: the heuristic's first candidate, unmeasured (as before).
 //   MIGRAPHX_GPU_GEMM_CANDIDATES=N: how many of the heuristic's candidates to measure (default 8,
-//     1 to 64).
+//     or 64 under compile_options::exhaustive_tune; 1 to 64).
 //   MIGRAPHX_GPU_GEMM_SEARCH_DATA=random: measure on random values in [-1, 1] rather than zeros
 //     (tensor cores draw less power on zeros, so a power-limited device runs faster on them).
 // Settings other than the defaults are part of the tuning cache's key.
@@ -43,9 +43,11 @@ bool gemm_search_enabled();
 /// How finalize measures: the environment's settings (defaults: 8 candidates, zeroed data).
 struct gemm_search_settings
 {
+    static constexpr int max_candidates = 64;
     int candidates   = 8;
     bool random_data = false;
-    static gemm_search_settings from_env();
+    /// exhaustive (compile_options::exhaustive_tune): max_candidates unless the environment names a count.
+    static gemm_search_settings from_env(bool exhaustive = false);
     /// "" for the defaults, else what differs (appended to the tuning cache's key).
     std::string key_suffix() const;
 };
@@ -79,7 +81,11 @@ std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cubla
 /// this process's choice, else the tuning cache's, either where cuBLASLt still accepts it, else
 /// the fastest measured of the heuristic's first few (gemm_search_settings; written to the tuning
 /// cache). Throws when cuBLASLt has no candidate.
-gemm_choice searched_algorithm(const gemm_call& call, const std::string& key, cudaStream_t s, std::size_t max_workspace);
+gemm_choice searched_algorithm(const gemm_call& call,
+                               const std::string& key,
+                               cudaStream_t s,
+                               std::size_t max_workspace,
+                               bool exhaustive = false);
 
 /// Forgets this process's choices (tuning_cache.hpp's forget_tuning_choices calls it).
 void forget_gemm_choices();

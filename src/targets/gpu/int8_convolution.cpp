@@ -9,6 +9,7 @@
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/cuda_check.hpp"
 #include "targets/gpu/cudnn_graph.hpp"
+#include "targets/gpu/search_limits.hpp"
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include <migraphx/errors.hpp>
@@ -39,14 +40,7 @@ struct int8_convolution::state
 
 namespace {
 
-// The heuristics' first 16 configurations and 4 of the fallback list, of which at most 6 that
-// compile a kernel when their plan is made (100s of ms each), and no more plan builds once a
-// problem has taken 3 s. More than convolution.cpp's 2: every fused int8 graph engine is
-// runtime-compiled, and the heuristics' first two ran ResNet-50's 56x56 problems 2-3x slower
-// than the best of the nine that work (H200; the tuning cache keeps the choice).
-constexpr int max_candidates          = 16;
-constexpr int max_runtime_compiled    = 6;
-constexpr double search_budget_ms     = 3000;
+// How many engines the search tries, and for how long: search_limits.hpp.
 constexpr std::size_t workspace_limit = std::size_t{256} << 20;
 
 /// Device memory freed with the object (scratch buffers of the search).
@@ -106,7 +100,8 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
                                               const std::shared_ptr<dnn::op_graph>& graph,
                                               const shape& out,
                                               const std::vector<shape>& inputs,
-                                              const std::string& key)
+                                              const std::string& key,
+                                              const engine_search_limits& limits)
 {
     bool trace = env_enabled("MIGRAPHX_TRACE_CUDNN");
     std::vector<std::unique_ptr<device_buffer>> bufs;
@@ -130,15 +125,17 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
     int compiled    = 0;
     auto start      = std::chrono::steady_clock::now();
     auto spent_ms   = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); };
-    for(auto& c : dnn::heuristic_candidates(h, *graph, max_candidates, 4))
+    int precompiled = 0;
+    for(auto& c : dnn::heuristic_candidates(h, *graph, limits.heuristic_configs, limits.fallback_configs))
     {
-        if(best and spent_ms() > search_budget_ms)
+        if(best and spent_ms() > limits.budget_ms)
             break;
         auto name = c.choice.str();
-        if(c.runtime_compiled and compiled++ >= max_runtime_compiled)
+        if(c.runtime_compiled ? compiled++ >= limits.runtime_compiled : precompiled++ >= limits.precompiled)
         {
             if(trace)
-                std::cerr << "cudnn: " << key << ": int8 engine " << name << " skipped (" << max_runtime_compiled
+                std::cerr << "cudnn: " << key << ": int8 engine " << name << " skipped ("
+                          << (c.runtime_compiled ? limits.runtime_compiled : limits.precompiled)
                           << " runtime-compiled tried)\n";
             continue;
         }
@@ -214,10 +211,9 @@ void int8_convolution::finalize(context& ctx, const shape& out, const std::vecto
     }
     auto device   = g.get().device;
     auto h        = dnn::build_handle(device);
-    auto key      = problem_key(*this, out, inputs, "dev" + std::to_string(device));
-    auto disk_key = "cudnn int8 graph engine (candidates " + std::to_string(max_candidates) + "+4, compiled " +
-                    std::to_string(max_runtime_compiled) + ", budget " + std::to_string(static_cast<int>(search_budget_ms)) +
-                    " ms): " + problem_key(*this, out, inputs, device_identity(device));
+    auto limits   = int8_engine_limits(g.exhaustive_tune);
+    auto key      = problem_key(*this, out, inputs, "dev" + std::to_string(device)) + (g.exhaustive_tune ? " exhaustive" : "");
+    auto disk_key = "cudnn int8 graph engine (" + limits.text() + "): " + problem_key(*this, out, inputs, device_identity(device));
     auto tc = tuning_cache::from_env();
     std::shared_ptr<dnn::op_graph> graph;
     try
@@ -254,7 +250,7 @@ void int8_convolution::finalize(context& ctx, const shape& out, const std::vecto
     }
     if(not st->plan)
     {
-        st->plan = fastest_plan(g, h, graph, out, inputs, key);
+        st->plan = fastest_plan(g, h, graph, out, inputs, key, limits);
         tc.write(disk_key, st->plan->choice.str());
     }
     engine = st->plan->choice.str();

@@ -336,8 +336,9 @@ void rnn::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
     int D     = static_cast<int>(cudnn_dirs());
     bool half = x.type() == shape::half_type;
     auto dt   = half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
-    // float in plain FP32 unless MIGRAPHX_GPU_TF32=1 (as the convolutions); half on tensor cores.
-    auto math = half ? CUDNN_TENSOR_OP_MATH : env_enabled("MIGRAPHX_GPU_TF32") ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+    // float in plain FP32 unless compile_options::tf32 or MIGRAPHX_GPU_TF32=1 (as the
+    // convolutions); half on tensor cores.
+    auto math = half ? CUDNN_TENSOR_OP_MATH : g.float_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto dnn  = g.get().dnn;
     auto L    = static_cast<int>(layers);
     p->parts  = rnn_layout(x.lens()[0], x.lens()[1], D, hidden_size, cell == "lstm", layers);

@@ -18,6 +18,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
 {
     auto& g = get_gpu_context(ctx);
     g.set_device(options.device_id);
+    g.tf32            = options.tf32;
+    g.exhaustive_tune = options.exhaustive_tune;
     g.get(); // fails here, clearly, when the device is absent
     // The same passes as the host tools see (tools/gpu/lowering_check), then the memory plan.
     auto passes = passes_before_device(options.offload_copy, options.fast_math);
