@@ -136,7 +136,7 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
             if(trace)
                 std::cerr << "cudnn: " << key << ": int8 engine " << name << " skipped ("
                           << (c.runtime_compiled ? limits.runtime_compiled : limits.precompiled)
-                          << " runtime-compiled tried)\n";
+                          << (c.runtime_compiled ? " runtime-compiled" : " precompiled") << " tried)\n";
             continue;
         }
         try
