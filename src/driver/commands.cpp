@@ -113,7 +113,8 @@ int perf_command(const model_options& mo, const target_options& to, const param_
     auto po = with_run_dims(po0, mo, m.prog);
     auto params = make_params(m.prog, po, m.tgt, to.offload_copy);
     // A dynamic program runs the static variant compiled for these shapes: report on that one.
-    const auto& run = program_for(m.prog, params);
+    auto variant    = variant_for(m.prog, params);
+    const auto& run = variant ? *variant : m.prog;
     std::cout << run << std::flush;
     std::cout << "Allocating params ..." << std::endl;
     std::cout << "Running performance report ..." << std::endl;

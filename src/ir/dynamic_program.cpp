@@ -147,19 +147,35 @@ input_dims_map dynamic_input_dims(const dynamic_source& source, const parameter_
 std::shared_ptr<program> variant_cache::get(const input_dims_map& dims, const std::function<program()>& make)
 {
     key_type key(dims.begin(), dims.end());
-    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
-    if(it != entries.end())
-    {
-        // Most recently used goes last.
+    // The entry for key, now the most recently used (last); nullptr where there is none.
+    auto touch = [&]() -> std::shared_ptr<program> {
+        auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
+        if(it == entries.end())
+            return nullptr;
         std::rotate(it, it + 1, entries.end());
         return entries.back().second;
+    };
+    {
+        std::lock_guard<std::mutex> lock(m);
+        if(auto found = touch())
+            return found;
     }
+    // Compiling takes seconds: other threads' lookups (other shapes) go on meanwhile.
     auto p = std::make_shared<program>(make());
+    std::lock_guard<std::mutex> lock(m);
+    if(auto found = touch()) // another thread made it meanwhile
+        return found;
     auto cap = cache_capacity();
     while(entries.size() >= cap)
         entries.erase(entries.begin());
     entries.emplace_back(std::move(key), p);
     return p;
+}
+
+std::size_t variant_cache::size() const
+{
+    std::lock_guard<std::mutex> lock(m);
+    return entries.size();
 }
 
 namespace {
@@ -237,16 +253,16 @@ input_dims_map max_dims_of(const input_ranges_map& ranges)
     return r;
 }
 
-const program& program_for(const program& p, const parameter_map& params)
+std::shared_ptr<const program> variant_for(const program& p, const parameter_map& params)
 {
     const auto& impl = p.get_impl();
     if(impl.dynamic == nullptr)
-        return p;
+        return nullptr;
     auto dims = dynamic_input_dims(*impl.dynamic, params);
     if(at_main_dims(p, dims))
-        return p;
+        return nullptr;
     auto make = [&]() { return make_variant(impl, dims); };
-    return *impl.variants->get(dims, make);
+    return impl.variants->get(dims, make);
 }
 
 parameter_map params_for(const program& v, const parameter_map& params)

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,16 +63,20 @@ std::shared_ptr<const dynamic_source> get_dynamic_source(const program& p);
 input_dims_map dynamic_input_dims(const dynamic_source& source, const parameter_map& params);
 
 /// Compiled static variants of one dynamic program, least recently used first out.
-/// MIGRAPHX_DYNAMIC_CACHE_SIZE bounds how many are kept (default 16).
+/// MIGRAPHX_DYNAMIC_CACHE_SIZE bounds how many are kept (default 16). Safe to use from several
+/// threads at once (a program may be run on several): a variant is made outside the lock (two
+/// threads asking for the same new shape may both make it; the first kept wins), and a caller's
+/// shared_ptr keeps a variant alive while it runs, after another thread evicted it.
 class variant_cache
 {
     public:
     /// The variant for dims, made by make() the first time.
     std::shared_ptr<program> get(const input_dims_map& dims, const std::function<program()>& make);
-    std::size_t size() const { return entries.size(); }
+    std::size_t size() const;
 
     private:
     using key_type = std::map<std::string, std::vector<std::size_t>>;
+    mutable std::mutex m;
     std::vector<std::pair<key_type, std::shared_ptr<program>>> entries; // most recent last
 };
 
@@ -81,9 +86,10 @@ input_dims_map max_dims_of(const input_ranges_map& ranges);
 /// first run costs no compile. Called by program::compile.
 void precompile_optimals(const program& p);
 
-/// The program that runs params: p itself, or (for a dynamic program at dims other than those
-/// p was built for) the cached variant, specialised and compiled like p on first use.
-const program& program_for(const program& p, const parameter_map& params);
+/// The variant that runs params where p is dynamic and params' dims are not those p was built
+/// for: the cached one, specialised and compiled like p on first use; nullptr where p itself
+/// runs. Hold the pointer while the variant runs (another thread may evict it from the cache).
+std::shared_ptr<const program> variant_for(const program& p, const parameter_map& params);
 /// params for the variant v: output buffers of an offload_copy=false program, sized for the
 /// largest shape, are narrowed to v's output shapes.
 parameter_map params_for(const program& v, const parameter_map& params);

@@ -226,9 +226,8 @@ void program::finalize()
 
 std::vector<argument> program::eval(const parameter_map& params) const
 {
-    const auto& p = program_for(*this, params);
-    if(&p != this)
-        return p.eval(params_for(p, params));
+    if(auto v = variant_for(*this, params)) // held while it runs
+        return v->eval(params_for(*v, params));
     return eval_program(*this, params);
 }
 

@@ -5,7 +5,9 @@
 #include <migraphx/program.hpp>
 #include <migraphx/quantization.hpp>
 #include <migraphx/ref/target.hpp>
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include "ir/dynamic_program.hpp"
 #include "ir/program_impl.hpp"
 
@@ -80,9 +82,14 @@ TEST(dynamic_program, a_shape_is_specialised_once_and_the_largest_runs_the_progr
     // The variant is compiled for the program's target.
     migraphx::shape s{migraphx::shape::float_type, {2, 2}};
     std::vector<float> d(4, 1.0f);
-    EXPECT_EQ(&migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}),
-              &migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}));
-    EXPECT_EQ(migraphx::program_for(p, {{"x", migraphx::argument{s, d.data()}}}).target_name(), "ref");
+    auto v = migraphx::variant_for(p, {{"x", migraphx::argument{s, d.data()}}});
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v, migraphx::variant_for(p, {{"x", migraphx::argument{s, d.data()}}}));
+    EXPECT_EQ(v->target_name(), "ref");
+    std::vector<float> d4(8, 1.0f);
+    migraphx::shape s4{migraphx::shape::float_type, {4, 2}};
+    EXPECT_EQ(migraphx::variant_for(p, {{"x", migraphx::argument{s4, d4.data()}}}), nullptr)
+        << "the program's own dims run the program itself";
 }
 
 TEST(dynamic_program, the_cache_keeps_the_most_recently_used)
@@ -259,9 +266,9 @@ TEST(dynamic_program, quantize_fp16_applies_to_every_variant)
     std::vector<float> data(4, -1.5f);
     migraphx::shape s{migraphx::shape::float_type, {2, 2}};
     migraphx::parameter_map params{{"x", migraphx::argument{s, data.data()}}};
-    const auto& v = migraphx::program_for(p, params);
-    EXPECT_NE(&v, &p);
-    EXPECT_TRUE(has_half(v)) << "the {2, 2} variant is not quantized:\n" << v;
+    auto v = migraphx::variant_for(p, params);
+    ASSERT_NE(v, nullptr);
+    EXPECT_TRUE(has_half(*v)) << "the {2, 2} variant is not quantized:\n" << *v;
     EXPECT_EQ(run(p, 2), (std::vector<float>{0, 1, 0, 3}));
 }
 
@@ -280,4 +287,49 @@ TEST(dynamic_program, an_unknown_recorded_transform_is_reported)
     {
         EXPECT_NE(std::string(e.what()).find("unknown transform 'no_such'"), std::string::npos) << e.what();
     }
+}
+
+TEST(dynamic_program, runs_on_several_threads_at_once_share_the_variants_safely)
+{
+    // Threads running shapes in turn while a cache of 2 keeps evicting: each must get its own
+    // shape's result, and a variant one thread runs must outlive its eviction by another.
+    setenv("MIGRAPHX_DYNAMIC_CACHE_SIZE", "2", 1);
+    auto src = relu_source(nullptr);
+    std::atomic<int> variants{0};
+    src->specialize = [&variants](const migraphx::input_dims_map& dims) {
+        variants++;
+        migraphx::program v;
+        auto* mm = v.get_main_module();
+        auto x   = mm->add_parameter("x", migraphx::shape{migraphx::shape::float_type, dims.at("x")});
+        mm->add_return({mm->add_instruction(migraphx::make_op("relu"), x)});
+        return v;
+    };
+    auto p = src->specialize({{"x", {4, 2}}});
+    migraphx::set_dynamic_source(p, src);
+    p.compile(migraphx::ref::target{});
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for(int t = 0; t < 8; t++)
+        threads.emplace_back([&, t] {
+            for(int i = 0; i < 150; i++)
+            {
+                std::size_t n = 1 + static_cast<std::size_t>((t + i) % 4);
+                std::vector<float> data(n * 2);
+                for(std::size_t k = 0; k < data.size(); k++)
+                    data[k] = (k % 2 == 0 ? -1.0f : 1.0f) * static_cast<float>(k);
+                migraphx::shape s{migraphx::shape::float_type, {n, 2}};
+                auto r = p.eval({{"x", migraphx::argument{s, data.data()}}}).at(0);
+                auto v = r.to_vector<float>();
+                bool ok = r.get_shape().lens() == std::vector<std::size_t>{n, 2};
+                for(std::size_t k = 0; ok and k < v.size(); k++)
+                    ok = v[k] == std::max(0.0f, data[k]);
+                if(not ok)
+                    wrong++;
+            }
+        });
+    for(auto& th : threads)
+        th.join();
+    unsetenv("MIGRAPHX_DYNAMIC_CACHE_SIZE");
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_GT(variants.load(), 3) << "the cache of 2 made shapes again after evicting them";
 }
