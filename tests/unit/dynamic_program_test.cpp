@@ -5,6 +5,8 @@
 #include <migraphx/program.hpp>
 #include <migraphx/quantization.hpp>
 #include <migraphx/ref/target.hpp>
+#include <migraphx/target.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -289,7 +291,9 @@ TEST(dynamic_program, an_unknown_recorded_transform_is_reported)
     }
 }
 
-TEST(dynamic_program, runs_on_several_threads_at_once_share_the_variants_safely)
+namespace {
+/// Threads running shapes in turn on a dynamic relu program compiled for t.
+void run_on_threads(const migraphx::target& t)
 {
     // Threads running shapes in turn while a cache of 2 keeps evicting: each must get its own
     // shape's result, and a variant one thread runs must outlive its eviction by another.
@@ -306,7 +310,7 @@ TEST(dynamic_program, runs_on_several_threads_at_once_share_the_variants_safely)
     };
     auto p = src->specialize({{"x", {4, 2}}});
     migraphx::set_dynamic_source(p, src);
-    p.compile(migraphx::ref::target{});
+    p.compile(t);
     std::atomic<int> wrong{0};
     std::vector<std::thread> threads;
     for(int t = 0; t < 8; t++)
@@ -330,6 +334,20 @@ TEST(dynamic_program, runs_on_several_threads_at_once_share_the_variants_safely)
     for(auto& th : threads)
         th.join();
     unsetenv("MIGRAPHX_DYNAMIC_CACHE_SIZE");
-    EXPECT_EQ(wrong.load(), 0);
-    EXPECT_GT(variants.load(), 3) << "the cache of 2 made shapes again after evicting them";
+    EXPECT_EQ(wrong.load(), 0) << t.name();
+    EXPECT_GT(variants.load(), 3) << t.name() << ": the cache of 2 made shapes again after evicting them";
+}
+} // namespace
+
+TEST(dynamic_program, runs_on_several_threads_at_once_share_the_variants_safely)
+{
+    run_on_threads(migraphx::ref::target{});
+}
+
+TEST(dynamic_program, runs_on_several_threads_at_once_on_the_cpu)
+{
+    auto targets = migraphx::get_targets();
+    if(std::find(targets.begin(), targets.end(), "cpu") == targets.end())
+        GTEST_SKIP() << "built without the cpu target";
+    run_on_threads(migraphx::get_target("cpu"));
 }
