@@ -27,7 +27,10 @@ struct instruction;
 /// library plans for a loaded program). Also optional, as in MIGraphX: value to_value() const and
 /// void from_value(const value&): what a saved compiled program keeps of the context (the gpu
 /// target: the device and library versions its choices were made for) and gives a loaded one
-/// before its ops' finalize.
+/// before its ops' finalize. Optional too: std::shared_ptr<void> begin_run(), called as a run
+/// starts and its result released as it ends: a target whose runs of one program must not overlap
+/// (the gpu: one stream, one scratch buffer) returns a lock there, so that runs from several
+/// threads take turns instead of mixing their work.
 struct context
 {
     context() = default;
@@ -59,6 +62,9 @@ struct context
         if(m_self)
             m_self->from_value(v);
     }
+
+    /// Held while a run goes on (see above; nullptr where the target's runs may overlap).
+    std::shared_ptr<void> begin_run() const { return m_self ? m_self->begin_run() : nullptr; }
 
     /// Whether the target can record ins's work and replay it later (false if it cannot record).
     bool replayable(const instruction& ins) const { return m_self and m_self->replayable(ins); }
@@ -102,6 +108,7 @@ struct context
         virtual void replay(const std::shared_ptr<void>& recording)            = 0;
         virtual value to_value() const                                         = 0;
         virtual void from_value(const value& v)                                = 0;
+        virtual std::shared_ptr<void> begin_run()                              = 0;
     };
     template <class T>
     struct model : concept_t
@@ -186,6 +193,17 @@ struct context
         {
         }
         void from_value(const value& v) override { call_from_value(x, v, 0); }
+        template <class U>
+        static auto call_begin_run(U& u, int) -> decltype(u.begin_run())
+        {
+            return u.begin_run();
+        }
+        template <class U>
+        static std::shared_ptr<void> call_begin_run(U&, long)
+        {
+            return nullptr;
+        }
+        std::shared_ptr<void> begin_run() override { return call_begin_run(x, 0); }
         const std::type_info& type() const override { return typeid(T); }
         T x;
     };

@@ -393,6 +393,7 @@ std::vector<argument> eval_once(const program& p, const parameter_map& params)
     }
     context fallback;
     context& ctx = impl.ctx.empty() ? fallback : impl.ctx;
+    auto turn    = ctx.begin_run(); // runs of a gpu program from several threads take turns
     evaluator e{p, ctx, tracer{}};
     e.lifetime_cache = impl.lifetimes.get();
     e.main_plan      = main_plan;
@@ -401,9 +402,14 @@ std::vector<argument> eval_once(const program& p, const parameter_map& params)
         e.trace.t = &impl.target_ref;
     if(impl.compiled and impl.options.cuda_graph and not env_enabled("MIGRAPHX_DISABLE_CUDA_GRAPH"))
     {
-        if(not impl.replays)
-            impl.replays = std::make_shared<replay_cache>();
-        e.replays = impl.replays.get();
+        // Made on the first run; runs on several threads (cpu) may all get here first.
+        auto replays = std::atomic_load(&impl.replays);
+        if(replays == nullptr)
+        {
+            auto fresh = std::make_shared<replay_cache>();
+            replays    = std::atomic_compare_exchange_strong(&impl.replays, &replays, fresh) ? fresh : replays;
+        }
+        e.replays = replays.get();
     }
     auto results = e.run(*mm, checked, nullptr);
     ctx.finish();

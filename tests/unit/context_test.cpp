@@ -1,6 +1,7 @@
 // include/migraphx/context.hpp: a target context's optional hooks. end_finalize is a no-op for a
 // context without it, and program::finalize (compile, load) calls it once, after every op's
-// finalize, so a target can finish there what its ops' finalize only queued.
+// finalize, so a target can finish there what its ops' finalize only queued. begin_run's token is
+// held from before a run's first op until after its finish.
 #include <migraphx/context.hpp>
 #include <migraphx/program.hpp>
 #include <gtest/gtest.h>
@@ -103,4 +104,61 @@ TEST(context, compile_calls_end_finalize_once_after_every_op_finalize)
     m->add_instruction(migraphx::operation{noting_op{"b"}}, a);
     p.compile(t);
     EXPECT_EQ(t.ctx.log->events, (std::vector<std::string>{"finalize a", "finalize b", "end_finalize"}));
+}
+
+namespace {
+
+/// Notes a run's turn: begin_run, the ops' computes, finish, the token's release.
+struct turn_context
+{
+    std::shared_ptr<event_log> log = std::make_shared<event_log>();
+    void finish() { log->events.push_back("finish"); }
+    std::shared_ptr<void> begin_run()
+    {
+        log->events.push_back("begin_run");
+        auto l = log;
+        return std::shared_ptr<void>(log.get(), [l](void*) { l->events.push_back("released"); });
+    }
+};
+
+struct computing_op
+{
+    std::string name() const { return "test::computing_op"; }
+    shape compute_shape(const std::vector<shape>& inputs) const { return inputs.front(); }
+    migraphx::argument compute(migraphx::context& ctx, const shape&, const std::vector<migraphx::argument>& args) const
+    {
+        ctx.get<turn_context>().log->events.push_back("compute");
+        return args.front();
+    }
+};
+
+struct turn_target
+{
+    turn_context ctx;
+    std::string name() const { return "test-turns"; }
+    std::vector<migraphx::pass> get_passes(migraphx::context&, const migraphx::compile_options&) const { return {}; }
+    migraphx::context get_context() const { return ctx; }
+};
+
+} // namespace
+
+TEST(context, begin_run_is_null_without_the_hook)
+{
+    migraphx::context c{plain_context{}};
+    EXPECT_EQ(c.begin_run(), nullptr);
+    EXPECT_EQ(migraphx::context{}.begin_run(), nullptr);
+}
+
+TEST(context, a_run_holds_its_turn_from_before_the_first_op_until_after_finish)
+{
+    turn_target t;
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {2}});
+    m->add_return({m->add_instruction(migraphx::operation{computing_op{}}, x)});
+    p.compile(t);
+    t.ctx.log->events.clear();
+    std::vector<float> d{1, 2};
+    p.eval({{"x", migraphx::argument{shape{shape::float_type, {2}}, d.data()}}});
+    EXPECT_EQ(t.ctx.log->events, (std::vector<std::string>{"begin_run", "compute", "finish", "released"}));
 }

@@ -5,6 +5,8 @@
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
 #include "targets/gpu/context.hpp"
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -78,6 +80,49 @@ TEST(gpu_context, a_failing_deferred_job_is_rethrown_by_end_finalize_and_the_res
     g.defer([&](std::size_t) -> std::size_t { return ++after, 0; });
     g.end_finalize();
     EXPECT_EQ(after, 1);
+}
+
+TEST(gpu_context, runs_of_one_program_from_several_threads_take_turns)
+{
+    MIGX_REQUIRE_GPU();
+    // A convolution, a product and pointwise work between them: a run's intermediate results
+    // live in the program's one scratch buffer, so overlapping runs would overwrite each other's.
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", migraphx::shape{migraphx::shape::half_type, {2, 16, 32, 32}});
+    auto w  = m->add_parameter("w", migraphx::shape{migraphx::shape::half_type, {32, 16, 3, 3}});
+    auto b  = m->add_parameter("b", migraphx::shape{migraphx::shape::half_type, {2, 32, 1024, 64}});
+    auto c  = m->add_instruction(migraphx::make_op("convolution", {{"padding", {1, 1}}}), x, w);
+    auto r  = m->add_instruction(migraphx::make_op("relu"), c);
+    auto f  = m->add_instruction(migraphx::make_op("reshape", {{"dims", {2, 32, 1, 1024}}}), r);
+    auto d  = m->add_instruction(migraphx::make_op("dot"), f, b);
+    m->add_return({m->add_instruction(migraphx::make_op("tanh"), d)});
+    migraphx::compile_options o;
+    o.offload_copy = true;
+    p.compile(migraphx::get_target("gpu"), o);
+    // Each thread its own inputs, and the results one run alone gives for them.
+    const int threads = 4;
+    std::vector<migraphx::parameter_map> inputs;
+    std::vector<std::vector<migraphx::argument>> want;
+    for(int t = 0; t < threads; t++)
+    {
+        inputs.push_back(migx_test::fresh_params(p));
+        want.push_back(p.eval(inputs.back()));
+    }
+    std::atomic<int> differing{0};
+    std::vector<std::thread> pool;
+    for(int t = 0; t < threads; t++)
+        pool.emplace_back([&, t] {
+            for(int i = 0; i < 50; i++)
+            {
+                auto got = p.eval(inputs[t]);
+                if(got.size() != 1 or not(got[0] == want[t][0]))
+                    differing++;
+            }
+        });
+    for(auto& th : pool)
+        th.join();
+    EXPECT_EQ(differing.load(), 0) << "runs from several threads mixed their work";
 }
 
 } // namespace

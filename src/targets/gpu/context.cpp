@@ -245,6 +245,13 @@ void gpu_context::end_finalize() const
     finish(); // and the literals' uploads, queued by their finalize
 }
 
+std::shared_ptr<void> gpu_context::begin_run() const
+{
+    auto* m = &get().run_m;
+    m->lock();
+    return {m, [](void* p) { static_cast<std::mutex*>(p)->unlock(); }};
+}
+
 bool gpu_context::float_tf32() const { return tf32 or env_enabled("MIGRAPHX_GPU_TF32"); }
 
 value gpu_context::to_value() const

@@ -27,6 +27,9 @@ struct gpu_state
     void* workspace           = nullptr;
     std::size_t workspace_len = 0;
     int sm_major = 0, sm_minor = 0, sm_count = 0;
+    /// Held by a run of the program (gpu_context::begin_run): runs from several threads take
+    /// turns on the one stream and scratch buffer.
+    std::mutex run_m;
     /// Work ops' finalize deferred (gpu_context::defer): its thread, while one runs.
     std::mutex deferred_m;
     std::shared_ptr<deferred_worker> worker;
@@ -59,6 +62,9 @@ struct gpu_context
     void* workspace() const { return get().workspace; }
     std::size_t workspace_size() const { return get().workspace_len; }
     void finish() const;
+    /// A run's turn (migraphx::context::begin_run): this program's runs from other threads wait
+    /// until it is released.
+    std::shared_ptr<void> begin_run() const;
     /// Runs job on a thread of its own, in order with the other deferred jobs, while finalize
     /// goes on: job(handle_index) gets the index of the cuDNN build handle it may use (its thread
     /// is the handle's only user; the device is current) and returns the workspace bytes it
