@@ -12,7 +12,7 @@ namespace cpu {
 namespace {
 
 // The ops whose compute writes their whole result into the buffer they are given when planned.
-constexpr std::array<const char*, 9> planned_ops = {"dnnl::convolution",
+constexpr std::array<const char*, 10> planned_ops = {"dnnl::convolution",
                                                    "dnnl::matmul",
                                                    "dnnl::pooling",
                                                    "dnnl::reorder",
@@ -20,7 +20,8 @@ constexpr std::array<const char*, 9> planned_ops = {"dnnl::convolution",
                                                    "cpu::layernorm",
                                                    "cpu::softmax",
                                                    "cpu::reduce",
-                                                   "cpu::gather"};
+                                                   "cpu::gather",
+                                                   "cpu::lerp"};
 
 bool plannable(const instruction& ins)
 {

@@ -10,6 +10,7 @@
 #include "targets/cpu/dnnl_rnn.hpp"
 #include "targets/cpu/gather_kernel.hpp"
 #include "targets/cpu/layernorm_kernel.hpp"
+#include "targets/cpu/lerp_kernel.hpp"
 #include "targets/cpu/lower_actual_sizes.hpp"
 #include "targets/cpu/lower_dnnl.hpp"
 #include "targets/cpu/lower_dnnl_int8.hpp"
@@ -33,6 +34,8 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
                   {fuse_layernorm{},
                    dead_code_elimination{},
                    lower_row_ops{},
+                   lower_lerp{},
+                   dead_code_elimination{},
                    lower_gather{},
                    lower_dnnl_int8{},
                    lower_dnnl{},
