@@ -12,6 +12,7 @@
 #include "ops/check_shapes.hpp"
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 
 namespace migraphx {
@@ -63,6 +64,75 @@ struct nonmaxsuppression
         return uni <= 0 ? 0 : inter / uni;
     }
 
+    /// The greedy selection of one class: of `order` (score descending), each box whose IoU with
+    /// every box kept before it is not above th, at most max_out of them.
+    static std::vector<std::size_t> select(const std::vector<std::array<double, 4>>& cs,
+                                           const std::vector<std::size_t>& order,
+                                           std::int64_t max_out,
+                                           double th)
+    {
+        std::vector<std::size_t> kept;
+        auto full = [&] { return static_cast<std::int64_t>(kept.size()) >= max_out; };
+        auto finite = std::all_of(order.begin(), order.end(), [&](auto i) {
+            return std::all_of(cs[i].begin(), cs[i].end(), [](double v) { return std::isfinite(v); });
+        });
+        // A kept box can suppress only a box it intersects (IoU > th >= 0 needs an overlap), so
+        // each candidate is checked only against the kept boxes sharing one of a grid of columns
+        // with it: the same boxes are kept as by checking every one (torchvision's detectors run
+        // one NMS over all classes' boxes, set apart by an offset per class: thousands kept, a
+        // few near each). With th < 0 every kept box suppresses, and a NaN or infinite corner
+        // has no column: those check every kept box.
+        if(th < 0 or not finite or order.size() < 64)
+        {
+            for(auto i : order)
+            {
+                if(full())
+                    break;
+                if(std::all_of(kept.begin(), kept.end(), [&](auto k) { return iou(cs[i], cs[k]) <= th; }))
+                    kept.push_back(i);
+            }
+            return kept;
+        }
+        double lo = cs[order.front()][1], hi = cs[order.front()][3];
+        for(auto i : order)
+        {
+            lo = std::min(lo, cs[i][1]);
+            hi = std::max(hi, cs[i][3]);
+        }
+        const std::size_t columns = std::min<std::size_t>(1024, order.size());
+        double scale              = hi > lo ? static_cast<double>(columns) / (hi - lo) : 0.0;
+        // Monotone in x (correctly rounded operations are), so overlapping spans share a column.
+        auto column = [&](double x) {
+            return std::min(columns - 1, static_cast<std::size_t>(std::max(0.0, (x - lo) * scale)));
+        };
+        std::vector<std::vector<std::size_t>> grid(columns); // kept boxes by column
+        std::vector<std::size_t> seen(cs.size(), order.size()); // the candidate that last checked a box
+        for(std::size_t n = 0; n < order.size() and not full(); n++)
+        {
+            auto i = order[n];
+            auto c0 = column(cs[i][1]), c1 = column(cs[i][3]);
+            bool suppressed = false;
+            for(auto c = c0; c <= c1 and not suppressed; c++)
+                for(auto k : grid[c])
+                {
+                    if(seen[k] == n)
+                        continue;
+                    seen[k] = n;
+                    if(not(iou(cs[i], cs[k]) <= th))
+                    {
+                        suppressed = true;
+                        break;
+                    }
+                }
+            if(suppressed)
+                continue;
+            kept.push_back(i);
+            for(auto c = c0; c <= c1; c++)
+                grid[c].push_back(i);
+        }
+        return kept;
+    }
+
     argument compute(const shape&, const std::vector<argument>& args) const
     {
         const auto& bl  = args[0].get_shape().lens();
@@ -90,15 +160,7 @@ struct nonmaxsuppression
                     if(not has_score_th or sc[i] > score_th)
                         order.push_back(i);
                 std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return sc[x] > sc[y]; });
-                std::vector<std::size_t> kept;
-                for(auto i : order)
-                {
-                    if(static_cast<std::int64_t>(kept.size()) >= max_out)
-                        break;
-                    bool ok = std::all_of(kept.begin(), kept.end(), [&](auto k) { return iou(cs[i], cs[k]) <= iou_th; });
-                    if(ok)
-                        kept.push_back(i);
-                }
+                auto kept = select(cs, order, max_out, iou_th);
                 for(auto k : kept)
                     rows.insert(rows.end(), {std::int64_t(b), std::int64_t(c), std::int64_t(k)});
             }

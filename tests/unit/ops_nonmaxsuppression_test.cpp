@@ -2,6 +2,9 @@
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
+#include <cstdint>
 
 namespace {
 using migraphx::shape;
@@ -109,4 +112,91 @@ TEST(ops_nonmaxsuppression, program_with_defaults_gives_no_rows)
     EXPECT_EQ(r[0].get_shape().lens(), (lvec{0, 3}));
     // iou_threshold 0: any overlap suppresses; the best box of each of the three clusters survives.
     EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+}
+
+namespace {
+/// ONNX NonMaxSuppression as the spec words it, every candidate checked against every kept box
+/// (the op checks only those sharing a column: the rows must be the same).
+i64 brute_force(bool center, const std::vector<float>& boxes, const std::vector<float>& scores, std::size_t nbox,
+                std::size_t nc, std::int64_t max_out, double th, double score_th)
+{
+    auto corners = [&](std::size_t i) {
+        std::array<double, 4> p{boxes[4 * i], boxes[4 * i + 1], boxes[4 * i + 2], boxes[4 * i + 3]};
+        if(center)
+            return std::array<double, 4>{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+        return std::array<double, 4>{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
+    };
+    auto iou = [](const std::array<double, 4>& a, const std::array<double, 4>& b) {
+        double ih = std::min(a[2], b[2]) - std::max(a[0], b[0]);
+        double iw = std::min(a[3], b[3]) - std::max(a[1], b[1]);
+        if(ih <= 0 or iw <= 0)
+            return 0.0;
+        double inter = ih * iw;
+        double uni   = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+        return uni <= 0 ? 0 : inter / uni;
+    };
+    i64 rows;
+    for(std::size_t c = 0; c < nc; c++)
+    {
+        std::vector<std::size_t> order;
+        for(std::size_t i = 0; i < nbox; i++)
+            if(double(scores[c * nbox + i]) > score_th)
+                order.push_back(i);
+        std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return scores[c * nbox + x] > scores[c * nbox + y]; });
+        std::vector<std::size_t> kept;
+        for(auto i : order)
+        {
+            if(static_cast<std::int64_t>(kept.size()) >= max_out)
+                break;
+            bool ok = true;
+            for(auto k : kept)
+                ok = ok and iou(corners(i), corners(k)) <= th;
+            if(ok)
+                kept.push_back(i);
+        }
+        for(auto k : kept)
+            rows.insert(rows.end(), {0, std::int64_t(c), std::int64_t(k)});
+    }
+    return rows;
+}
+} // namespace
+
+TEST(ops_nonmaxsuppression, many_boxes_give_the_rows_checking_every_kept_box_gives)
+{
+    // Clusters set apart by an offset per group (torchvision's batched NMS), big and tiny boxes,
+    // both box formats, several thresholds (a negative one: one box a class) and output caps.
+    std::uint64_t state = 7;
+    auto rnd = [&] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(state >> 11) / 9007199254740992.0;
+    };
+    for(bool center : {false, true})
+        for(double th : {0.0, 0.3, 0.7, 1.0, -0.5})
+            for(std::int64_t max_out : {5, 100, 100000})
+            {
+                const std::size_t nbox = 600, nc = 2;
+                std::vector<float> boxes(nbox * 4), scores(nbox * nc);
+                for(std::size_t i = 0; i < nbox; i++)
+                {
+                    double off  = 50.0 * static_cast<double>(i % 7); // seven groups far apart
+                    double size = rnd() < 0.05 ? 30 * rnd() : 2 * rnd();
+                    double y = 10 * rnd(), x = off + 10 * rnd();
+                    if(center)
+                    {
+                        boxes[4 * i] = float(x), boxes[4 * i + 1] = float(y), boxes[4 * i + 2] = float(size),
+                        boxes[4 * i + 3] = float(size * (0.5 + rnd()));
+                    }
+                    else
+                    {
+                        boxes[4 * i] = float(y), boxes[4 * i + 1] = float(x), boxes[4 * i + 2] = float(y + size),
+                        boxes[4 * i + 3] = float(x + size * (0.5 + rnd()));
+                    }
+                }
+                for(auto& s : scores)
+                    s = float(rnd());
+                SCOPED_TRACE(std::to_string(center) + " th " + std::to_string(th) + " max " + std::to_string(max_out));
+                auto got  = nms(center, boxes, scores, {1, nbox, 4}, {1, nc, nbox}, max_out, float(th), 0.1f);
+                auto want = brute_force(center, boxes, scores, nbox, nc, max_out, double(float(th)), double(0.1f));
+                EXPECT_EQ(got.to_vector<std::int64_t>(), want);
+            }
 }
