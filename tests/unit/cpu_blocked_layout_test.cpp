@@ -463,6 +463,65 @@ TEST(cpu_blocked_layout, deconvolution_of_a_value_in_the_layout_stays_there)
 }
 #endif
 
+namespace {
+/// conv -> 2x linear upsampling along W then H (cpu::lerp each) -> conv, as UNet's decoder.
+migraphx::program upsampling(std::size_t channels)
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto x    = m->add_parameter("x", shape{shape::float_type, {1, channels, 6, 5}});
+    auto conv = [&](migraphx::instruction_ref in, unsigned seed) {
+        auto w = m->add_literal(migraphx::generate_literal(shape{shape::float_type, {channels, channels, 3, 3}}, seed));
+        return m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), in, w);
+    };
+    auto lerp = [&](migraphx::instruction_ref in, std::int64_t axis) {
+        auto len = in->get_shape().lens()[static_cast<std::size_t>(axis)];
+        std::vector<std::int64_t> i0, i1;
+        std::vector<float> w0, w1;
+        for(std::size_t j = 0; j < 2 * len; j++)
+        {
+            i0.push_back(static_cast<std::int64_t>(j / 2));
+            i1.push_back(static_cast<std::int64_t>(std::min(j / 2 + 1, len - 1)));
+            w1.push_back(j % 2 == 0 ? 0.25f : 0.75f);
+            w0.push_back(1 - w1.back());
+        }
+        auto v = [&](auto data, shape::type_t t) {
+            return m->add_literal(migraphx::literal{shape{t, {2 * len}}, data});
+        };
+        return m->add_instruction(make_op("cpu::lerp", {{"axis", axis}}), in, v(i0, shape::int64_type),
+                                  v(w0, shape::float_type), v(i1, shape::int64_type), v(w1, shape::float_type));
+    };
+    auto up = lerp(lerp(conv(x, 1), 3), 2);
+    m->add_return({conv(m->add_instruction(make_op("relu"), up), 2)});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+// Before: the upsampling went back to plain and into the layout again (4 reorders); after, the
+// one in and the one out.
+TEST(cpu_blocked_layout, an_upsampling_between_convolutions_stays_in_the_layout)
+{
+    for(const char* layout : {"nhwc", "blocked8", "blocked16"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        auto p  = upsampling(16);
+        auto& m = *p.get_main_module();
+        migraphx::context ctx = migraphx::cpu::dnnl_context{};
+        lower_and_lay_out(m, ctx);
+        auto names = migx_test::op_names(m);
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 2) << layout << m;
+        EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::lerp"), 2) << layout << m;
+    }
+}
+#endif
+
+TEST(cpu_blocked_layout, an_upsampling_in_the_layout_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    matches_ref_in_every_layout(upsampling);
+}
+
 TEST(cpu_blocked_layout, deconvolution_in_the_layout_matches_ref)
 {
     MIGX_REQUIRE_CPU();

@@ -205,6 +205,23 @@ struct layout_rewriter
         publish(ins, m.insert_instruction(ins, make_op("concat", {{"axis", physical_axis}}), in));
     }
 
+    /// A linear interpolation (cpu::lerp: a linear Resize) along the batch or a spatial axis of a
+    /// value in the layout runs there, along that axis's physical place: the layout's tensor is
+    /// a standard one of its physical dims ({N, H, W, C}, or {N, C/B, H, W, B}), and the channels
+    /// are only carried along. UNet's upsampling went back to plain for it and into the layout
+    /// again for the concat and convolutions after it.
+    void lerp(instruction_ref ins)
+    {
+        auto x    = ins->inputs().front();
+        auto axis = ins->get_operator().to_value().at("axis").to<std::int64_t>();
+        if(not has_blocked(x) or x->get_shape().lens().size() != 4 or axis == 1)
+            return;
+        auto physical_axis = (block == 0 and axis > 1) ? axis - 1 : axis;
+        std::vector<instruction_ref> in{blocked.at(&*x)};
+        in.insert(in.end(), ins->inputs().begin() + 1, ins->inputs().end());
+        publish(ins, m.insert_instruction(ins, make_op("cpu::lerp", {{"axis", physical_axis}}), in));
+    }
+
     /// An elementwise op whose inputs all exist in blocked layout runs on them as they are; a
     /// per-channel or scalar broadcast among them (a PReLU slope, an SE block's channel scales, a
     /// constant) is broadcast over the layout's dims instead, so the chain does not leave the
@@ -315,6 +332,8 @@ layout_stats rewrite_layout(module& m, context& ctx, const std::string& layout)
             r.deconvolution(ins);
         else if(ins->name() == "concat" and ins->get_shape().type() == shape::float_type)
             r.concat(ins);
+        else if(ins->name() == "cpu::lerp")
+            r.lerp(ins);
         else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)
             r.elementwise(ins);
     }
