@@ -113,6 +113,24 @@ TEST(cpu_lerp_kernel, other_sums_of_gathers_are_left_alone)
     }
 }
 
+TEST(cpu_lerp_kernel, negative_gather_indices_count_from_the_end)
+{
+    MIGX_REQUIRE_CPU();
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto x   = m->add_parameter("x", shape{shape::float_type, {3, 4}});
+    auto idx = [&](std::vector<std::int64_t> v) { return m->add_literal(migraphx::literal{shape{shape::int64_type, {3}}, v}); };
+    auto wts = [&](std::vector<float> v) {
+        auto l = m->add_literal(migraphx::literal{shape{shape::float_type, {1, 3}}, v});
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", {3, 3}}}), l);
+    };
+    auto g0 = m->add_instruction(make_op("gather", {{"axis", 1}}), x, idx({0, -3, 2}));
+    auto g1 = m->add_instruction(make_op("gather", {{"axis", 1}}), x, idx({-1, 2, -2}));
+    m->add_return({m->add_instruction(make_op("add"), m->add_instruction(make_op("mul"), g0, wts({0.5f, 0.25f, 1})),
+                                      m->add_instruction(make_op("mul"), g1, wts({0.5f, 0.75f, 0})))});
+    EXPECT_EQ(lerps(migx_test::expect_cpu_matches_ref(p, 1e-6, 1e-6)), 1u);
+}
+
 TEST(cpu_lerp_kernel, out_of_range_index_throws)
 {
     MIGX_REQUIRE_CPU();

@@ -298,7 +298,7 @@ void run_on_threads(const migraphx::target& t)
     // Threads running shapes in turn while a cache of 2 keeps evicting: each must get its own
     // shape's result, and a variant one thread runs must outlive its eviction by another.
     setenv("MIGRAPHX_DYNAMIC_CACHE_SIZE", "2", 1);
-    auto src = relu_source(nullptr);
+    auto src = relu_source(nullptr); // its ranges; its counting specialize is replaced below
     std::atomic<int> variants{0};
     src->specialize = [&variants](const migraphx::input_dims_map& dims) {
         variants++;

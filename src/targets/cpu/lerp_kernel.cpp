@@ -20,7 +20,7 @@ shape lerp_kernel::compute_shape(const std::vector<shape>& all) const
         MIGRAPHX_THROW("cpu::lerp: expects standard float data, an axis within its rank and four vectors");
     auto n = in[1].elements();
     for(std::size_t k = 1; k < 5; k++)
-        if(in[k].lens().size() != 1 or in[k].elements() != n or
+        if(in[k].lens().size() != 1 or not in[k].standard() or in[k].elements() != n or
            in[k].type() != (k % 2 == 1 ? shape::int64_type : shape::float_type))
             MIGRAPHX_THROW("cpu::lerp: indices (int64) and weights (float) must be vectors of one length");
     auto l = in[0].lens();
@@ -38,22 +38,20 @@ argument lerp_kernel::compute(const shape& out, const std::vector<argument>& arg
         inner *= d[i];
     for(std::size_t i = 0; i < a; i++)
         outer *= d[i];
-    auto i0 = args[1].to_vector<std::int64_t>();
-    auto i1 = args[3].to_vector<std::int64_t>();
-    for(auto* v : {&i0, &i1})
-        for(auto& k : *v)
-        {
-            if(k < -len or k >= len)
-                MIGRAPHX_THROW("cpu::lerp: index " + std::to_string(k) + " is out of range for axis " +
+    // Read in place (no copy a run); lower_lerp gives them non-negative.
+    const auto* i0 = reinterpret_cast<const std::int64_t*>(args[1].data());
+    const auto* i1 = reinterpret_cast<const std::int64_t*>(args[3].data());
+    auto n         = args[1].get_shape().elements();
+    for(const auto* v : {i0, i1})
+        for(std::size_t j = 0; j < n; j++)
+            if(v[j] < 0 or v[j] >= len)
+                MIGRAPHX_THROW("cpu::lerp: index " + std::to_string(v[j]) + " is out of range for axis " +
                                std::to_string(axis) + " of length " + std::to_string(len));
-            k = k < 0 ? k + len : k;
-        }
     const auto* w0 = reinterpret_cast<const float*>(args[2].data());
     const auto* w1 = reinterpret_cast<const float*>(args[4].data());
     argument result = result_buffer(out, args, planned);
     const auto* x   = reinterpret_cast<const float*>(args[0].data());
     auto* y         = reinterpret_cast<float*>(result.data());
-    auto n          = i0.size();
     auto rows       = static_cast<std::int64_t>(outer);
     bool parallel   = outer * n * inner > (1u << 15);
     if(inner == 1) // along the last axis: a row at a time
@@ -159,7 +157,15 @@ void lower_lerp::apply(module& m) const
         auto n = a->second.size();
         shape idx{shape::int64_type, {n}};
         shape wts{shape::float_type, {n}};
-        auto indices = [&](instruction_ref l) { return m.add_literal(literal{idx, l->get_literal().to_vector<std::int64_t>()}); };
+        // Negative indices (ONNX's count from the end) made non-negative once, here; an index
+        // out of range stays as it is, for the op to report.
+        auto len     = static_cast<std::int64_t>(a->first.data->get_shape().lens()[static_cast<std::size_t>(a->first.axis)]);
+        auto indices = [&](instruction_ref l) {
+            auto v = l->get_literal().to_vector<std::int64_t>();
+            for(auto& k : v)
+                k = (k < 0 and k >= -len) ? k + len : k;
+            return m.add_literal(literal{idx, v});
+        };
         m.replace_instruction(ins,
                               operation{lerp_kernel{a->first.axis}},
                               {a->first.data,

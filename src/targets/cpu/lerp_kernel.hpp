@@ -16,8 +16,9 @@
 namespace migraphx {
 namespace cpu {
 
-/// Inputs: x (float, standard), i0, w0, i1, w1 (1-d, n each: int64 indices into the axis, float
-/// weights), then the output buffer where planned. Out-of-range indices are an error.
+/// Inputs: x (float, standard), i0, w0, i1, w1 (packed vectors of n each: int64 indices in
+/// [0, axis length), float weights), then the output buffer where planned. An index outside
+/// that range is an error.
 struct lerp_kernel
 {
     std::int64_t axis = 0;
