@@ -527,3 +527,104 @@ TEST(cpu_blocked_layout, deconvolution_in_the_layout_matches_ref)
     MIGX_REQUIRE_CPU();
     matches_ref_in_every_layout(decoder);
 }
+
+namespace {
+// Two ShuffleNetV2 units as exported: concat of two branches, the shuffle (reshape to
+// {N, 2, C, H, W}, transpose, contiguous, reshape back), split in halves; the second half
+// through a convolution, concatenated with the first and shuffled again, the result whole into
+// a last convolution.
+migraphx::program shuffle_units(std::size_t channels)
+{
+    migraphx::program p;
+    auto* m  = p.get_main_module();
+    auto x   = m->add_parameter("x", shape{shape::float_type, {1, channels, 5, 4}});
+    auto conv = [&](migraphx::instruction_ref in, std::size_t cin, std::size_t cout, unsigned seed) {
+        shape ws{shape::float_type, {cout, cin, 1, 1}};
+        auto wv = migraphx::generate_literal(ws, seed).to_vector<float>();
+        for(auto& v : wv)
+            v /= std::sqrt(static_cast<float>(cin));
+        return m->add_instruction(make_op("relu"), m->add_instruction(make_op("convolution"), in,
+                                                                      m->add_literal(migraphx::literal{ws, wv})));
+    };
+    auto shuffle = [&](migraphx::instruction_ref a, migraphx::instruction_ref b) {
+        auto cat = m->add_instruction(make_op("concat", {{"axis", 1}}), a, b);
+        auto r   = m->add_instruction(make_op("reshape", {{"dims", {1, 2, channels, 5, 4}}}), cat);
+        auto t   = m->add_instruction(make_op("transpose", {{"permutation", {0, 2, 1, 3, 4}}}), r);
+        auto c   = m->add_instruction(make_op("contiguous"), t);
+        return m->add_instruction(make_op("reshape", {{"dims", {1, 2 * channels, 5, 4}}}), c);
+    };
+    auto half = [&](migraphx::instruction_ref s, std::size_t k) {
+        return m->add_instruction(
+            make_op("slice", {{"axes", {1}}, {"starts", {k * channels}}, {"ends", {(k + 1) * channels}}}), s);
+    };
+    auto s1 = shuffle(conv(x, channels, channels, 1), conv(x, channels, channels, 2));
+    auto s2 = shuffle(half(s1, 0), conv(half(s1, 1), channels, channels, 3));
+    m->add_return({conv(s2, 2 * channels, channels, 4)});
+    return p;
+}
+} // namespace
+
+#ifdef MIGRAPHX_HAVE_CPU
+// Before: each shuffle went back to plain for the concat, the shuffle's copy and the slices, and
+// into the layout again for the convolutions (8 reorders, 2 concats, 2 copies). After, in nhwc:
+// the one reorder in and the one out, each shuffle one cpu::channel_shuffle that takes the concat
+// in. In the blocked layouts it stays as it was (the op is for channels-last only).
+TEST(cpu_blocked_layout, a_channel_shuffle_stays_in_the_channels_last_layout)
+{
+    for(const char* layout : {"nhwc", "blocked8"})
+    {
+        migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", layout);
+        auto p  = shuffle_units(16);
+        auto& m = *p.get_main_module();
+        migraphx::context ctx = migraphx::cpu::dnnl_context{};
+        lower_and_lay_out(m, ctx);
+        auto names = migx_test::op_names(m);
+        auto count = [&](const char* n) { return std::count(names.begin(), names.end(), n); };
+        SCOPED_TRACE(layout);
+        if(std::string(layout) == "nhwc")
+        {
+            EXPECT_EQ(count("cpu::channel_shuffle"), 2) << m;
+            EXPECT_EQ(count("dnnl::reorder"), 2) << m;
+            std::vector<std::size_t> splits; // the first is only split, the second used whole
+            for(auto it = m.begin(); it != m.end(); ++it)
+                if(it->name() == "cpu::channel_shuffle")
+                    splits.push_back(it->get_operator().to_value().at("splits").to<std::size_t>());
+            EXPECT_EQ(splits, (std::vector<std::size_t>{2, 1})) << m;
+            EXPECT_EQ(count("concat"), 0) << m;
+        }
+        else
+        {
+            EXPECT_EQ(count("cpu::channel_shuffle"), 0) << m;
+            EXPECT_GT(count("dnnl::reorder"), 2) << m;
+        }
+    }
+}
+
+// A shuffle whose result is also used whole (here: returned beside its halves' use) is not split.
+// Its halves are then plain slices, so the second shuffle, whose concat takes one, stays plain.
+TEST(cpu_blocked_layout, a_shuffle_used_whole_is_not_split)
+{
+    migx_test::scoped_env e("MIGRAPHX_CPU_LAYOUT", "nhwc");
+    auto p  = shuffle_units(8);
+    auto& m = *p.get_main_module();
+    std::vector<migraphx::instruction_ref> shuffles;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(it->name() == "reshape" and it->get_shape().lens().size() == 4)
+            shuffles.push_back(it);
+    auto ret = std::prev(m.end());
+    m.replace_return({ret->inputs().front(), shuffles.front()});
+    migraphx::context ctx = migraphx::cpu::dnnl_context{};
+    lower_and_lay_out(m, ctx);
+    std::vector<std::size_t> splits;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(it->name() == "cpu::channel_shuffle")
+            splits.push_back(it->get_operator().to_value().at("splits").to<std::size_t>());
+    EXPECT_EQ(splits, (std::vector<std::size_t>{1})) << m;
+}
+#endif
+
+TEST(cpu_blocked_layout, a_channel_shuffle_matches_ref)
+{
+    MIGX_REQUIRE_CPU();
+    matches_ref_in_every_layout(shuffle_units);
+}

@@ -1,4 +1,5 @@
 #include "targets/cpu/blocked_layout.hpp"
+#include "targets/cpu/channel_shuffle_kernel.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
 #include "ir/env.hpp"
 #include <migraphx/make_op.hpp>
@@ -222,6 +223,103 @@ struct layout_rewriter
         publish(ins, m.insert_instruction(ins, make_op("cpu::lerp", {{"axis", physical_axis}}), in));
     }
 
+    /// A channel shuffle of a value in the channels-last layout (ShuffleNet: reshape to
+    /// {N, g, C/g, H, W}, swap those two, a copy, reshape to {N, C, H, W}; `ins` is that last
+    /// reshape) runs there as one cpu::channel_shuffle, which also takes in the concatenation
+    /// before it and, where the result is only split into equal parts along the channels, writes
+    /// each part packed. Before, each ShuffleNetV2 unit left the layout for the shuffle and came
+    /// back: 3 reorders and 2 copies where there is one pass now.
+    void shuffle(instruction_ref ins)
+    {
+        auto groups = shuffle_groups(ins);
+        if(block != 0 or groups == 0)
+            return;
+        auto x     = ins->inputs()[0]->inputs()[0]->inputs()[0]->inputs()[0];
+        auto b     = blocked.at(&*x);
+        auto parts = std::vector<instruction_ref>{b};
+        if(b->name() == "concat" and x->outputs().size() == 1) // the nhwc concat of concat() above
+            parts = b->inputs();
+        auto pieces   = equal_channel_slices(ins);
+        auto splits   = pieces.empty() ? std::size_t{1} : pieces.size();
+        auto channels = ins->get_shape().lens()[1];
+        auto op       = channel_shuffle_kernel{groups, splits};
+        auto r        = m.insert_instruction(ins, operation{op}, parts);
+        const auto& l = r->get_shape().lens();
+        auto part_of  = [&](std::size_t k) {
+            auto s = m.insert_instruction(ins, make_op("slice", {{"axes", {0}}, {"starts", {k}}, {"ends", {k + 1}}}), {r});
+            return m.insert_instruction(ins, make_op("reshape", {{"dims", {l[1], l[2], l[3], channels / splits}}}), {s});
+        };
+        if(pieces.empty())
+            publish(ins, part_of(0));
+        else
+            for(std::size_t k = 0; k < splits; k++)
+                publish(pieces[k], part_of(k));
+        stats.shuffles++;
+    }
+
+    /// g where ins is reshape(copy(transpose(reshape(x)))) shuffling the channels of a 4-D x in
+    /// the layout in g groups (x {N, C, H, W} -> {N, g, C/g, H, W} -> swap 1 and 2 -> {N, C, H, W});
+    /// 0 otherwise.
+    std::size_t shuffle_groups(instruction_ref ins) const
+    {
+        const auto& out = ins->get_shape().lens();
+        auto copy       = ins->inputs()[0];
+        if(out.size() != 4 or not copy_of_view(copy))
+            return 0;
+        auto t = copy->inputs()[0];
+        if(t->name() != "transpose" or t->inputs()[0]->name() != "reshape")
+            return 0;
+        auto perm = t->get_operator().to_value().at("permutation").to_vector<std::int64_t>();
+        auto r    = t->inputs()[0];
+        auto x    = r->inputs()[0];
+        const auto& split = r->get_shape().lens();
+        if(perm != std::vector<std::int64_t>{0, 2, 1, 3, 4} or not has_blocked(x) or x->get_shape().lens() != out or
+           split.size() != 5 or split[0] != out[0] or split[1] * split[2] != out[1] or split[3] != out[2] or
+           split[4] != out[3] or not x->get_shape().standard())
+            return 0;
+        return split[1];
+    }
+
+    /// Whether ins copies a view into a standard tensor (a plain-to-plain reorder or contiguous).
+    static bool copy_of_view(instruction_ref ins)
+    {
+        if(ins->name() == "contiguous")
+            return true;
+        if(ins->name() != "dnnl::reorder")
+            return false;
+        auto v = ins->get_operator().to_value();
+        return v.at("from").to<std::string>() == "plain" and v.at("to").to<std::string>() == "plain";
+    }
+
+    /// ins's users in channel order where they are all slices along the channels cutting it into
+    /// two or more equal parts; empty otherwise.
+    static std::vector<instruction_ref> equal_channel_slices(instruction_ref ins)
+    {
+        auto channels = static_cast<std::int64_t>(ins->get_shape().lens()[1]);
+        auto n        = static_cast<std::int64_t>(ins->outputs().size());
+        if(n < 2 or channels % n != 0)
+            return {};
+        std::vector<instruction_ref> pieces(static_cast<std::size_t>(n), ins);
+        for(auto u : ins->outputs())
+        {
+            if(u->name() != "slice")
+                return {};
+            auto v      = u->get_operator().to_value();
+            auto axes   = v.at("axes").to_vector<std::int64_t>();
+            auto starts = v.at("starts").to_vector<std::int64_t>();
+            auto ends   = v.at("ends").to_vector<std::int64_t>();
+            auto size   = channels / n;
+            if(axes != std::vector<std::int64_t>{1} or starts.size() != 1 or ends.size() != 1 or
+               starts[0] % size != 0 or ends[0] != starts[0] + size or starts[0] < 0 or ends[0] > channels)
+                return {};
+            auto k = static_cast<std::size_t>(starts[0] / size);
+            if(pieces[k] != ins)
+                return {}; // two slices of one part
+            pieces[k] = u;
+        }
+        return pieces;
+    }
+
     /// An elementwise op whose inputs all exist in blocked layout runs on them as they are; a
     /// per-channel or scalar broadcast among them (a PReLU slope, an SE block's channel scales, a
     /// constant) is broadcast over the layout's dims instead, so the chain does not leave the
@@ -334,6 +432,8 @@ layout_stats rewrite_layout(module& m, context& ctx, const std::string& layout)
             r.concat(ins);
         else if(ins->name() == "cpu::lerp")
             r.lerp(ins);
+        else if(ins->name() == "reshape" and ins->get_shape().type() == shape::float_type)
+            r.shuffle(ins);
         else if(is_pointwise(ins) and ins->get_shape().type() == shape::float_type)
             r.elementwise(ins);
     }

@@ -26,6 +26,7 @@ struct layout_stats
 {
     std::size_t left_plain = 0;
     std::size_t winograd   = 0;
+    std::size_t shuffles   = 0; // channel shuffles run as cpu::channel_shuffle
 };
 
 /// The rewrite itself, for one layout ("nhwc", "blocked8", "blocked16").

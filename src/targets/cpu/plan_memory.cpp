@@ -12,7 +12,7 @@ namespace cpu {
 namespace {
 
 // The ops whose compute writes their whole result into the buffer they are given when planned.
-constexpr std::array<const char*, 10> planned_ops = {"dnnl::convolution",
+constexpr std::array<const char*, 11> planned_ops = {"dnnl::convolution",
                                                    "dnnl::matmul",
                                                    "dnnl::pooling",
                                                    "dnnl::reorder",
@@ -21,7 +21,8 @@ constexpr std::array<const char*, 10> planned_ops = {"dnnl::convolution",
                                                    "cpu::softmax",
                                                    "cpu::reduce",
                                                    "cpu::gather",
-                                                   "cpu::lerp"};
+                                                   "cpu::lerp",
+                                                   "cpu::channel_shuffle"};
 
 bool plannable(const instruction& ins)
 {
