@@ -14,6 +14,7 @@
 #include <migraphx/literal.hpp>
 #include <migraphx/operation.hpp>
 #include <migraphx/shape.hpp>
+#include <atomic>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -335,14 +336,18 @@ struct ref_fallback
     operation op;
     module_ref mod  = nullptr; // the op's sub-module (a `pointwise` body), run on the host too
     bool has_output = true;    // false for tuple results (no output buffer input)
+    /// Its result's rows are its first input's, the only data-dependent one: where the actual
+    /// sizes allow, a device op computes it at the declared size (device_rows.hpp).
+    bool rows_on_device = false;
     std::string name() const { return "gpu::ref::" + op.name(); }
-    void print_attributes(std::ostream& os) const { os << op.attribute_string(); }
-    shape compute_shape(const std::vector<shape>& inputs) const;
-    /// Keeps the inputs' declared shapes (see actual_output).
-    void finalize(context&, const shape&, const std::vector<shape>& inputs)
+    void print_attributes(std::ostream& os) const
     {
-        in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
+        os << op.attribute_string() << (device ? "{rows on device}" : "");
     }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    /// Keeps the inputs' declared shapes (see actual_output); makes the device op where
+    /// rows_on_device.
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const
     {
@@ -357,6 +362,12 @@ struct ref_fallback
     /// actual_output's shape. Needs in_shapes (finalize).
     argument compute_host(const shape& out, const std::vector<argument>& host) const;
     std::vector<shape> in_shapes; // declared inputs (finalize)
+    std::shared_ptr<operation> device; // the device op for rows_on_device (finalize), finalized
+    /// Runs that took the device op (the rest ran on the host): what a test or a trace asks.
+    std::shared_ptr<std::atomic<std::size_t>> device_runs = std::make_shared<std::atomic<std::size_t>>(0);
+    private:
+    /// The device op's run where the actual sizes are its front rows (else nothing).
+    std::optional<argument> compute_rows(context& ctx, const shape& out, const std::vector<argument>& args) const;
 };
 
 /// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).

@@ -1,6 +1,7 @@
 // Memory, copy and synchronisation ops of the gpu target.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/device_literals.hpp"
+#include "targets/gpu/device_rows.hpp"
 #include "targets/gpu/shared_scratch.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include <migraphx/gpu/hip.hpp>
@@ -12,6 +13,7 @@
 #include "ir/scratch_group.hpp"
 #include "ir/shared_literals.hpp"
 #include "serialize/op_serializer.hpp"
+#include <algorithm>
 #include <unordered_map>
 
 namespace migraphx {
@@ -299,10 +301,68 @@ argument ref_fallback::compute_host(const shape& out, const std::vector<argument
     return real.compute(sized.output, args, {mod}, run_on_host);
 }
 
+void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
+{
+    in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
+    device.reset();
+    if(not rows_on_device or not has_output)
+        return;
+    auto d = device_rows_op(op, in_shapes, out, mod);
+    if(not d)
+        return;
+    d->finalize(ctx, out, inputs);
+    device = std::make_shared<operation>(std::move(*d));
+}
+
+std::optional<argument>
+ref_fallback::compute_rows(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    if(device == nullptr or args.size() != in_shapes.size() + 1)
+        return std::nullopt;
+    std::vector<shape> actual, declared = in_shapes;
+    for(std::size_t i = 0; i + 1 < args.size(); i++)
+        actual.push_back(args[i].get_shape());
+    declared.push_back(args.back().get_shape());
+    auto rows = row_inputs(op, in_shapes, out);
+    shape result;
+    if(mod != nullptr)
+    {
+        // an elementwise module: as many rows as its row inputs (the reference op's shape for
+        // them is not known without running the module)
+        auto first = std::find(rows.begin(), rows.end(), true);
+        if(first == rows.end())
+            return std::nullopt;
+        auto lens = out.lens();
+        lens[0]   = actual[static_cast<std::size_t>(first - rows.begin())].lens()[0];
+        result    = shape{out.type(), lens};
+    }
+    else
+    {
+        auto sized = actual_output_shape(op, out, in_shapes, actual);
+        if(sized.replaced)
+            return std::nullopt;
+        result = sized.output;
+    }
+    if(not front_rows_match(declared, actual, result, rows))
+        return std::nullopt;
+    // The same buffers at their declared sizes: the rows past the actual ones hold whatever the
+    // buffers do there; their results are never read.
+    std::vector<argument> full;
+    for(std::size_t i = 0; i < args.size(); i++)
+        full.emplace_back(declared[i], args[i].share_data());
+    auto r = device->compute(ctx, declared.back(), full);
+    ++*device_runs;
+    if(result.lens() == declared.back().lens())
+        return r;
+    return argument{shape{result.type(), result.lens(), declared.back().strides()}, r.share_data()};
+}
+
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
+    if(auto r = compute_rows(ctx, out, args))
+        return *r;
     std::size_t n = has_output ? args.size() - 1 : args.size();
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
@@ -375,7 +435,8 @@ const bool serializers_registered = [] {
         return value::object{{"op", f.op.name()},
                              {"attrs", f.op.to_value()},
                              {"module", f.mod == nullptr ? std::string{} : f.mod->name()},
-                             {"has_output", f.has_output}};
+                             {"has_output", f.has_output},
+                             {"rows_on_device", f.rows_on_device}};
     };
     ref.load = [](const std::string& name, const value& attrs, const serialize::module_lookup& module) {
         if(not attrs.is_object() or not attrs.contains("op") or not attrs.at("op").is_string() or
@@ -390,6 +451,9 @@ const bool serializers_registered = [] {
         if(not m.empty())
             f.mod = module(m);
         f.has_output = attrs.at("has_output").get_bool();
+        // absent in files saved before it: host only
+        f.rows_on_device = attrs.contains("rows_on_device") and attrs.at("rows_on_device").is_bool() and
+                           attrs.at("rows_on_device").get_bool();
         return operation{f};
     };
     serialize::register_op_serializer("gpu::ref::", ref, true);

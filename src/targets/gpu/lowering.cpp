@@ -11,7 +11,7 @@
 #include "passes/dead_code_elimination.hpp"
 #include "passes/fuse_pointwise.hpp"
 #include "passes/pass_manager.hpp"
-#include "ops/convolution_pads.hpp"
+#include "targets/gpu/device_rows.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/rewrite_rnn.hpp"
 #include "targets/gpu/rnn.hpp"
@@ -202,6 +202,7 @@ struct lowerer
     {
         ref_fallback f;
         f.op = ins->get_operator();
+        f.rows_on_device = rows_fit_the_device(ins);
         if(not ins->module_inputs().empty())
             f.mod = ins->module_inputs().front();
         if(ins->get_shape().type() == shape::tuple_type)
@@ -211,6 +212,32 @@ struct lowerer
         }
         else
             replace(ins, operation{f}, ins->inputs());
+    }
+
+    /// Whether ins's data-dependent inputs all hold its result's rows and a device op computes it
+    /// (device_rows.hpp): a box head's products, a mask head's convolutions, the elementwise work
+    /// between them.
+    bool rows_fit_the_device(instruction_ref ins) const
+    {
+        const auto& in = ins->inputs();
+        if(in.empty() or ins->get_shape().type() == shape::tuple_type or ins->module_inputs().size() > 1)
+            return false;
+        std::vector<shape> shapes;
+        for(auto x : in)
+            shapes.push_back(x->get_shape());
+        auto rows = row_inputs(ins->get_operator(), shapes, ins->get_shape());
+        if(rows.size() != in.size())
+            return false;
+        bool any = false;
+        for(std::size_t i = 0; i < in.size(); i++)
+        {
+            bool dd = data_dependent.count(&*in[i]) > 0;
+            if(dd and not rows[i])
+                return false;
+            any = any or dd;
+        }
+        const module* mod = ins->module_inputs().empty() ? nullptr : ins->module_inputs().front();
+        return any and device_rows_op(ins->get_operator(), shapes, ins->get_shape(), mod).has_value();
     }
 
     bool lower_pointwise(instruction_ref ins)
@@ -674,30 +701,14 @@ struct lowerer
 
     bool lower_convolution(instruction_ref ins)
     {
-        auto v = ins->get_operator().to_value();
         auto x = ins->inputs()[0], w = ins->inputs()[1];
         const auto& xs = x->get_shape();
         const auto& ws = w->get_shape();
-        if(not float_or_half(xs) or xs.type() != ws.type() or v.at("use_dynamic_same_auto_pad").get_bool())
-            return false;
         const auto& xl = xs.lens();
-        const auto& wl = ws.lens();
-        if(xl.size() < 3 or xl.size() > 5 or ins->get_shape().elements() == 0 or xs.elements() == 0 or
-           ws.elements() == 0)
+        auto c         = cudnn_convolution_for(ins->get_operator().to_value(), xs, ws);
+        if(not c or ins->get_shape().elements() == 0)
             return false;
-        auto kd = xl.size() - 2;
-        convolution op;
-        op.stride       = v.at("stride").to_vector<std::size_t>();
-        op.dilation     = v.at("dilation").to_vector<std::size_t>();
-        op.group        = v.at("group").get_int64();
-        op.padding_mode = v.at("padding_mode").get_int64();
-        if(op.stride.size() != kd or op.dilation.size() != kd)
-            return false;
-        auto pad = convolution_pads(v.at("padding").to_vector<std::size_t>(), op.padding_mode, op.stride, op.dilation, xl, wl);
-        for(std::size_t i = 0; i < kd; i++)
-            if(pad[i] != pad[i + kd])
-                return false; // cuDNN pads symmetrically
-        op.padding = pad;
+        auto op = *c;
         bool zero_stride = false;
         for(std::size_t i = 0; i < xl.size(); i++)
             zero_stride = zero_stride or (xs.strides()[i] == 0 and xl[i] > 1);
@@ -867,27 +878,13 @@ struct lowerer
 
     bool lower_convolution_backwards(instruction_ref ins)
     {
-        auto v = ins->get_operator().to_value();
         auto x = ins->inputs()[0], w = ins->inputs()[1];
         const auto& xs = x->get_shape();
         const auto& ws = w->get_shape();
-        if(not float_or_half(xs) or xs.type() != ws.type() or v.at("padding_mode").get_int64() != 0 or
-           xs.lens().size() < 3 or xs.lens().size() > 5 or ins->get_shape().elements() == 0 or xs.elements() == 0)
+        auto c         = cudnn_convolution_backwards_for(ins->get_operator().to_value(), xs, ws);
+        if(not c or ins->get_shape().elements() == 0)
             return false;
-        auto kd = xs.lens().size() - 2;
-        convolution_backwards op;
-        op.stride   = v.at("stride").to_vector<std::size_t>();
-        op.dilation = v.at("dilation").to_vector<std::size_t>();
-        op.group    = v.at("group").get_int64();
-        auto pad    = v.at("padding").to_vector<std::size_t>();
-        if(pad.size() == kd)
-            pad.insert(pad.end(), pad.begin(), pad.end());
-        if(pad.size() != 2 * kd or op.stride.size() != kd or op.dilation.size() != kd)
-            return false;
-        for(std::size_t i = 0; i < kd; i++)
-            if(pad[i] != pad[i + kd])
-                return false; // cuDNN pads symmetrically
-        op.padding = pad;
+        auto op = *c;
         bool zero_stride = false;
         for(std::size_t i = 0; i < xs.lens().size(); i++)
             zero_stride = zero_stride or (xs.strides()[i] == 0 and xs.lens()[i] > 1);

@@ -1,0 +1,198 @@
+// gpu/device_rows: products, convolutions and ConvTransposes of a data-dependent result's rows
+// (a detector's heads after its NMS) run on the device at their declared size, giving the
+// reference's result for the actual rows; what stays on the host (a data-dependent operand other
+// than the rows, or sizes the front rows do not describe).
+#include "gpu_test_util.hpp"
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#ifdef MIGRAPHX_HAVE_GPU
+#include "passes/dead_code_elimination.hpp"
+#include "passes/fuse_pointwise.hpp"
+#include "passes/pass_manager.hpp"
+#include "passes/simplify_pipeline.hpp"
+#include "targets/gpu/device_rows.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include "targets/gpu/lowering.hpp"
+#endif
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+/// rows of `data` (declared 8) picked by nonzero(c): as many as c has nonzeros.
+migraphx::instruction_ref picked_rows(migraphx::module& m, migraphx::instruction_ref data)
+{
+    auto c   = m.add_parameter("c", shape{shape::float_type, {8}});
+    auto nz  = m.add_instruction(make_op("nonzero"), c);
+    auto idx = m.add_instruction(make_op("squeeze", {{"axes", {0}}}), nz);
+    return m.add_instruction(make_op("gather", {{"axis", 0}}), data, idx);
+}
+
+migraphx::instruction_ref weights(migraphx::module& m, const shape& s, unsigned long seed)
+{
+    return m.add_literal(migraphx::generate_literal(s, seed));
+}
+
+/// The ops the device takes over, on picked rows: a product with its bias and relu (an
+/// elementwise kernel), a convolution and its relu, a ConvTranspose; `b_picked`: a product whose second
+/// operand is the picked rows, transposed (its columns vary: the host computes it).
+migraphx::program heads(bool b_picked = false)
+{
+    migraphx::program p;
+    auto* m    = p.get_main_module();
+    auto feats = m->add_parameter("feats", shape{shape::float_type, {8, 16}});
+    auto maps  = m->add_parameter("maps", shape{shape::float_type, {8, 3, 6, 6}});
+    auto rows  = picked_rows(*m, feats);
+    auto boxes = m->add_instruction(make_op("gather", {{"axis", 0}}), maps, rows->inputs()[1]);
+    std::vector<migraphx::instruction_ref> out;
+    if(b_picked)
+        out.push_back(m->add_instruction(make_op("dot"), weights(*m, shape{shape::float_type, {2, 16}}, 1),
+                                         m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), rows)));
+    else
+    {
+        auto prod = m->add_instruction(make_op("dot"), rows, weights(*m, shape{shape::float_type, {16, 5}}, 1));
+        auto bias = m->add_instruction(make_op("multibroadcast", {{"out_lens", {8, 5}}}),
+                                       weights(*m, shape{shape::float_type, {5}}, 4));
+        out.push_back(m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), prod, bias)));
+        auto conv = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), boxes,
+                                       weights(*m, shape{shape::float_type, {4, 3, 3, 3}}, 2));
+        out.push_back(m->add_instruction(make_op("relu"), conv));
+        out.push_back(m->add_instruction(make_op("convolution_backwards", {{"stride", {2, 2}}}), boxes,
+                                         weights(*m, shape{shape::float_type, {3, 2, 2, 2}}, 3)));
+    }
+    m->add_return(out);
+    return p;
+}
+
+migraphx::parameter_map heads_params(const migraphx::program& p)
+{
+    auto params = migx_test::fresh_params(p);
+    // 5 of 8 rows (the other input set, 0.5 x + 0.25, has 8 of 8: the declared size)
+    migraphx::argument c{shape{shape::float_type, {8}}};
+    auto* d = reinterpret_cast<float*>(c.data());
+    std::vector<float> v{1, 0, 2, 3, 0, 4, 0, 5};
+    std::copy(v.begin(), v.end(), d);
+    params["c"] = c;
+    return params;
+}
+
+} // namespace
+
+TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_size)
+{
+    MIGX_REQUIRE_GPU();
+    auto p      = heads();
+    auto params = heads_params(p);
+    auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
+    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 5u) << g;
+#ifdef MIGRAPHX_HAVE_GPU
+    // each of them ran on the device (at 5 rows and at the declared 8)
+    const auto& m = *g.get_main_module();
+    std::size_t on_device = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f != nullptr and f->device)
+        {
+            EXPECT_GT(f->device_runs->load(), 0u) << f->op.name();
+            on_device++;
+        }
+    EXPECT_EQ(on_device, 5u);
+#endif
+    auto r = g.eval(params);
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{5, 5}));
+    EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{5, 4, 6, 6}));
+    EXPECT_EQ(r[2].get_shape().lens(), (std::vector<std::size_t>{5, 2, 12, 12}));
+}
+
+TEST(gpu_device_rows, a_product_of_other_rows_stays_on_the_host)
+{
+    MIGX_REQUIRE_GPU();
+    auto p = heads(true);
+    auto g = migx_test::expect_gpu_matches_ref(p, heads_params(p), 1e-4, 1e-4);
+    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 0u) << g;
+}
+
+#ifdef MIGRAPHX_HAVE_GPU
+TEST(gpu_device_rows_no_device, device_ops_for_row_wise_reference_ops)
+{
+    shape a{shape::float_type, {8, 16}}, b{shape::float_type, {16, 4}};
+    auto dot = migraphx::gpu::device_rows_op(make_op("dot"), {a, b}, shape{shape::float_type, {8, 4}});
+    ASSERT_TRUE(dot.has_value());
+    EXPECT_EQ(dot->name(), "gpu::gemm");
+    shape o{shape::float_type, {8, 4}};
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("dot"), {shape{shape::float_type, {2, 8, 16}}, b}, o));
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("dot"), {shape{shape::int32_type, {8, 16}}, shape{shape::int32_type, {16, 4}}}, o));
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("dot"), {shape{shape::float_type, {8, 16}, {1, 8}}, b}, o)); // a transposed
+    shape x{shape::float_type, {8, 3, 6, 6}}, w{shape::float_type, {4, 3, 3, 3}};
+    shape co{shape::float_type, {8, 4, 6, 6}};
+    auto conv = migraphx::gpu::device_rows_op(make_op("convolution", {{"padding", {1, 1}}}), {x, w}, co);
+    ASSERT_TRUE(conv.has_value());
+    EXPECT_EQ(conv->name(), "gpu::convolution");
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("convolution", {{"padding", {0, 0, 1, 1}}}), {x, w}, co)); // asymmetric
+    auto deconv = migraphx::gpu::device_rows_op(make_op("convolution_backwards"), {x, shape{shape::float_type, {3, 2, 2, 2}}},
+                                                shape{shape::float_type, {8, 2, 7, 7}});
+    ASSERT_TRUE(deconv.has_value());
+    EXPECT_EQ(deconv->name(), "gpu::convolution_backwards");
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("relu"), {x}, x)); // not fused: no module
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("add"), {x, x}, x));
+    // which inputs hold the rows: dot's a; a pointwise op's inputs of the output's lens but for
+    // those broadcast along the rows
+    EXPECT_EQ(migraphx::gpu::row_inputs(make_op("dot"), {a, b}, o), (std::vector<bool>{true, false}));
+    shape bias{shape::float_type, {8, 4}, {0, 1}};
+    EXPECT_EQ(migraphx::gpu::row_inputs(make_op("pointwise"), {o, bias, o}, o), (std::vector<bool>{true, false, true}));
+    EXPECT_TRUE(migraphx::gpu::row_inputs(make_op("relu"), {o}, o).empty());
+}
+
+TEST(gpu_device_rows_no_device, front_rows_match_only_the_row_inputs_rows)
+{
+    shape a{shape::float_type, {8, 16}}, b{shape::float_type, {16, 4}}, out{shape::float_type, {8, 4}};
+    shape a3{shape::float_type, {3, 16}}, out3{shape::float_type, {3, 4}};
+    auto match = [](const std::vector<shape>& d, const std::vector<shape>& x, const shape& r) {
+        return migraphx::gpu::front_rows_match(d, x, r, {true, false});
+    };
+    EXPECT_TRUE(match({a, b, out}, {a3, b}, out3));
+    EXPECT_TRUE(match({a, b, out}, {a, b}, out));
+    EXPECT_FALSE(match({a, b, out}, {a3, b}, out));                                                   // rows differ
+    EXPECT_FALSE(match({a, b, out}, {shape{shape::float_type, {8, 12}}, b}, out));                    // another dim
+    EXPECT_FALSE(match({a, b, out}, {a3, shape{shape::float_type, {16, 3}}}, shape{shape::float_type, {3, 3}}));
+    EXPECT_FALSE(match({a, b, out}, {shape{shape::float_type, {3, 16}, {1, 3}}, b}, out3));          // other strides
+    EXPECT_FALSE(match({a, b, out}, {shape{shape::float_type, {9, 16}}, b}, shape{shape::float_type, {9, 4}}));
+    EXPECT_FALSE(migraphx::gpu::front_rows_match({a, b, out}, {a3}, out3, {true}));                   // an input short
+    // An elementwise op's two row inputs must hold as many rows; a broadcast input its declared shape.
+    shape bias{shape::float_type, {8, 4}, {0, 1}};
+    std::vector<bool> rows{true, false, true};
+    EXPECT_TRUE(migraphx::gpu::front_rows_match({out, bias, out, out}, {out3, bias, out3}, out3, rows));
+    EXPECT_FALSE(migraphx::gpu::front_rows_match({out, bias, out, out}, {out3, bias, out}, out3, rows));
+    EXPECT_FALSE(migraphx::gpu::front_rows_match({out, bias, out, out}, {out3, shape{shape::float_type, {3, 4}, {0, 1}}, out3},
+                                                 out3, rows));
+}
+
+namespace {
+/// The gpu::ref::<name> fallbacks of the lowered program, by whether rows_on_device is set.
+std::pair<std::size_t, std::size_t> fallbacks(migraphx::program p, const std::string& name)
+{
+    auto passes = migraphx::simplify_passes();
+    passes.insert(passes.end(), {migraphx::fuse_pointwise{}, migraphx::dead_code_elimination{},
+                                 migraphx::gpu::lowering{true}, migraphx::dead_code_elimination{}});
+    migraphx::run_passes(p, passes);
+    std::pair<std::size_t, std::size_t> r{0, 0};
+    const auto& m = *p.get_main_module();
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f != nullptr and f->op.name() == name)
+            (f->rows_on_device ? r.first : r.second)++;
+    return r;
+}
+} // namespace
+
+TEST(gpu_device_rows_no_device, lowering_marks_the_row_wise_fallbacks)
+{
+    EXPECT_EQ(fallbacks(heads(), "dot"), (std::pair<std::size_t, std::size_t>{1, 0}));
+    EXPECT_EQ(fallbacks(heads(), "convolution"), (std::pair<std::size_t, std::size_t>{1, 0}));
+    EXPECT_EQ(fallbacks(heads(), "convolution_backwards"), (std::pair<std::size_t, std::size_t>{1, 0}));
+    EXPECT_EQ(fallbacks(heads(), "pointwise"), (std::pair<std::size_t, std::size_t>{2, 0})); // bias + relu; relu
+    EXPECT_EQ(fallbacks(heads(true), "dot"), (std::pair<std::size_t, std::size_t>{0, 1}));
+    // the picking itself (nonzero of a parameter, the gathers) stays on the host
+    EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{0, 1}));
+}
+#endif
