@@ -85,7 +85,7 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
     auto p      = heads();
     auto params = heads_params(p);
     auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
-    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 5u) << g;
+    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 7u) << g;
 #ifdef MIGRAPHX_HAVE_GPU
     // each of them ran on the device (at 5 rows and at the declared 8)
     const auto& m = *g.get_main_module();
@@ -96,7 +96,7 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
             EXPECT_GT(f->device_runs->load(), 0u) << f->op.name();
             on_device++;
         }
-    EXPECT_EQ(on_device, 5u);
+    EXPECT_EQ(on_device, 7u); // and the two gathers of the picked rows
 #endif
     auto r = g.eval(params);
     ASSERT_EQ(r.size(), 3u);
@@ -110,7 +110,20 @@ TEST(gpu_device_rows, a_product_of_other_rows_stays_on_the_host)
     MIGX_REQUIRE_GPU();
     auto p = heads(true);
     auto g = migx_test::expect_gpu_matches_ref(p, heads_params(p), 1e-4, 1e-4);
-    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 0u) << g;
+    // the gather of the picked rows runs on the device; the product of them, transposed, does not
+    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 1u) << g;
+#ifdef MIGRAPHX_HAVE_GPU
+    const auto& m = *g.get_main_module();
+    std::size_t dots = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f != nullptr and f->op.name() == "dot")
+        {
+            EXPECT_EQ(f->device, nullptr);
+            EXPECT_EQ(f->device_runs->load(), 0u);
+            dots++;
+        }
+    EXPECT_EQ(dots, 1u) << g;
+#endif
 }
 
 #ifdef MIGRAPHX_HAVE_GPU
@@ -136,6 +149,14 @@ TEST(gpu_device_rows_no_device, device_ops_for_row_wise_reference_ops)
     EXPECT_EQ(deconv->name(), "gpu::convolution_backwards");
     EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("relu"), {x}, x)); // not fused: no module
     EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("add"), {x, x}, x));
+    shape idx{shape::int64_type, {5}};
+    auto g0 = migraphx::gpu::device_rows_op(make_op("gather", {{"axis", 0}}), {a, idx}, shape{shape::float_type, {5, 16}});
+    ASSERT_TRUE(g0.has_value());
+    EXPECT_EQ(g0->name(), "gpu::code_object");
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("gather", {{"axis", 1}}), {a, idx}, shape{shape::float_type, {8, 5}}));
+    EXPECT_EQ(migraphx::gpu::row_inputs(make_op("gather", {{"axis", -2}}), {a, idx}, shape{shape::float_type, {5, 16}}),
+              (std::vector<bool>{false, true}));
+    EXPECT_TRUE(migraphx::gpu::row_inputs(make_op("gather", {{"axis", 1}}), {a, idx}, shape{shape::float_type, {8, 5}}).empty());
     // which inputs hold the rows: dot's a; a pointwise op's inputs of the output's lens but for
     // those broadcast along the rows
     EXPECT_EQ(migraphx::gpu::row_inputs(make_op("dot"), {a, b}, o), (std::vector<bool>{true, false}));
@@ -192,7 +213,8 @@ TEST(gpu_device_rows_no_device, lowering_marks_the_row_wise_fallbacks)
     EXPECT_EQ(fallbacks(heads(), "convolution_backwards"), (std::pair<std::size_t, std::size_t>{1, 0}));
     EXPECT_EQ(fallbacks(heads(), "pointwise"), (std::pair<std::size_t, std::size_t>{2, 0})); // bias + relu; relu
     EXPECT_EQ(fallbacks(heads(true), "dot"), (std::pair<std::size_t, std::size_t>{0, 1}));
-    // the picking itself (nonzero of a parameter, the gathers) stays on the host
+    EXPECT_EQ(fallbacks(heads(), "gather"), (std::pair<std::size_t, std::size_t>{2, 0})); // rows by picked indices
+    // the picking itself (nonzero of a parameter) stays on the host
     EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{0, 1}));
 }
 #endif

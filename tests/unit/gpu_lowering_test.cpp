@@ -630,6 +630,28 @@ TEST(gpu_lowering, ops_after_a_data_dependent_result_take_its_actual_size)
     EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{0, 10, 1, 11, 0, 0, 1, 1, 0, 100, 1, 101}));
 }
 
+TEST(gpu_lowering, dimensions_of_a_data_dependent_result_gives_its_actual_sizes)
+{
+    // Shape of a data-dependent result (the host fallback reads the shape only, no data copied)
+    MIGX_REQUIRE_GPU();
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    shape cs{shape::float_type, {6}};
+    auto c    = m->add_parameter("c", cs);
+    auto x    = m->add_parameter("x", shape{shape::float_type, {6, 3}});
+    auto nz   = m->add_instruction(make_op("nonzero"), c);
+    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", {0}}}), nz);
+    auto rows = m->add_instruction(make_op("gather", {{"axis", 0}}), x, idx);
+    m->add_return({m->add_instruction(make_op("dimensions_of", {{"start", 0}, {"end", 2}}), rows)});
+    migraphx::parameter_map params;
+    params["c"] = host_arg(cs, {0, 1, 0, 2, 3, 0});
+    params["x"] = host_arg(shape{shape::float_type, {6, 3}}, std::vector<double>(18, 1.0));
+    auto g = migx_test::expect_gpu_matches_ref(p, params, 0, 0);
+    auto r = g.eval(params);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 3}));
+}
+
 TEST(gpu_lowering, pointwise_after_a_data_dependent_result_runs_at_its_actual_size)
 {
     // As faster/mask R-CNN pick each level's boxes: nonzero keeps 3 of 8 declared rows, a gather

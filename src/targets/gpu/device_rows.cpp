@@ -35,6 +35,15 @@ bool fewer_rows(const shape& s, const shape& like)
     return true;
 }
 
+/// A gather's axis, counted from the front (-1 where the data has no such axis).
+std::int64_t gather_axis(const operation& op, const shape& data)
+{
+    auto a    = op.to_value().at("axis").get_int64();
+    auto rank = static_cast<std::int64_t>(data.lens().size());
+    a         = a < 0 ? a + rank : a;
+    return a >= 0 and a < rank ? a : -1;
+}
+
 } // namespace
 
 std::optional<convolution> cudnn_convolution_for(const value& v, const shape& x, const shape& w)
@@ -88,6 +97,10 @@ std::vector<bool> row_inputs(const operation& op, const std::vector<shape>& inpu
     const auto& n = op.name();
     if((n == "dot" or n == "convolution" or n == "convolution_backwards") and inputs.size() == 2)
         return {true, false};
+    // a gather along the first axis: the result's rows are the indices' (the data, whole, is read
+    // at whatever index each holds)
+    if(n == "gather" and inputs.size() == 2 and gather_axis(op, inputs[0]) == 0 and not inputs[1].lens().empty())
+        return {false, true};
     if(n != "pointwise" or out.lens().empty())
         return {};
     std::vector<bool> r;
@@ -116,6 +129,16 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
     }
     if(inputs.size() != 2)
         return std::nullopt;
+    if(n == "gather")
+    {
+        // out-of-range indices (the rows past the actual ones hold any value) are clamped by the kernel
+        if(gather_axis(op, inputs[0]) != 0 or inputs[0].type() != out.type() or inputs[1].lens().empty() or
+           not out.standard())
+            return std::nullopt;
+        if(auto k = generate_gather(0, inputs[0], inputs[1], out))
+            return make_kernel(*k);
+        return std::nullopt;
+    }
     const auto& a = inputs[0];
     const auto& b = inputs[1];
     if(n == "dot")

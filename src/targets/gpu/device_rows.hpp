@@ -30,12 +30,14 @@ std::optional<convolution_backwards> cudnn_convolution_backwards_for(const value
 /// Which inputs of reference op `op` (declared shapes `inputs`, result `out`) hold the result's
 /// rows, so that computing fewer of them gives that many rows of the result: dot's a,
 /// convolution's and ConvTranspose's x, an elementwise op's (`pointwise`) inputs of the result's
-/// lens that are not broadcast along the rows. Empty for any other op.
+/// lens that are not broadcast along the rows, a gather's indices (along the first axis). Empty
+/// for any other op.
 std::vector<bool> row_inputs(const operation& op, const std::vector<shape>& inputs, const shape& out);
 
 /// The device op computing reference op `op` (with its sub-module `mod` for `pointwise`) for
 /// these declared input shapes and result `out`: cuBLASLt's product, cuDNN's convolution or
-/// ConvTranspose (standard operands), a generated elementwise kernel; nullopt for any other op
+/// ConvTranspose (standard operands), a generated elementwise or gather kernel (the gather's
+/// clamps indices out of range: the rows past the actual ones hold any value); nullopt for any other op
 /// or operands it does not take. Not finalized.
 std::optional<operation>
 device_rows_op(const operation& op, const std::vector<shape>& inputs, const shape& out, const module* mod = nullptr);

@@ -367,7 +367,7 @@ struct ref_fallback
     std::shared_ptr<std::atomic<std::size_t>> device_runs = std::make_shared<std::atomic<std::size_t>>(0);
     private:
     /// The device op's run where the actual sizes are its front rows (else nothing).
-    std::optional<argument> compute_rows(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::optional<argument> compute_rows(context& ctx, const std::vector<argument>& args) const;
 };
 
 /// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).

@@ -315,7 +315,7 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
 }
 
 std::optional<argument>
-ref_fallback::compute_rows(context& ctx, const shape& out, const std::vector<argument>& args) const
+ref_fallback::compute_rows(context& ctx, const std::vector<argument>& args) const
 {
     if(device == nullptr or args.size() != in_shapes.size() + 1)
         return std::nullopt;
@@ -323,7 +323,8 @@ ref_fallback::compute_rows(context& ctx, const shape& out, const std::vector<arg
     for(std::size_t i = 0; i + 1 < args.size(); i++)
         actual.push_back(args[i].get_shape());
     declared.push_back(args.back().get_shape());
-    auto rows = row_inputs(op, in_shapes, out);
+    const auto& full_out = declared.back(); // the output buffer, at the declared shape
+    auto rows            = row_inputs(op, in_shapes, full_out);
     shape result;
     if(mod != nullptr)
     {
@@ -332,13 +333,13 @@ ref_fallback::compute_rows(context& ctx, const shape& out, const std::vector<arg
         auto first = std::find(rows.begin(), rows.end(), true);
         if(first == rows.end())
             return std::nullopt;
-        auto lens = out.lens();
+        auto lens = full_out.lens();
         lens[0]   = actual[static_cast<std::size_t>(first - rows.begin())].lens()[0];
-        result    = shape{out.type(), lens};
+        result    = shape{full_out.type(), lens};
     }
     else
     {
-        auto sized = actual_output_shape(op, out, in_shapes, actual);
+        auto sized = actual_output_shape(op, full_out, in_shapes, actual);
         if(sized.replaced)
             return std::nullopt;
         result = sized.output;
@@ -350,23 +351,29 @@ ref_fallback::compute_rows(context& ctx, const shape& out, const std::vector<arg
     std::vector<argument> full;
     for(std::size_t i = 0; i < args.size(); i++)
         full.emplace_back(declared[i], args[i].share_data());
-    auto r = device->compute(ctx, declared.back(), full);
+    auto r = device->compute(ctx, full_out, full);
     ++*device_runs;
-    if(result.lens() == declared.back().lens())
+    if(result.lens() == full_out.lens())
         return r;
-    return argument{shape{result.type(), result.lens(), declared.back().strides()}, r.share_data()};
+    return argument{shape{result.type(), result.lens(), full_out.strides()}, r.share_data()};
 }
 
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    if(auto r = compute_rows(ctx, out, args))
+    if(auto r = compute_rows(ctx, args))
         return *r;
     std::size_t n = has_output ? args.size() - 1 : args.size();
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
-        host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
+    {
+        // dimensions_of reads its input's shape only: no copy (a mask head's 40 MB, to read 4 sizes)
+        if(op.name() == "dimensions_of")
+            host.emplace_back(args[i].get_shape(), static_cast<char*>(nullptr));
+        else
+            host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
+    }
     auto r = compute_host(out, host);
     if(r.get_shape().type() == shape::tuple_type or not has_output)
         return copy_to_device(ctx, r); // tuples get fresh device memory
