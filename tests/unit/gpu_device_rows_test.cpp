@@ -13,6 +13,7 @@
 #include "targets/gpu/device_rows.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "serialize/op_serializer.hpp"
 #endif
 
 using migraphx::make_op;
@@ -216,5 +217,26 @@ TEST(gpu_device_rows_no_device, lowering_marks_the_row_wise_fallbacks)
     EXPECT_EQ(fallbacks(heads(), "gather"), (std::pair<std::size_t, std::size_t>{2, 0})); // rows by picked indices
     // the picking itself (nonzero of a parameter) stays on the host
     EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{0, 1}));
+}
+
+// A saved program keeps the mark (its device op is made again at finalize); a file saved before
+// the mark existed loads host-only.
+TEST(gpu_device_rows_no_device, the_mark_is_saved_and_old_files_load_without_it)
+{
+    migraphx::gpu::ref_fallback f;
+    f.op             = make_op("dot");
+    f.rows_on_device = true;
+    const auto* s    = migraphx::serialize::find_op_serializer(f.name());
+    ASSERT_NE(s, nullptr);
+    auto saved  = s->save(migraphx::operation{f});
+    auto no_mod = [](const std::string& n) -> migraphx::module_ref {
+        throw std::runtime_error("no module " + n);
+    };
+    auto loaded = s->load(f.name(), saved, no_mod);
+    ASSERT_NE(loaded.any_cast<migraphx::gpu::ref_fallback>(), nullptr);
+    EXPECT_TRUE(loaded.any_cast<migraphx::gpu::ref_fallback>()->rows_on_device);
+    auto old = migraphx::value::object{{"op", "dot"}, {"attrs", make_op("dot").to_value()}, {"module", ""}, {"has_output", true}};
+    auto from_old = s->load(f.name(), old, no_mod);
+    EXPECT_FALSE(from_old.any_cast<migraphx::gpu::ref_fallback>()->rows_on_device);
 }
 #endif
