@@ -56,6 +56,7 @@ migraphx::program heads(bool b_picked = false)
         auto bias = m->add_instruction(make_op("multibroadcast", {{"out_lens", {8, 5}}}),
                                        weights(*m, shape{shape::float_type, {5}}, 4));
         out.push_back(m->add_instruction(make_op("relu"), m->add_instruction(make_op("add"), prod, bias)));
+        out.push_back(m->add_instruction(make_op("softmax", {{"axis", -1}}), prod)); // a box head's class scores
         auto conv = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), boxes,
                                        weights(*m, shape{shape::float_type, {4, 3, 3, 3}}, 2));
         out.push_back(m->add_instruction(make_op("relu"), conv));
@@ -86,7 +87,7 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
     auto p      = heads();
     auto params = heads_params(p);
     auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
-    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 7u) << g;
+    EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "{rows on device}"), 8u) << g;
 #ifdef MIGRAPHX_HAVE_GPU
     // each of them ran on the device (at 5 rows and at the declared 8)
     const auto& m = *g.get_main_module();
@@ -97,13 +98,14 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
             EXPECT_GT(f->device_runs->load(), 0u) << f->op.name();
             on_device++;
         }
-    EXPECT_EQ(on_device, 7u); // and the two gathers of the picked rows
+    EXPECT_EQ(on_device, 8u); // and the two gathers of the picked rows
 #endif
     auto r = g.eval(params);
-    ASSERT_EQ(r.size(), 3u);
+    ASSERT_EQ(r.size(), 4u);
     EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{5, 5}));
-    EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{5, 4, 6, 6}));
-    EXPECT_EQ(r[2].get_shape().lens(), (std::vector<std::size_t>{5, 2, 12, 12}));
+    EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{5, 5}));
+    EXPECT_EQ(r[2].get_shape().lens(), (std::vector<std::size_t>{5, 4, 6, 6}));
+    EXPECT_EQ(r[3].get_shape().lens(), (std::vector<std::size_t>{5, 2, 12, 12}));
 }
 
 TEST(gpu_device_rows, a_product_of_other_rows_stays_on_the_host)
@@ -158,6 +160,13 @@ TEST(gpu_device_rows_no_device, device_ops_for_row_wise_reference_ops)
     EXPECT_EQ(migraphx::gpu::row_inputs(make_op("gather", {{"axis", -2}}), {a, idx}, shape{shape::float_type, {5, 16}}),
               (std::vector<bool>{false, true}));
     EXPECT_TRUE(migraphx::gpu::row_inputs(make_op("gather", {{"axis", 1}}), {a, idx}, shape{shape::float_type, {8, 5}}).empty());
+    // a softmax along a later axis is each row's own; along the rows it is not
+    EXPECT_EQ(migraphx::gpu::row_inputs(make_op("softmax", {{"axis", -1}}), {a}, a), (std::vector<bool>{true}));
+    EXPECT_TRUE(migraphx::gpu::row_inputs(make_op("logsoftmax", {{"axis", 0}}), {a}, a).empty());
+    auto sm = migraphx::gpu::device_rows_op(make_op("logsoftmax", {{"axis", 1}}), {a}, a);
+    ASSERT_TRUE(sm.has_value());
+    EXPECT_EQ(sm->name(), "gpu::code_object");
+    EXPECT_FALSE(migraphx::gpu::device_rows_op(make_op("softmax", {{"axis", 0}}), {a}, a));
     // which inputs hold the rows: dot's a; a pointwise op's inputs of the output's lens but for
     // those broadcast along the rows
     EXPECT_EQ(migraphx::gpu::row_inputs(make_op("dot"), {a, b}, o), (std::vector<bool>{true, false}));

@@ -15,6 +15,12 @@
 namespace migraphx {
 namespace gpu {
 
+/// A static float or half shape: what the float kernels, cuBLASLt and cuDNN take.
+inline bool float_or_half(const shape& s)
+{
+    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
+}
+
 struct kernel_source
 {
     std::string name;   // the kernel's symbol, e.g. add_relu_kernel

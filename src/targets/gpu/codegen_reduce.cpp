@@ -15,11 +15,6 @@ namespace migraphx {
 namespace gpu {
 namespace {
 
-bool float_or_half(const shape& s)
-{
-    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
-}
-
 std::string storage(const shape& s) { return s.type() == shape::half_type ? "migx_half" : "float"; }
 std::string load(const shape& s, const std::string& e) { return s.type() == shape::half_type ? "h2f(" + e + ")" : e; }
 std::string store(const shape& s, const std::string& e) { return s.type() == shape::half_type ? "f2h(" + e + ")" : e; }

@@ -7,11 +7,6 @@ namespace migraphx {
 namespace gpu {
 namespace {
 
-bool float_or_half(const shape& s)
-{
-    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
-}
-
 /// x and w of one float type, standard, rank 3-5, nothing empty.
 bool plain_operands(const shape& x, const shape& w)
 {
@@ -35,8 +30,9 @@ bool fewer_rows(const shape& s, const shape& like)
     return true;
 }
 
-/// A gather's axis, counted from the front (-1 where the data has no such axis).
-std::int64_t gather_axis(const operation& op, const shape& data)
+/// An op's axis (a gather's, a softmax's), counted from the front (-1 where the data has no such
+/// axis).
+std::int64_t axis_from_front(const operation& op, const shape& data)
 {
     auto a    = op.to_value().at("axis").get_int64();
     auto rank = static_cast<std::int64_t>(data.lens().size());
@@ -99,8 +95,11 @@ std::vector<bool> row_inputs(const operation& op, const std::vector<shape>& inpu
         return {true, false};
     // a gather along the first axis: the result's rows are the indices' (the data, whole, is read
     // at whatever index each holds)
-    if(n == "gather" and inputs.size() == 2 and gather_axis(op, inputs[0]) == 0 and not inputs[1].lens().empty())
+    if(n == "gather" and inputs.size() == 2 and axis_from_front(op, inputs[0]) == 0 and not inputs[1].lens().empty())
         return {false, true};
+    // softmax along a later axis: each row's own
+    if((n == "softmax" or n == "logsoftmax") and inputs.size() == 1 and axis_from_front(op, inputs[0]) > 0)
+        return {true};
     if(n != "pointwise" or out.lens().empty())
         return {};
     std::vector<bool> r;
@@ -127,12 +126,21 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
             return make_kernel(*k);
         return std::nullopt;
     }
+    if((n == "softmax" or n == "logsoftmax") and inputs.size() == 1)
+    {
+        auto axis = axis_from_front(op, inputs[0]);
+        if(axis <= 0 or not out.standard())
+            return std::nullopt;
+        if(auto k = generate_softmax(n == "logsoftmax", static_cast<std::size_t>(axis), inputs[0], out))
+            return make_kernel(*k);
+        return std::nullopt;
+    }
     if(inputs.size() != 2)
         return std::nullopt;
     if(n == "gather")
     {
         // out-of-range indices (the rows past the actual ones hold any value) are clamped by the kernel
-        if(gather_axis(op, inputs[0]) != 0 or inputs[0].type() != out.type() or inputs[1].lens().empty() or
+        if(axis_from_front(op, inputs[0]) != 0 or inputs[0].type() != out.type() or inputs[1].lens().empty() or
            not out.standard())
             return std::nullopt;
         if(auto k = generate_gather(0, inputs[0], inputs[1], out))

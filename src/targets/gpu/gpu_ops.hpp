@@ -327,6 +327,8 @@ struct convolution_backwards
     std::shared_ptr<plan> cache;
 };
 
+struct sized_device_op; // device_sized.hpp
+
 /// Any other op: its inputs are copied to the host, its reference compute runs there, and the
 /// result is copied into the output buffer (or, for a tuple result, into fresh device memory).
 /// A data-dependent result (fewer elements than the static shape) fills the front of the
@@ -336,13 +338,14 @@ struct ref_fallback
     operation op;
     module_ref mod  = nullptr; // the op's sub-module (a `pointwise` body), run on the host too
     bool has_output = true;    // false for tuple results (no output buffer input)
-    /// Its result's rows are its first input's, the only data-dependent one: where the actual
-    /// sizes allow, a device op computes it at the declared size (device_rows.hpp).
+    /// A device form may run it (the lowering's choice, kept in a saved program): where its
+    /// data-dependent inputs hold its result's rows, a device op at the declared size
+    /// (device_rows.hpp); for the ops of device_sized.hpp, kernels at the run's sizes.
     bool rows_on_device = false;
     std::string name() const { return "gpu::ref::" + op.name(); }
     void print_attributes(std::ostream& os) const
     {
-        os << op.attribute_string() << (device ? "{rows on device}" : "");
+        os << op.attribute_string() << (device ? "{rows on device}" : (sized ? "{on device}" : ""));
     }
     shape compute_shape(const std::vector<shape>& inputs) const;
     /// Keeps the inputs' declared shapes (see actual_output); makes the device op where
@@ -363,6 +366,7 @@ struct ref_fallback
     argument compute_host(const shape& out, const std::vector<argument>& host) const;
     std::vector<shape> in_shapes; // declared inputs (finalize)
     std::shared_ptr<operation> device; // the device op for rows_on_device (finalize), finalized
+    std::shared_ptr<const sized_device_op> sized; // its device_sized.hpp form (finalize)
     /// Runs that took the device op (the rest ran on the host): what a test or a trace asks.
     std::shared_ptr<std::atomic<std::size_t>> device_runs = std::make_shared<std::atomic<std::size_t>>(0);
     private:

@@ -2,6 +2,7 @@
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/device_literals.hpp"
 #include "targets/gpu/device_rows.hpp"
+#include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/shared_scratch.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include <migraphx/gpu/hip.hpp>
@@ -305,8 +306,11 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
 {
     in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
     device.reset();
+    sized.reset();
     if(not rows_on_device or not has_output)
         return;
+    if(mod == nullptr)
+        sized = make_sized_device_op(ctx, op, in_shapes, out);
     auto d = device_rows_op(op, in_shapes, out, mod);
     if(not d)
         return;
@@ -364,6 +368,14 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     g.make_current();
     if(auto r = compute_rows(ctx, args))
         return *r;
+    if(sized and has_output)
+    {
+        if(auto r = sized->run(ctx, args))
+        {
+            ++*device_runs;
+            return *r;
+        }
+    }
     std::size_t n = has_output ? args.size() - 1 : args.size();
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)

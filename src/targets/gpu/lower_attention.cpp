@@ -24,12 +24,6 @@ std::optional<float> scalar_of(instruction_ref x)
 }
 
 /// A convert the kernel may skip: to float or half (it computes the scores in float anyway).
-bool float_or_half(const instruction& x)
-{
-    auto t = x.get_shape().type();
-    return t == shape::float_type or t == shape::half_type;
-}
-
 /// A pointwise body as a chain from input `from`: every op takes the running value once and
 /// at most one other operand (a scalar constant or input `other`), converts pass it on.
 /// Nothing when the body is anything else (a branch, an op outside + - * /, a second use).
@@ -57,7 +51,7 @@ std::optional<std::vector<attention_step>> chain_of(const module& sub, std::size
             return steps;
         }
         const auto& in = it->inputs();
-        if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(*it))
+        if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(it->get_shape()))
         {
             cur = it;
             continue;
@@ -100,7 +94,7 @@ bool post_softmax(const module& sub, bool& nan_to_zero)
             continue;
         else if(not cur)
             return false;
-        else if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(*it))
+        else if(n == "convert" and in.size() == 1 and in.front() == *cur and float_or_half(it->get_shape()))
             cur = it;
         else if(n == "isnan" and in.size() == 1 and in.front() == *cur and not nan)
             nan = it;

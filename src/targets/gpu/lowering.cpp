@@ -12,6 +12,7 @@
 #include "passes/fuse_pointwise.hpp"
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/device_rows.hpp"
+#include "targets/gpu/device_sized.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/rewrite_rnn.hpp"
 #include "targets/gpu/rnn.hpp"
@@ -63,11 +64,6 @@ std::vector<instruction_ref> body_of(const module& sub)
         if(it->name() != "@param")
             body.push_back(it);
     return body;
-}
-
-bool float_or_half(const shape& s)
-{
-    return not s.dynamic() and (s.type() == shape::float_type or s.type() == shape::half_type);
 }
 
 bool runs_on_host(const module& m)
@@ -202,7 +198,7 @@ struct lowerer
     {
         ref_fallback f;
         f.op = ins->get_operator();
-        f.rows_on_device = rows_fit_the_device(ins);
+        f.rows_on_device = rows_fit_the_device(ins) or sized_fits_the_device(ins);
         if(not ins->module_inputs().empty())
             f.mod = ins->module_inputs().front();
         if(ins->get_shape().type() == shape::tuple_type)
@@ -238,6 +234,18 @@ struct lowerer
         }
         const module* mod = ins->module_inputs().empty() ? nullptr : ins->module_inputs().front();
         return any and device_rows_op(ins->get_operator(), shapes, ins->get_shape(), mod).has_value();
+    }
+
+    /// Whether a device form that runs at the run's sizes computes ins (device_sized.hpp): a
+    /// detector's RoIAlign, per-level scatter, Expand/Reshape to run-time sizes.
+    static bool sized_fits_the_device(instruction_ref ins)
+    {
+        if(not ins->module_inputs().empty() or ins->get_shape().type() == shape::tuple_type)
+            return false;
+        std::vector<shape> shapes;
+        for(auto x : ins->inputs())
+            shapes.push_back(x->get_shape());
+        return has_sized_device_op(ins->get_operator(), shapes, ins->get_shape());
     }
 
     bool lower_pointwise(instruction_ref ins)

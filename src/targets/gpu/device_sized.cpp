@@ -1,0 +1,378 @@
+#include "targets/gpu/device_sized.hpp"
+#include "targets/gpu/context.hpp"
+#include "targets/gpu/cuda_check.hpp"
+#include "targets/gpu/gpu_ops.hpp"
+#include "targets/gpu/kernel_compiler.hpp"
+#include "targets/gpu/sized_kernels.hpp"
+#include "ops/run_time_sizes.hpp"
+#include <algorithm>
+#include <functional>
+
+namespace migraphx {
+namespace gpu {
+
+namespace {
+
+using lens_t = std::vector<std::size_t>;
+
+bool index_type(const shape& s) { return s.type() == shape::int32_type or s.type() == shape::int64_type; }
+
+bool movable(const shape& s)
+{
+    auto b = s.type_size();
+    return not s.dynamic() and s.type() != shape::tuple_type and (b == 1 or b == 2 or b == 4 or b == 8) and
+           s.lens().size() <= index_walk::max_rank;
+}
+
+std::int64_t axis_of(const operation& op, std::size_t rank)
+{
+    auto a = op.to_value().at("axis").get_int64();
+    auto r = static_cast<std::int64_t>(rank);
+    a      = a < 0 ? a + r : a;
+    return a >= 0 and a < r ? a : -1;
+}
+
+/// Whether a run's result (actual, written standard) fits the declared output buffer.
+bool fits(const shape& actual, const shape& declared)
+{
+    return actual.type() == declared.type() and declared.standard() and actual.elements() <= declared.elements();
+}
+
+/// The largest offset span of the declared shapes (whether the kernels need 64-bit offsets).
+bool wide_for(const std::vector<shape>& shapes)
+{
+    std::uint64_t n = 0, span = 0;
+    for(const auto& s : shapes)
+    {
+        n    = std::max<std::uint64_t>(n, s.elements());
+        span = std::max<std::uint64_t>(span, s.element_space());
+    }
+    return wide_walk(n, span);
+}
+
+std::shared_ptr<loaded_kernel> load(context& ctx, const sized_source& s)
+{
+    auto& g = get_gpu_context(ctx);
+    g.make_current();
+    const auto& st = g.get();
+    return std::make_shared<loaded_kernel>(compile_cuda(s.source, s.name, st.sm_major, st.sm_minor), s.name);
+}
+
+void launch(context& ctx, const loaded_kernel& k, std::uint64_t n, std::vector<void*> params)
+{
+    if(n == 0)
+        return;
+    auto& g              = get_gpu_context(ctx);
+    const std::size_t bs = 256;
+    auto blocks = std::min<std::uint64_t>((n + bs - 1) / bs, static_cast<std::uint64_t>(std::max(g.get().sm_count, 1)) * 32);
+    k.launch(g.stream(), blocks, bs, params.data());
+}
+
+/// Moves elements of one size between any strides (sized_copy); packed standard data by memcpy.
+struct mover
+{
+    std::shared_ptr<loaded_kernel> kernel;
+    mover(context& ctx, std::size_t bytes, bool wide) : kernel(load(ctx, copy_source(bytes, wide))) {}
+
+    /// The elements of lens, read at x's strides from x, written at y_strides into y.
+    void run(context& ctx, const void* x, const lens_t& lens, const lens_t& x_strides, void* y, const lens_t& y_strides,
+             std::size_t bytes) const
+    {
+        shape xs{shape::uint8_type, lens, x_strides};
+        if(x_strides == y_strides and xs.standard())
+        {
+            if(x != y and xs.elements() > 0)
+                MIGX_CUDA_CHECK(cudaMemcpyAsync(y, x, xs.elements() * bytes, cudaMemcpyDeviceToDevice,
+                                                get_gpu_context(ctx).stream()));
+            return;
+        }
+        auto w = make_walk(lens, x_strides, y_strides);
+        auto n = w.elements();
+        launch(ctx, *kernel, n, {&x, &y, &w, &n});
+    }
+
+    /// x (any strides) into y, standard.
+    void packed(context& ctx, const argument& x, void* y) const
+    {
+        const auto& s = x.get_shape();
+        run(ctx, x.data(), s.lens(), s.strides(), y, shape{s.type(), s.lens()}.strides(), s.type_size());
+    }
+};
+
+lens_t standard_strides(const lens_t& lens) { return shape{shape::uint8_type, lens}.strides(); }
+
+argument result_in(const argument& buffer, const shape& s) { return {s, buffer.share_data()}; }
+
+std::vector<shape> shapes_of(const std::vector<argument>& args, std::size_t n)
+{
+    std::vector<shape> r;
+    for(std::size_t i = 0; i < n; i++)
+        r.push_back(args[i].get_shape());
+    return r;
+}
+
+/// The actual output shape from op.compute_shape, where it fits the buffer.
+std::optional<shape> computed_shape(const operation& op, const std::vector<argument>& args)
+{
+    try
+    {
+        auto s = op.compute_shape(shapes_of(args, args.size() - 1));
+        if(fits(s, args.back().get_shape()))
+            return shape{s.type(), s.lens()};
+    }
+    catch(const exception&)
+    {
+    }
+    return std::nullopt; // the host path says what is wrong
+}
+
+struct gather_form : sized_device_op
+{
+    operation op;
+    std::shared_ptr<loaded_kernel> kernel;
+    gather_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
+        : op(std::move(o)),
+          kernel(load(ctx, gather_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
+    {
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        auto out = computed_shape(op, args);
+        if(not out)
+            return std::nullopt;
+        const auto& data = args[0].get_shape();
+        const auto& ind  = args[1].get_shape();
+        auto axis        = static_cast<std::size_t>(axis_of(op, data.lens().size()));
+        auto nind        = ind.lens().size();
+        long long axis_len = static_cast<long long>(data.lens()[axis]), axis_stride = static_cast<long long>(data.strides()[axis]);
+        if(axis_len == 0 and out->elements() > 0)
+            return std::nullopt;
+        lens_t a(out->lens().size(), 0), b(out->lens().size(), 0);
+        for(std::size_t d = 0; d < out->lens().size(); d++)
+        {
+            if(d < axis)
+                a[d] = data.strides()[d];
+            else if(d < axis + nind)
+                b[d] = ind.strides()[d - axis];
+            else
+                a[d] = data.strides()[d - nind + 1];
+        }
+        auto w = make_walk(out->lens(), a, b);
+        auto n = w.elements();
+        auto *x = args[0].data(), *k = args[1].data(), *y = args.back().data();
+        launch(ctx, *kernel, n, {&x, &k, &y, &axis_len, &axis_stride, &w, &n});
+        return result_in(args.back(), *out);
+    }
+};
+
+struct concat_form : sized_device_op
+{
+    operation op;
+    mover move;
+    concat_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
+        : op(std::move(o)), move(ctx, out.type_size(), wide_for([&] { auto s = in; s.push_back(out); return s; }()))
+    {
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        auto out = computed_shape(op, args);
+        if(not out)
+            return std::nullopt;
+        auto axis = static_cast<std::size_t>(axis_of(op, out->lens().size()));
+        auto ys   = out->strides();
+        auto* y   = args.back().data();
+        std::size_t start = 0;
+        for(std::size_t i = 0; i + 1 < args.size(); i++)
+        {
+            const auto& s = args[i].get_shape();
+            move.run(ctx, args[i].data(), s.lens(), s.strides(), y + start * ys[axis] * s.type_size(), ys, s.type_size());
+            start += s.lens()[axis];
+        }
+        return result_in(args.back(), *out);
+    }
+};
+
+struct scatter_form : sized_device_op
+{
+    std::int64_t axis_attr = 0;
+    mover move;
+    std::shared_ptr<loaded_kernel> kernel;
+    scatter_form(context& ctx, const operation& o, const std::vector<shape>& in, const shape& out)
+        : axis_attr(o.to_value().at("axis").get_int64()),
+          move(ctx, out.type_size(), wide_for({in[0], in[1], in[2], out})),
+          kernel(load(ctx, scatter_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], in[2], out}))))
+    {
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        const auto& data = args[0].get_shape();
+        const auto& ind  = args[1].get_shape();
+        const auto& upd  = args[2].get_shape();
+        auto rank        = data.lens().size();
+        auto a           = axis_attr < 0 ? axis_attr + static_cast<std::int64_t>(rank) : axis_attr;
+        if(a < 0 or a >= static_cast<std::int64_t>(rank) or ind.lens().size() != rank or upd.lens() != ind.lens() or
+           not fits(data, args.back().get_shape()))
+            return std::nullopt;
+        auto axis = static_cast<std::size_t>(a);
+        for(std::size_t d = 0; d < rank and ind.elements() > 0; d++)
+            if(d != axis and ind.lens()[d] > data.lens()[d])
+                return std::nullopt; // the host throws naming the dimension
+        shape out{data.type(), data.lens()};
+        auto* y = args.back().data();
+        move.packed(ctx, args[0], y);
+        auto os = out.strides();
+        long long axis_len = static_cast<long long>(data.lens()[axis]), axis_stride = static_cast<long long>(os[axis]);
+        os[axis]           = 0;
+        auto w             = make_walk(ind.lens(), os, ind.strides(), upd.strides());
+        auto n             = w.elements();
+        auto *k = args[1].data(), *u = args[2].data();
+        launch(ctx, *kernel, n, {&k, &u, &y, &axis_len, &axis_stride, &w, &n});
+        return result_in(args.back(), out);
+    }
+};
+
+/// broadcast_with_dims and reshape_with_dims: the sizes read from the device (a few bytes, one
+/// wait), the elements moved there.
+struct with_dims_form : sized_device_op
+{
+    operation op;
+    mover move;
+    with_dims_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
+        : op(std::move(o)), move(ctx, out.type_size(), wide_for({in[0], out}))
+    {
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        const auto& x = args[0].get_shape();
+        const auto& declared = args.back().get_shape();
+        lens_t lens;
+        try
+        {
+            auto sizes = read_sizes(copy_to_host(ctx, args[1]));
+            if(op.name() == "reshape_with_dims")
+                lens = resolve_reshape_sizes(op.name(), sizes, x.lens(), op.to_value().at("allowzero").get_bool(),
+                                             declared.lens());
+            else
+            {
+                lens_t dims;
+                for(auto d : sizes)
+                {
+                    if(d < 0)
+                        return std::nullopt;
+                    dims.push_back(static_cast<std::size_t>(d));
+                }
+                lens = compute_broadcasted_lens(x.lens(), dims);
+            }
+            check_within_declared(op.name(), lens, declared.lens());
+        }
+        catch(const exception&)
+        {
+            return std::nullopt; // the host path throws with the same message
+        }
+        shape out{x.type(), lens};
+        auto* y = args.back().data();
+        if(op.name() == "reshape_with_dims")
+            move.packed(ctx, args[0], y); // row-major order is the result's
+        else
+        {
+            lens_t strides(lens.size(), 0);
+            auto offset = lens.size() - x.lens().size();
+            for(std::size_t i = 0; i < x.lens().size(); i++)
+                if(x.lens()[i] == lens[offset + i])
+                    strides[offset + i] = x.strides()[i];
+            move.run(ctx, args[0].data(), lens, strides, y, out.strides(), x.type_size());
+        }
+        return result_in(args.back(), out);
+    }
+};
+
+struct roialign_form : sized_device_op
+{
+    roialign_dims attrs;
+    std::shared_ptr<loaded_kernel> kernel;
+    roialign_form(context& ctx, const operation& op, const std::vector<shape>& in)
+        : kernel(load(ctx, roialign_source(in[0].type() == shape::half_type, in[2].type() == shape::int64_type)))
+    {
+        auto v               = op.to_value();
+        attrs.out_h          = v.at("output_height").get_int64();
+        attrs.out_w          = v.at("output_width").get_int64();
+        attrs.sampling_ratio = v.at("sampling_ratio").get_int64();
+        attrs.spatial_scale  = static_cast<float>(v.at("spatial_scale").get_float());
+        attrs.half_pixel     = v.at("coordinate_transformation_mode").get_string() == "half_pixel" ? 1 : 0;
+        attrs.is_max         = v.at("mode").get_string() == "max" ? 1 : 0;
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        const auto& x    = args[0].get_shape();
+        const auto& rois = args[1].get_shape();
+        const auto& bi   = args[2].get_shape();
+        if(not x.standard() or rois.lens().size() != 2 or rois.lens()[1] != 4 or
+           bi.lens() != lens_t{rois.lens()[0]} or (rois.lens()[0] > 1 and (not rois.standard() or not bi.standard())))
+            return std::nullopt;
+        auto d  = attrs;
+        d.n     = static_cast<std::int64_t>(x.lens()[0]);
+        d.c     = static_cast<std::int64_t>(x.lens()[1]);
+        d.h     = static_cast<std::int64_t>(x.lens()[2]);
+        d.w     = static_cast<std::int64_t>(x.lens()[3]);
+        d.rois  = static_cast<std::int64_t>(rois.lens()[0]);
+        shape out{x.type(), {rois.lens()[0], x.lens()[1], static_cast<std::size_t>(d.out_h), static_cast<std::size_t>(d.out_w)}};
+        if(not fits(out, args.back().get_shape()) or d.h == 0 or d.w == 0)
+            return std::nullopt;
+        auto *xp = args[0].data(), *rp = args[1].data(), *bp = args[2].data(), *y = args.back().data();
+        launch(ctx, *kernel, out.elements(), {&xp, &rp, &bp, &y, &d});
+        return result_in(args.back(), out);
+    }
+};
+
+bool all_movable(const std::vector<shape>& inputs, const shape& out)
+{
+    return movable(out) and std::all_of(inputs.begin(), inputs.end(), [&](const shape& s) {
+               return movable(s) and s.type() == out.type();
+           });
+}
+
+} // namespace
+
+bool has_sized_device_op(const operation& op, const std::vector<shape>& in, const shape& out)
+{
+    const auto& n = op.name();
+    if(out.dynamic() or out.type() == shape::tuple_type or not movable(out))
+        return false;
+    if(n == "gather")
+        return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and index_type(in[1]) and
+               axis_of(op, in[0].lens().size()) >= 0;
+    if(n == "concat")
+        return not in.empty() and all_movable(in, out) and axis_of(op, out.lens().size()) >= 0;
+    if(n == "scatter_none")
+        return in.size() == 3 and movable(in[0]) and in[0].type() == out.type() and in[2].type() == out.type() and
+               index_type(in[1]) and not in[1].dynamic() and not in[2].dynamic() and
+               in[1].lens().size() <= index_walk::max_rank;
+    if(n == "broadcast_with_dims" or n == "reshape_with_dims")
+        return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and not in[1].dynamic() and
+               shape::is_integral(in[1].type()) and in[1].type() != shape::bool_type;
+    if(n == "roialign")
+        return in.size() == 3 and (out.type() == shape::float_type or out.type() == shape::half_type) and
+               in[0].type() == out.type() and in[1].type() == out.type() and index_type(in[2]) and
+               in[0].lens().size() == 4;
+    return false;
+}
+
+std::shared_ptr<const sized_device_op>
+make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>& in, const shape& out)
+{
+    if(not has_sized_device_op(op, in, out))
+        return nullptr;
+    const auto& n = op.name();
+    if(n == "gather")
+        return std::make_shared<gather_form>(ctx, op, in, out);
+    if(n == "concat")
+        return std::make_shared<concat_form>(ctx, op, in, out);
+    if(n == "scatter_none")
+        return std::make_shared<scatter_form>(ctx, op, in, out);
+    if(n == "roialign")
+        return std::make_shared<roialign_form>(ctx, op, in);
+    return std::make_shared<with_dims_form>(ctx, op, in, out);
+}
+
+} // namespace gpu
+} // namespace migraphx

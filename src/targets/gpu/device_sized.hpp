@@ -1,0 +1,46 @@
+#ifndef MIGRAPHX_GPU_DEVICE_SIZED_HPP
+#define MIGRAPHX_GPU_DEVICE_SIZED_HPP
+
+// The device form of a host-fallback op (gpu::ref::<op>) that runs at the sizes a run gives it:
+// what follows a detector's NMS (RoIAlign on the kept boxes, MultiScaleRoIAlign's per-level
+// scatter, Expand / Reshape to sizes computed from a data-dependent shape, gathers and concats of
+// such results). Its kernels take their sizes at launch (sized_kernels.hpp), so one compiled
+// kernel serves every run. Where it cannot take what a run gives it (a layout or size it does not
+// know, sizes past the declared ones), the host computes the op as before, and throws where ref
+// throws.
+//
+// Differences from ref, where ref would throw on bad data: a gather's index out of range is
+// clamped, a scatter's writes nothing, a RoIAlign box with a batch index out of range gives
+// zeros. Duplicate scatter indices: one of the writes wins (ref: the last).
+
+#include <migraphx/argument.hpp>
+#include <migraphx/context.hpp>
+#include <migraphx/operation.hpp>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace migraphx {
+namespace gpu {
+
+struct sized_device_op
+{
+    virtual ~sized_device_op() = default;
+    /// The op on args (the inputs at their actual shapes, then the output buffer at its declared
+    /// one): the result at the front of the output buffer with its actual shape, or nothing where
+    /// this form cannot take these shapes (the caller then runs the host path).
+    virtual std::optional<argument> run(context& ctx, const std::vector<argument>& args) const = 0;
+};
+
+/// Whether op on inputs of these declared shapes (out: its result's) has a device form.
+bool has_sized_device_op(const operation& op, const std::vector<shape>& inputs, const shape& out);
+
+/// The device form, its kernels compiled for ctx's device; nullptr where has_sized_device_op is
+/// false.
+std::shared_ptr<const sized_device_op>
+make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>& inputs, const shape& out);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif

@@ -1,0 +1,204 @@
+#include "targets/gpu/sized_kernels.hpp"
+#include "targets/gpu/codegen.hpp"
+#include <migraphx/errors.hpp>
+#include <sstream>
+
+namespace migraphx {
+namespace gpu {
+namespace {
+
+/// The walk's struct and the loop every sized kernel shares: each element i of the walk, its
+/// offsets oa, ob, oc.
+std::string walk_head(const std::string& name, const std::string& params, bool wide)
+{
+    std::ostringstream ss;
+    ss << "struct walk_t { int rank; unsigned long long lens[8]; long long a[8]; long long b[8]; long long c[8]; };\n";
+    ss << "extern \"C\" __global__ void " << name << "(" << params
+       << ", walk_t w, unsigned long long n_)\n{\n";
+    ss << "    typedef " << (wide ? "unsigned long long" : "unsigned int") << " idx_t;\n";
+    ss << "    typedef " << (wide ? "long long" : "int") << " off_t_;\n";
+    ss << "    const idx_t n = (idx_t)n_;\n";
+    ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
+          "    {\n"
+          "        idx_t r = i;\n"
+          "        off_t_ oa = 0, ob = 0, oc = 0;\n"
+          "        for(int d = w.rank - 1; d >= 0; d--)\n"
+          "        {\n"
+          "            const idx_t len = (idx_t)w.lens[d];\n"
+          "            const idx_t q = d == 0 ? r : r % len;\n"
+          "            r = d == 0 ? 0 : r / len;\n"
+          "            oa += (off_t_)q * (off_t_)w.a[d];\n"
+          "            ob += (off_t_)q * (off_t_)w.b[d];\n"
+          "            oc += (off_t_)q * (off_t_)w.c[d];\n"
+          "        }\n";
+    return ss.str();
+}
+
+std::string index_kind(bool index64) { return index64 ? "long long" : "int"; }
+
+std::string tail_name(const std::string& base, std::size_t bytes, bool index64, bool wide)
+{
+    return base + "_" + std::to_string(bytes) + (index64 ? "_i64" : "_i32") + (wide ? "_wide" : "");
+}
+
+} // namespace
+
+std::uint64_t index_walk::elements() const
+{
+    std::uint64_t n = 1;
+    for(std::int32_t d = 0; d < rank; d++)
+        n *= lens[d];
+    return n;
+}
+
+index_walk make_walk(const std::vector<std::size_t>& lens,
+                     const std::vector<std::size_t>& a,
+                     const std::vector<std::size_t>& b,
+                     const std::vector<std::size_t>& c)
+{
+    if(lens.size() > index_walk::max_rank)
+        MIGRAPHX_THROW("gpu: a sized kernel walks at most " + std::to_string(index_walk::max_rank) + " dims, not " +
+                       std::to_string(lens.size()));
+    index_walk w;
+    w.rank = static_cast<std::int32_t>(lens.size());
+    for(std::size_t d = 0; d < lens.size(); d++)
+    {
+        w.lens[d] = lens[d];
+        w.a[d]    = d < a.size() ? static_cast<std::int64_t>(a[d]) : 0;
+        w.b[d]    = d < b.size() ? static_cast<std::int64_t>(b[d]) : 0;
+        w.c[d]    = d < c.size() ? static_cast<std::int64_t>(c[d]) : 0;
+    }
+    return w;
+}
+
+bool wide_walk(std::uint64_t n, std::uint64_t span) { return n >= (1ull << 31) or span >= (1ull << 31); }
+
+sized_source copy_source(std::size_t bytes, bool wide)
+{
+    auto t = detail::raw_type(bytes);
+    sized_source k;
+    k.name = tail_name("sized_copy", bytes, false, wide);
+    k.source = walk_head(k.name, "const " + t + "* __restrict__ x, " + t + "* __restrict__ y", wide) +
+               "        y[ob] = x[oa];\n    }\n}\n";
+    return k;
+}
+
+namespace {
+/// A kernel that reads one index a walked element (ind[ob]; negative wraps once by axis_len) and
+/// moves an element along the axis: `params` are the pointers, `on_index` what it does then.
+sized_source indexed_source(const std::string& base, std::size_t bytes, bool index64, bool wide,
+                            const std::string& params, const std::string& on_index)
+{
+    sized_source k;
+    k.name   = tail_name(base, bytes, index64, wide);
+    k.source = walk_head(k.name, params + ", long long axis_len, long long axis_stride", wide) +
+               "        long long k = ind[ob];\n"
+               "        if(k < 0) k += axis_len;\n" +
+               on_index + "    }\n}\n";
+    return k;
+}
+} // namespace
+
+sized_source gather_source(std::size_t bytes, bool index64, bool wide)
+{
+    auto t = detail::raw_type(bytes);
+    return indexed_source("sized_gather", bytes, index64, wide,
+                          "const " + t + "* __restrict__ x, const " + index_kind(index64) + "* __restrict__ ind, " + t +
+                              "* __restrict__ y",
+                          "        if(k < 0) k = 0; else if(k >= axis_len) k = axis_len - 1;\n"
+                          "        y[i] = x[oa + (off_t_)k * (off_t_)axis_stride];\n");
+}
+
+sized_source scatter_source(std::size_t bytes, bool index64, bool wide)
+{
+    auto t = detail::raw_type(bytes);
+    return indexed_source("sized_scatter", bytes, index64, wide,
+                          "const " + index_kind(index64) + "* __restrict__ ind, const " + t + "* __restrict__ upd, " + t +
+                              "* __restrict__ y",
+                          "        if(k < 0 || k >= axis_len) continue;\n"
+                          "        y[oa + (off_t_)k * (off_t_)axis_stride] = upd[oc];\n");
+}
+
+sized_source roialign_source(bool half, bool index64)
+{
+    sized_source k;
+    k.name = std::string("sized_roialign_") + (half ? "half" : "float") + (index64 ? "_i64" : "_i32");
+    auto t = half ? "migx_half" : "float";
+    std::ostringstream ss;
+    ss << detail::prelude();
+    ss << "struct roi_t { long long n, c, h, w, rois, out_h, out_w, sampling_ratio; float spatial_scale; int "
+          "half_pixel, is_max; };\n";
+    ss << "__device__ __forceinline__ float ld(const " << t << "* p, long long i) { return "
+       << (half ? "h2f(p[i])" : "p[i]") << "; }\n";
+    ss << "extern \"C\" __global__ void " << k.name << "(const " << t << "* __restrict__ x, const " << t
+       << "* __restrict__ rois, const " << index_kind(index64) << "* __restrict__ batch, " << t
+       << "* __restrict__ y, roi_t d)\n{\n";
+    // One thread an output cell of one channel: the cell's samples as op::roialign takes them
+    // (float here, double there).
+    ss << R"(    const long long cells = d.out_h * d.out_w, total = d.rois * d.c * cells;
+    for(long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x)
+    {
+        const long long cell = i % cells, nc = i / cells, ch = nc % d.c, r = nc / d.c;
+        const long long ph = cell / d.out_w, pw = cell % d.out_w;
+        const long long b = batch[r];
+        float acc = 0.f;
+        if(b >= 0 && b < d.n)
+        {
+            const float off = d.half_pixel ? 0.5f : 0.f;
+            const float x1 = ld(rois, r * 4) * d.spatial_scale - off, y1 = ld(rois, r * 4 + 1) * d.spatial_scale - off;
+            const float x2 = ld(rois, r * 4 + 2) * d.spatial_scale - off, y2 = ld(rois, r * 4 + 3) * d.spatial_scale - off;
+            float rw = x2 - x1, rh = y2 - y1;
+            if(!d.half_pixel) { rw = rw < 1.f ? 1.f : rw; rh = rh < 1.f ? 1.f : rh; }
+            const float bh = rh / (float)d.out_h, bw = rw / (float)d.out_w;
+            long long gh = d.sampling_ratio, gw = d.sampling_ratio;
+            if(d.sampling_ratio <= 0)
+            {
+                const float fh = ceilf(rh / (float)d.out_h), fw = ceilf(rw / (float)d.out_w);
+                gh = fh > 0.f ? (long long)fh : 0; // NaN: none, as ref's max(0, ceil(NaN))
+                gw = fw > 0.f ? (long long)fw : 0;
+            }
+            const float count = gh * gw > 1 ? (float)(gh * gw) : 1.f;
+            const )" << t << R"(* plane = x + (b * d.c + ch) * d.h * d.w;
+            const float H = (float)d.h, W = (float)d.w;
+            bool first = true;
+            for(long long iy = 0; iy < gh; iy++)
+                for(long long ix = 0; ix < gw; ix++)
+                {
+                    float yy = y1 + ph * bh + (iy + 0.5f) * bh / (float)gh;
+                    float xx = x1 + pw * bw + (ix + 0.5f) * bw / (float)gw;
+                    float v0 = 0.f, v1 = 0.f, v2 = 0.f, v3 = 0.f;
+                    if(!(yy < -1.f || yy > H || xx < -1.f || xx > W))
+                    {
+                        yy = yy > 0.f ? yy : 0.f;
+                        xx = xx > 0.f ? xx : 0.f;
+                        long long yl = (long long)yy, xl = (long long)xx, yh = yl + 1, xh = xl + 1;
+                        if(yl >= d.h - 1) { yh = yl = d.h - 1; yy = (float)yl; }
+                        if(xl >= d.w - 1) { xh = xl = d.w - 1; xx = (float)xl; }
+                        const float ly = yy - yl, lx = xx - xl, hy = 1.f - ly, hx = 1.f - lx;
+                        v0 = hy * hx * ld(plane, yl * d.w + xl);
+                        v1 = hy * lx * ld(plane, yl * d.w + xh);
+                        v2 = ly * hx * ld(plane, yh * d.w + xl);
+                        v3 = ly * lx * ld(plane, yh * d.w + xh);
+                    }
+                    if(d.is_max)
+                    {
+                        const float m = fmaxf(fmaxf(v0, v1), fmaxf(v2, v3));
+                        acc = first ? m : fmaxf(acc, m);
+                    }
+                    else
+                        acc += v0 + v1 + v2 + v3;
+                    first = false;
+                }
+            if(!d.is_max)
+                acc /= count;
+        }
+        y[i] = )" << (half ? "f2h(acc)" : "acc") << R"(;
+    }
+}
+)";
+    k.source = ss.str();
+    return k;
+}
+
+} // namespace gpu
+} // namespace migraphx

@@ -1,0 +1,81 @@
+#ifndef MIGRAPHX_GPU_SIZED_KERNELS_HPP
+#define MIGRAPHX_GPU_SIZED_KERNELS_HPP
+
+// CUDA C++ source for kernels that take their sizes as parameters at launch (the generated
+// kernels of codegen.hpp compile them in): what a data-dependent result's consumers run on the
+// device at the sizes a run gives them (device_sized.hpp). One source per element size (and
+// index type), so a few NVRTC compiles serve every shape.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace migraphx {
+namespace gpu {
+
+/// The elements a sized kernel walks: `lens` row-major (at most 8 dims), and for each of up to
+/// three tensors the offset sum(digit[d] * stride[d]). Passed to the kernel by value; the kernel
+/// source declares the same layout (walk_t).
+struct index_walk
+{
+    static constexpr std::size_t max_rank = 8;
+    std::int32_t rank = 0;
+    std::uint64_t lens[max_rank]  = {};
+    std::int64_t a[max_rank]      = {};
+    std::int64_t b[max_rank]      = {};
+    std::int64_t c[max_rank]      = {};
+    std::uint64_t elements() const;
+};
+static_assert(sizeof(index_walk) == 8 + 4 * 8 * index_walk::max_rank, "walk_t's layout in the kernels");
+
+/// A walk over lens with the tensors' strides (each as many as lens, or empty: 0s); throws past
+/// max_rank dims.
+index_walk make_walk(const std::vector<std::size_t>& lens,
+                     const std::vector<std::size_t>& a,
+                     const std::vector<std::size_t>& b = {},
+                     const std::vector<std::size_t>& c = {});
+
+/// Whether a walk over n elements, whose offsets stay below `span`, needs 64-bit indices.
+bool wide_walk(std::uint64_t n, std::uint64_t span);
+
+struct sized_source
+{
+    std::string name;
+    std::string source;
+};
+
+/// Every kernel's parameters end with the walk and its element count (walk_t w, n).
+/// sized_copy(const T* x, T* y, w, n): y[off_b] = x[off_a] for each element of the walk
+/// (elements of `bytes` bytes, moved as raw bits).
+sized_source copy_source(std::size_t bytes, bool wide);
+
+/// sized_gather(const T* x, const I* ind, T* y, axis_len, axis_stride, w, n): the walk
+/// over the output (y standard, off_a into x without the axis, off_b into ind); the index wraps
+/// once when negative and is clamped into [0, axis_len).
+sized_source gather_source(std::size_t bytes, bool index64, bool wide);
+
+/// sized_scatter(const I* ind, const T* upd, T* y, axis_len, axis_stride, w, n): the walk
+/// over the indices (off_a into y without the axis, off_b into ind, off_c into upd); a negative
+/// index wraps once, one still out of range writes nothing. Duplicate indices: one of the writes
+/// wins (ONNX leaves the order open; ref's is the last).
+sized_source scatter_source(std::size_t bytes, bool index64, bool wide);
+
+/// RoIAlign's sizes and attributes (op::roialign), passed by value.
+struct roialign_dims
+{
+    std::int64_t n = 0, c = 0, h = 0, w = 0, rois = 0, out_h = 0, out_w = 0, sampling_ratio = 0;
+    float spatial_scale = 1;
+    std::int32_t half_pixel = 0, is_max = 0;
+};
+static_assert(sizeof(roialign_dims) == 8 * 8 + 12 + 4, "roi_t's layout in the kernel");
+
+/// sized_roialign(const T* x, const T* rois, const I* batch, T* y, roi_t d): X standard
+/// {N, C, H, W}, rois {R, 4}, batch {R}, y standard {R, C, out_h, out_w}; float or half values,
+/// computed in float (ref: double), each sample as op::roialign takes it. A batch index out of
+/// range gives zeros (ref throws).
+sized_source roialign_source(bool half, bool index64);
+
+} // namespace gpu
+} // namespace migraphx
+
+#endif
