@@ -108,6 +108,36 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
     EXPECT_EQ(r[3].get_shape().lens(), (std::vector<std::size_t>{5, 2, 12, 12}));
 }
 
+/// Picked rows times a data-dependent value broadcast along them (their max).
+migraphx::program rows_times_their_max()
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto rows = picked_rows(*m, m->add_parameter("feats", shape{shape::float_type, {8, 16}}));
+    auto mx   = m->add_instruction(make_op("reduce_max", {{"axes", {0, 1}}}), rows);
+    auto b    = m->add_instruction(make_op("multibroadcast", {{"out_lens", {8, 16}}}), mx);
+    m->add_return({m->add_instruction(make_op("mul"), rows, b)});
+    return p;
+}
+
+TEST(gpu_device_rows, rows_times_a_data_dependent_broadcast_match_ref)
+{
+    MIGX_REQUIRE_GPU();
+    auto p = rows_times_their_max();
+    auto g = migx_test::expect_gpu_matches_ref(p, heads_params(p), 1e-5, 1e-5);
+#ifdef MIGRAPHX_HAVE_GPU
+    const auto& m = *g.get_main_module();
+    std::size_t pw = 0;
+    for(auto it = m.begin(); it != m.end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f != nullptr and f->op.name() == "pointwise")
+        {
+            EXPECT_GT(f->device_runs->load(), 0u);
+            pw++;
+        }
+    EXPECT_EQ(pw, 1u) << g;
+#endif
+}
+
 TEST(gpu_device_rows, a_product_of_other_rows_stays_on_the_host)
 {
     MIGX_REQUIRE_GPU();
@@ -226,6 +256,11 @@ TEST(gpu_device_rows_no_device, lowering_marks_the_row_wise_fallbacks)
     EXPECT_EQ(fallbacks(heads(), "gather"), (std::pair<std::size_t, std::size_t>{2, 0})); // rows by picked indices
     // the picking itself (nonzero of a parameter) stays on the host
     EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{0, 1}));
+    // picked rows times a data-dependent value broadcast along them (their max): on the device;
+    // the max itself (a reduction across the rows) on the host
+    auto p = rows_times_their_max();
+    EXPECT_EQ(fallbacks(p, "pointwise"), (std::pair<std::size_t, std::size_t>{1, 0}));
+    EXPECT_EQ(fallbacks(p, "reduce_max"), (std::pair<std::size_t, std::size_t>{0, 1}));
 }
 
 // A saved program keeps the mark (its device op is made again at finalize); a file saved before

@@ -1,6 +1,6 @@
 // gpu/device_sized: the ops after a detector's NMS that run on the device at the run's sizes
 // (RoIAlign on the kept boxes, MultiScaleRoIAlign's per-level scatter, Expand/Reshape to sizes
-// read from a data-dependent shape, gathers and concats of such results) give ref's results at
+// read from a data-dependent shape, Shape of it, gathers and concats of such results) give ref's results at
 // every size, and ran on the device (each fallback counts its device runs).
 #include "gpu_test_util.hpp"
 #include <migraphx/literal.hpp>
@@ -122,8 +122,10 @@ TEST(gpu_device_sized, multiscale_roialign_after_a_data_dependent_result_matches
     auto params = multiscale_params(p, shape::float_type);
     auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
 #ifdef MIGRAPHX_HAVE_GPU
-    // 2 roialign, 2 scatters, 3 broadcast_with_dims, 3 reshape_with_dims, the gather of columns, 2 concats
-    EXPECT_EQ(sized_fallbacks_that_ran(g, {"roialign", "scatter_none", "broadcast_with_dims", "reshape_with_dims"}), 10u)
+    // 2 roialign, 2 scatters, 3 broadcast_with_dims, 3 reshape_with_dims, 3 dimensions_of
+    EXPECT_EQ(sized_fallbacks_that_ran(
+                  g, {"roialign", "scatter_none", "broadcast_with_dims", "reshape_with_dims", "dimensions_of"}),
+              13u)
         << g;
 #endif
     auto r = g.eval(params);
@@ -185,6 +187,7 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
     EXPECT_EQ(marked["broadcast_with_dims"], 3u);
     EXPECT_EQ(marked["reshape_with_dims"], 3u);
     EXPECT_EQ(marked["concat"], 2u);
+    EXPECT_EQ(marked["dimensions_of"], 3u);
     EXPECT_EQ(host["roialign"] + host["scatter_none"] + host["broadcast_with_dims"] + host["reshape_with_dims"], 0u);
     EXPECT_GT(host["nonzero"], 0u); // what sizes the rest stays on the host
 }
@@ -218,5 +221,10 @@ TEST(gpu_device_sized_no_device, device_forms_exist_for_what_their_kernels_take)
     EXPECT_TRUE(has_sized_device_op(make_op("reshape_with_dims", {{"dims", {24}}}),
                                     {d, shape{shape::int32_type, {1}}}, shape{shape::float_type, {24}}));
     EXPECT_FALSE(has_sized_device_op(make_op("topk", {{"k", 2}}), {d}, d));
+    EXPECT_TRUE(has_sized_device_op(make_op("dimensions_of", {{"start", 0}, {"end", 2}}), {d},
+                                    shape{shape::int64_type, {2}}));
+    shape rank9{shape::float_type, std::vector<std::size_t>(9, 1)};
+    EXPECT_FALSE(has_sized_device_op(make_op("dimensions_of", {{"start", 0}, {"end", 9}}), {rank9},
+                                     shape{shape::int64_type, {9}})); // one launch writes 8 at most
 }
 #endif

@@ -123,6 +123,29 @@ TEST(gpu_layout_nhwc, float_or_computed_weights_or_disabled_are_left_alone)
     EXPECT_TRUE(conv_weights(convolutions(*p.get_main_module())[0])->get_shape().standard());
 }
 
+// A mask head's convolution of the boxes a nonzero kept: before the pass its weights are standard,
+// after it too (its device form takes standard operands), while a convolution of the static
+// input beside it gets KRSC weights.
+TEST(gpu_layout_nhwc, convolutions_of_a_data_dependent_result_stay_nchw)
+{
+    migraphx::program p;
+    auto* m    = p.get_main_module();
+    shape::type_t t = shape::half_type;
+    auto x     = m->add_parameter("x", shape{t, {8, 8, 6, 6}});
+    auto keep  = m->add_instruction(make_op("squeeze", {{"axes", {0}}}),
+                                   m->add_instruction(make_op("nonzero"), m->add_parameter("c", shape{t, {8}})));
+    auto boxes = m->add_instruction(make_op("gather", {{"axis", 0}}), x, keep);
+    auto w     = m->add_literal(migraphx::generate_literal(shape{t, {16, 8, 3, 3}}, 1));
+    auto head  = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), boxes, w);
+    auto whole = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), x, w);
+    m->add_return({head, whole});
+    EXPECT_TRUE(conv_weights(head)->get_shape().standard());
+    migraphx::run_passes(*m, {migraphx::gpu::layout_nhwc{}});
+    EXPECT_TRUE(conv_weights(head)->get_shape().standard());
+    EXPECT_TRUE(migraphx::gpu::is_nhwc(conv_weights(whole)->get_shape()));
+    EXPECT_FALSE(conv_weights(whole)->get_shape().standard());
+}
+
 TEST(gpu_layout_nhwc, lowering_keeps_nhwc_between_convolutions_and_returns_standard)
 {
     auto p = conv_chain(shape::half_type);

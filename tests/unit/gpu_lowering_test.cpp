@@ -843,6 +843,22 @@ TEST(gpu_lowering_no_device, returned_literal_stays_on_the_host_with_offload_cop
     EXPECT_NE(off.find("hip::copy(main:"), std::string::npos) << off; // into the caller's buffer
 }
 
+// A program built without add_return gives its last instruction: before lowering it has no
+// @return; after, its result is copied to the host (offload_copy) or into the caller's buffer.
+TEST(gpu_lowering_no_device, a_program_without_return_gives_its_last_instruction_on_the_host)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto x  = m->add_parameter("x", shape{shape::float_type, {3}});
+    m->add_instruction(make_op("add"), x, x);
+    EXPECT_EQ(m->get_return(), m->end());
+    auto on = lowered(p, true);
+    EXPECT_NE(on.find("hip::copy_from_gpu[shape=float_type, {3}, {1},id=hip::copy_from_gpu0]"), std::string::npos) << on;
+    EXPECT_NE(on.find("@return"), std::string::npos) << on;
+    auto off = lowered(p, false);
+    EXPECT_NE(off.find("main:#output_0"), std::string::npos) << off; // written to the caller's buffer
+}
+
 TEST(gpu_lowering_no_device, data_dependent_results_and_their_users_stay_on_the_host)
 {
     migraphx::program p;

@@ -25,6 +25,8 @@ TEST(gpu_sized_kernels, every_source_compiles)
             }
         }
     }
+    auto v = gpu::values_source();
+    EXPECT_NO_THROW(gpu::compile_cuda(v.source, v.name, 9, 0)) << v.source;
     for(bool half : {false, true})
         for(bool i64 : {false, true})
         {

@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,power.limit --format=csv > $OUT/perf.txt
 for run in "faster_rcnn_boxes" "mask_rcnn_boxes" "mask_rcnn_boxes --fp16"; do
   set -- $run
   echo "== perf --gpu $run" >> $OUT/perf.txt
-  timeout 90 $inst/bin/migraphx-driver perf --gpu "$@" /tmp/zoo/$1/model.onnx --input input=/tmp/zoo/$1/test_data_set_0/input_0.pb \
+  timeout 90 $inst/bin/migraphx-driver perf --gpu "${@:2}" /tmp/zoo/$1/model.onnx --input input=/tmp/zoo/$1/test_data_set_0/input_0.pb \
     -n 5 > /tmp/perf_one.txt 2>&1
   echo "rc=$?" >> $OUT/perf.txt
   sed -n '/^Summary:/,$p' /tmp/perf_one.txt >> $OUT/perf.txt

@@ -324,6 +324,38 @@ struct roialign_form : sized_device_op
     }
 };
 
+/// dimensions_of: the sizes (known on the host) written by a launch, no wait.
+struct dimensions_form : sized_device_op
+{
+    operation op;
+    std::shared_ptr<loaded_kernel> kernel;
+    dimensions_form(context& ctx, operation o) : op(std::move(o)), kernel(load(ctx, values_source())) {}
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    {
+        const auto& out = args.back().get_shape();
+        argument sizes;
+        try
+        {
+            sizes = op.compute(out, {argument{args[0].get_shape(), static_cast<char*>(nullptr)}}); // reads the shape only
+        }
+        catch(const exception&)
+        {
+            return std::nullopt;
+        }
+        auto v = sizes.to_vector<std::int64_t>();
+        if(v.size() > int64_values::max_count or sizes.get_shape() != out)
+            return std::nullopt;
+        int64_values d;
+        std::copy(v.begin(), v.end(), d.v);
+        std::uint64_t n = v.size();
+        auto* y         = args.back().data();
+        auto& g         = get_gpu_context(ctx);
+        std::vector<void*> params{&y, &d, &n};
+        kernel->launch(g.stream(), 1, 32, params.data());
+        return args.back();
+    }
+};
+
 bool all_movable(const std::vector<shape>& inputs, const shape& out)
 {
     return movable(out) and std::all_of(inputs.begin(), inputs.end(), [&](const shape& s) {
@@ -350,6 +382,9 @@ bool has_sized_device_op(const operation& op, const std::vector<shape>& in, cons
     if(n == "broadcast_with_dims" or n == "reshape_with_dims")
         return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and not in[1].dynamic() and
                shape::is_integral(in[1].type()) and in[1].type() != shape::bool_type;
+    if(n == "dimensions_of")
+        return in.size() == 1 and out.type() == shape::int64_type and out.standard() and
+               out.elements() <= int64_values::max_count;
     if(n == "roialign")
         return in.size() == 3 and (out.type() == shape::float_type or out.type() == shape::half_type) and
                in[0].type() == out.type() and in[1].type() == out.type() and index_type(in[2]) and
@@ -371,6 +406,8 @@ make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>
         return std::make_shared<scatter_form>(ctx, op, in, out);
     if(n == "roialign")
         return std::make_shared<roialign_form>(ctx, op, in);
+    if(n == "dimensions_of")
+        return std::make_shared<dimensions_form>(ctx, op);
     return std::make_shared<with_dims_form>(ctx, op, in, out);
 }
 

@@ -3,8 +3,9 @@
 
 // The device form of a host-fallback op (gpu::ref::<op>) that runs at the sizes a run gives it:
 // what follows a detector's NMS (RoIAlign on the kept boxes, MultiScaleRoIAlign's per-level
-// scatter, Expand / Reshape to sizes computed from a data-dependent shape, gathers and concats of
-// such results). Its kernels take their sizes at launch (sized_kernels.hpp), so one compiled
+// scatter, Expand / Reshape to sizes computed from a data-dependent shape, Shape of such a result
+// (its sizes written by a launch: no copy from the host, no wait), gathers and concats of such
+// results). Its kernels take their sizes at launch (sized_kernels.hpp), so one compiled
 // kernel serves every run. Where it cannot take what a run gives it (a layout or size it does not
 // know, sizes past the declared ones), the host computes the op as before, and throws where ref
 // throws.

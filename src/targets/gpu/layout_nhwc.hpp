@@ -9,6 +9,8 @@
 // A convolution with few input channels (C <= 4, not a multiple of 8: ResNet's stem, 3) gets
 // its input padded with zero channels to 8 (a `pad` op, which lowering writes NHWC in one kernel)
 // and its weights padded with zeros once here: the same sums, on cuDNN's tensor-core kernels.
+// A convolution computed from a data-dependent result keeps NCHW (its device form, device_rows.hpp,
+// takes standard operands).
 
 #include <migraphx/literal.hpp>
 #include <migraphx/module.hpp>

@@ -228,9 +228,15 @@ struct lowerer
         for(std::size_t i = 0; i < in.size(); i++)
         {
             bool dd = data_dependent.count(&*in[i]) > 0;
-            if(dd and not rows[i])
+            // a data-dependent value broadcast along the rows (NMS's per-class offset, the boxes'
+            // max times the class): the same at every row; at run time its shape must be the
+            // declared one (front_rows_match), else the host computes the op
+            const auto& s      = shapes[i];
+            bool along_rows    = s.lens().size() == ins->get_shape().lens().size() and not s.lens().empty() and
+                              s.strides()[0] == 0;
+            if(dd and not rows[i] and not along_rows)
                 return false;
-            any = any or dd;
+            any = any or (dd and rows[i]);
         }
         const module* mod = ins->module_inputs().empty() ? nullptr : ins->module_inputs().front();
         return any and device_rows_op(ins->get_operator(), shapes, ins->get_shape(), mod).has_value();
@@ -1152,6 +1158,11 @@ void lowering::apply(module& m) const
     // owns them, and control-flow bodies run on the host (see runs_on_host).
     if(m.name() != "main")
         return;
+    // A module without @return gives its last instruction (module.hpp): returned explicitly, so
+    // that offload_copy copies it to the host and offload_copy=false writes it to the caller's
+    // buffer. Without it a program built without add_return handed the caller device memory.
+    if(m.begin() != m.end() and m.get_return() == m.end())
+        m.add_return({std::prev(m.end())});
     if(runs_on_host(m))
     {
         if(offload_copy)

@@ -119,6 +119,16 @@ sized_source scatter_source(std::size_t bytes, bool index64, bool wide)
                           "        y[oa + (off_t_)k * (off_t_)axis_stride] = upd[oc];\n");
 }
 
+sized_source values_source()
+{
+    sized_source k;
+    k.name   = "sized_values";
+    k.source = "struct values_t { long long v[8]; };\n"
+               "extern \"C\" __global__ void sized_values(long long* y, values_t d, unsigned long long n)\n"
+               "{\n    if(threadIdx.x < n) y[threadIdx.x] = d.v[threadIdx.x];\n}\n";
+    return k;
+}
+
 sized_source roialign_source(bool half, bool index64)
 {
     sized_source k;

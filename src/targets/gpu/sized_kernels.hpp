@@ -60,6 +60,17 @@ sized_source gather_source(std::size_t bytes, bool index64, bool wide);
 /// wins (ONNX leaves the order open; ref's is the last).
 sized_source scatter_source(std::size_t bytes, bool index64, bool wide);
 
+/// Up to 8 int64 values a launch writes (a run-time shape's sizes), passed by value.
+struct int64_values
+{
+    static constexpr std::size_t max_count = 8;
+    std::int64_t v[max_count] = {};
+};
+
+/// sized_values(long long* y, values_t d, n): y[i] = d.v[i] for i < n (n <= 8; one block): sizes
+/// known on the host written to the device without a copy from host memory (and its wait).
+sized_source values_source();
+
 /// RoIAlign's sizes and attributes (op::roialign), passed by value.
 struct roialign_dims
 {
