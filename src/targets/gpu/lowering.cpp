@@ -231,8 +231,8 @@ struct lowerer
             // a data-dependent value broadcast along the rows (NMS's per-class offset, the boxes'
             // max times the class): the same at every row; at run time its shape must be the
             // declared one (front_rows_match), else the host computes the op
-            const auto& s      = shapes[i];
-            bool along_rows    = s.lens().size() == ins->get_shape().lens().size() and not s.lens().empty() and
+            const auto& s   = shapes[i];
+            bool along_rows = s.lens().size() == ins->get_shape().lens().size() and not s.lens().empty() and
                               s.strides()[0] == 0;
             if(dd and not rows[i] and not along_rows)
                 return false;
