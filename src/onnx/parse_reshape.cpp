@@ -5,6 +5,7 @@
 
 #include "onnx/onnx_utils.hpp"
 #include "ops/broadcast_lens.hpp"
+#include "ops/reshape_sizes.hpp"
 
 namespace migraphx {
 namespace onnx {
@@ -28,40 +29,7 @@ std::vector<instruction_ref> parse_reshape(const node_info& info, std::vector<in
         dims     = run_time ? *run_time : to_int64s(info.require_constant(args[1], "shape"));
     }
     bool allowzero = info.get_int("allowzero", 0) != 0;
-    const auto& in = lens_of(x);
-    std::vector<std::size_t> lens(dims.size());
-    std::size_t known = 1;
-    std::ptrdiff_t infer = -1;
-    for(std::size_t i = 0; i < dims.size(); i++)
-    {
-        if(dims[i] == -1)
-        {
-            if(infer >= 0)
-                info.fail("shape has more than one -1");
-            infer = static_cast<std::ptrdiff_t>(i);
-            continue;
-        }
-        if(dims[i] < -1)
-            info.fail("shape has a negative dim " + std::to_string(dims[i]));
-        if(dims[i] == 0 and not allowzero)
-        {
-            if(i >= in.size())
-                info.fail("shape dim 0 at index " + std::to_string(i) + " has no input dim to copy");
-            lens[i] = in[i];
-        }
-        else
-            lens[i] = static_cast<std::size_t>(dims[i]);
-        known *= lens[i];
-    }
-    auto n = x->get_shape().elements();
-    if(infer >= 0)
-    {
-        if(known == 0 or n % known != 0)
-            info.fail("cannot infer the -1 dim: " + std::to_string(n) + " elements into " + lens_string(lens));
-        lens[infer] = n / known;
-    }
-    if(product(lens) != n)
-        info.fail("cannot reshape " + lens_string(in) + " to " + lens_string(lens));
+    auto lens = reshape_sizes(dims, lens_of(x), allowzero, [&](const std::string& why) { info.fail(why); });
     // A -1 (or copied 0) over a data-dependent x is a size known only at run time too.
     bool inferred = std::any_of(dims.begin(), dims.end(), [&](auto d) { return d == -1 or (d == 0 and not allowzero); });
     if(run_time or (args.size() == 2 and inferred and from_dynamic_output(x)))

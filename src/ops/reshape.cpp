@@ -1,5 +1,6 @@
 #include <migraphx/register_op.hpp>
 #include "ops/broadcast_lens.hpp"
+#include "ops/reshape_sizes.hpp"
 #include "ops/check_shapes.hpp"
 #include <algorithm>
 
@@ -22,35 +23,8 @@ struct reshape
         check_shapes cs{inputs, *this};
         cs.has(1).not_tuple().static_only();
         const auto& in = inputs[0];
-        std::vector<std::size_t> lens(dims.size());
-        std::size_t known = 1;
-        std::ptrdiff_t infer = -1;
-        for(std::size_t i = 0; i < dims.size(); i++)
-        {
-            if(dims[i] == -1)
-            {
-                if(infer >= 0)
-                    cs.fail("more than one -1 in dims");
-                infer = i;
-                continue;
-            }
-            if(dims[i] < -1)
-                cs.fail("negative dim " + std::to_string(dims[i]));
-            if(dims[i] == 0 and i >= in.ndim())
-                cs.fail("dim 0 at index " + std::to_string(i) + " has no input dim to copy");
-            lens[i] = dims[i] == 0 ? in.lens()[i] : dims[i];
-            known *= lens[i];
-        }
-        if(infer >= 0)
-        {
-            if(known == 0 or in.elements() % known != 0)
-                cs.fail("cannot infer the -1 dim of " + lens_string(lens));
-            lens[infer] = in.elements() / known;
-        }
-        shape out{in.type(), lens};
-        if(out.elements() != in.elements())
-            cs.fail("cannot reshape " + std::to_string(in.elements()) + " elements to " + lens_string(lens));
-        return out;
+        auto lens = reshape_sizes(dims, in.lens(), false, [&](const std::string& why) { cs.fail(why); });
+        return {in.type(), lens};
     }
     argument compute(const shape& out, const std::vector<argument>& args) const
     {

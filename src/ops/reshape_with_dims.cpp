@@ -4,6 +4,7 @@
 // dims is the declared result (the sizes computed from the declared, largest, shapes); the
 // result is never larger (attribute dynamic_output). See src/ops/run_time_sizes.hpp.
 #include <migraphx/register_op.hpp>
+#include "ops/reshape_sizes.hpp"
 #include "ops/run_time_sizes.hpp"
 
 namespace migraphx {
@@ -33,7 +34,9 @@ struct reshape_with_dims
 
     argument compute(const shape&, const std::vector<argument>& args) const
     {
-        auto lens = resolve_reshape_sizes(name(), read_sizes(args[1]), args[0].get_shape().lens(), allowzero, dims);
+        auto lens = reshape_sizes(
+            read_sizes(args[1]), args[0].get_shape().lens(), allowzero,
+            [&](const std::string& why) { MIGRAPHX_THROW(name() + ": " + why); }, &dims);
         check_within_declared(name(), lens, dims);
         auto x = args[0].contiguous(); // a copy: the result owns its memory
         return x.reshape(shape{x.get_shape().type(), lens});

@@ -10,7 +10,6 @@
 #include <migraphx/errors.hpp>
 #include "ops/broadcast_lens.hpp"
 #include "ops/check_shapes.hpp"
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,60 +41,6 @@ inline void check_within_declared(const std::string& op,
     if(not fits)
         MIGRAPHX_THROW(op + ": the run-time sizes " + lens_string(actual) + " exceed the declared (largest) shape " +
                        lens_string(declared) + " computed from the inputs' static shapes");
-}
-
-/// ONNX Reshape's reading of the sizes `want` for an input of lens `in` (0 copies in's dim unless
-/// allowzero, one -1 is inferred; `declared`: the op's declared result, whose length a -1 of an
-/// empty tensor takes). Throws naming op where they do not fit. Shared by reshape_with_dims and
-/// the gpu target's device form of it.
-inline std::vector<std::size_t> resolve_reshape_sizes(const std::string& op,
-                                                      const std::vector<std::int64_t>& want,
-                                                      const std::vector<std::size_t>& in,
-                                                      bool allowzero,
-                                                      const std::vector<std::size_t>& declared)
-{
-    std::size_t n = 1;
-    for(auto l : in)
-        n *= l;
-    std::vector<std::size_t> lens(want.size());
-    std::size_t known    = 1;
-    std::ptrdiff_t infer = -1;
-    for(std::size_t i = 0; i < want.size(); i++)
-    {
-        if(want[i] == -1)
-        {
-            if(infer >= 0)
-                MIGRAPHX_THROW(op + ": the shape holds more than one -1");
-            infer = static_cast<std::ptrdiff_t>(i);
-            continue;
-        }
-        if(want[i] < -1)
-            MIGRAPHX_THROW(op + ": the shape holds a negative size " + std::to_string(want[i]));
-        if(want[i] == 0 and not allowzero)
-        {
-            if(i >= in.size())
-                MIGRAPHX_THROW(op + ": a 0 at index " + std::to_string(i) + " has no input dim to copy");
-            lens[i] = in[i];
-        }
-        else
-            lens[i] = static_cast<std::size_t>(want[i]);
-        known *= lens[i];
-    }
-    if(infer >= 0 and known == 0 and n == 0)
-        lens[infer] = declared.at(infer); // any length holds no elements: the declared one
-    else if(infer >= 0)
-    {
-        if(known == 0 or n % known != 0)
-            MIGRAPHX_THROW(op + ": cannot infer the -1 size: " + std::to_string(n) + " elements into " +
-                           lens_string(lens));
-        lens[infer] = n / known;
-    }
-    std::size_t m = 1;
-    for(auto l : lens)
-        m *= l;
-    if(m != n)
-        MIGRAPHX_THROW(op + ": cannot reshape " + lens_string(in) + " to " + lens_string(lens));
-    return lens;
 }
 
 } // namespace migraphx

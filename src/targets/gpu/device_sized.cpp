@@ -4,6 +4,7 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
 #include "targets/gpu/sized_kernels.hpp"
+#include "ops/reshape_sizes.hpp"
 #include "ops/run_time_sizes.hpp"
 #include <algorithm>
 #include <functional>
@@ -250,8 +251,9 @@ struct with_dims_form : sized_device_op
         {
             auto sizes = read_sizes(copy_to_host(ctx, args[1]));
             if(op.name() == "reshape_with_dims")
-                lens = resolve_reshape_sizes(op.name(), sizes, x.lens(), op.to_value().at("allowzero").get_bool(),
-                                             declared.lens());
+                lens = reshape_sizes(
+                    sizes, x.lens(), op.to_value().at("allowzero").get_bool(),
+                    [&](const std::string& why) { MIGRAPHX_THROW(op.name() + ": " + why); }, &declared.lens());
             else
             {
                 lens_t dims;
