@@ -30,17 +30,15 @@ bool fewer_rows(const shape& s, const shape& like)
     return true;
 }
 
-/// An op's axis (a gather's, a softmax's), counted from the front (-1 where the data has no such
-/// axis).
-std::int64_t axis_from_front(const operation& op, const shape& data)
-{
-    auto a    = op.to_value().at("axis").get_int64();
-    auto rank = static_cast<std::int64_t>(data.lens().size());
-    a         = a < 0 ? a + rank : a;
-    return a >= 0 and a < rank ? a : -1;
-}
-
 } // namespace
+
+std::int64_t axis_from_front(const operation& op, std::size_t rank)
+{
+    auto a = op.to_value().at("axis").get_int64();
+    auto r = static_cast<std::int64_t>(rank);
+    a      = a < 0 ? a + r : a;
+    return a >= 0 and a < r ? a : -1;
+}
 
 std::optional<convolution> cudnn_convolution_for(const value& v, const shape& x, const shape& w)
 {
@@ -95,10 +93,12 @@ std::vector<bool> row_inputs(const operation& op, const std::vector<shape>& inpu
         return {true, false};
     // a gather along the first axis: the result's rows are the indices' (the data, whole, is read
     // at whatever index each holds)
-    if(n == "gather" and inputs.size() == 2 and axis_from_front(op, inputs[0]) == 0 and not inputs[1].lens().empty())
+    if(n == "gather" and inputs.size() == 2 and axis_from_front(op, inputs[0].lens().size()) == 0 and
+       not inputs[1].lens().empty())
         return {false, true};
     // softmax along a later axis: each row's own
-    if((n == "softmax" or n == "logsoftmax") and inputs.size() == 1 and axis_from_front(op, inputs[0]) > 0)
+    if((n == "softmax" or n == "logsoftmax") and inputs.size() == 1 and
+       axis_from_front(op, inputs[0].lens().size()) > 0)
         return {true};
     if(n != "pointwise" or out.lens().empty())
         return {};
@@ -128,7 +128,7 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
     }
     if((n == "softmax" or n == "logsoftmax") and inputs.size() == 1)
     {
-        auto axis = axis_from_front(op, inputs[0]);
+        auto axis = axis_from_front(op, inputs[0].lens().size());
         if(axis <= 0 or not out.standard())
             return std::nullopt;
         if(auto k = generate_softmax(n == "logsoftmax", static_cast<std::size_t>(axis), inputs[0], out))
@@ -140,7 +140,7 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
     if(n == "gather")
     {
         // out-of-range indices (the rows past the actual ones hold any value) are clamped by the kernel
-        if(axis_from_front(op, inputs[0]) != 0 or inputs[0].type() != out.type() or inputs[1].lens().empty() or
+        if(axis_from_front(op, inputs[0].lens().size()) != 0 or inputs[0].type() != out.type() or inputs[1].lens().empty() or
            not out.standard())
             return std::nullopt;
         if(auto k = generate_gather(0, inputs[0], inputs[1], out))

@@ -27,6 +27,10 @@ std::optional<convolution> cudnn_convolution_for(const value& v, const shape& x,
 /// The same for `convolution_backwards` (ConvTranspose).
 std::optional<convolution_backwards> cudnn_convolution_backwards_for(const value& v, const shape& x, const shape& w);
 
+/// op's `axis` attribute counted from the front for an input of `rank` dims (negative counts from
+/// the back); -1 where there is no such axis.
+std::int64_t axis_from_front(const operation& op, std::size_t rank);
+
 /// Which inputs of reference op `op` (declared shapes `inputs`, result `out`) hold the result's
 /// rows, so that computing fewer of them gives that many rows of the result: dot's a,
 /// convolution's and ConvTranspose's x, an elementwise op's (`pointwise`) inputs of the result's

@@ -1,6 +1,7 @@
 #include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/cuda_check.hpp"
+#include "targets/gpu/device_rows.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
 #include "targets/gpu/sized_kernels.hpp"
@@ -16,21 +17,13 @@ namespace {
 
 using lens_t = std::vector<std::size_t>;
 
-bool index_type(const shape& s) { return s.type() == shape::int32_type or s.type() == shape::int64_type; }
+bool is_index(const shape& s) { return s.type() == shape::int32_type or s.type() == shape::int64_type; }
 
 bool movable(const shape& s)
 {
     auto b = s.type_size();
     return not s.dynamic() and s.type() != shape::tuple_type and (b == 1 or b == 2 or b == 4 or b == 8) and
            s.lens().size() <= index_walk::max_rank;
-}
-
-std::int64_t axis_of(const operation& op, std::size_t rank)
-{
-    auto a = op.to_value().at("axis").get_int64();
-    auto r = static_cast<std::int64_t>(rank);
-    a      = a < 0 ? a + r : a;
-    return a >= 0 and a < r ? a : -1;
 }
 
 /// Whether a run's result (actual, written standard) fits the declared output buffer.
@@ -100,8 +93,6 @@ struct mover
     }
 };
 
-lens_t standard_strides(const lens_t& lens) { return shape{shape::uint8_type, lens}.strides(); }
-
 argument result_in(const argument& buffer, const shape& s) { return {s, buffer.share_data()}; }
 
 std::vector<shape> shapes_of(const std::vector<argument>& args, std::size_t n)
@@ -143,7 +134,7 @@ struct gather_form : sized_device_op
             return std::nullopt;
         const auto& data = args[0].get_shape();
         const auto& ind  = args[1].get_shape();
-        auto axis        = static_cast<std::size_t>(axis_of(op, data.lens().size()));
+        auto axis        = static_cast<std::size_t>(axis_from_front(op, data.lens().size()));
         auto nind        = ind.lens().size();
         long long axis_len = static_cast<long long>(data.lens()[axis]), axis_stride = static_cast<long long>(data.strides()[axis]);
         if(axis_len == 0 and out->elements() > 0)
@@ -179,7 +170,7 @@ struct concat_form : sized_device_op
         auto out = computed_shape(op, args);
         if(not out)
             return std::nullopt;
-        auto axis = static_cast<std::size_t>(axis_of(op, out->lens().size()));
+        auto axis = static_cast<std::size_t>(axis_from_front(op, out->lens().size()));
         auto ys   = out->strides();
         auto* y   = args.back().data();
         std::size_t start = 0;
@@ -198,10 +189,10 @@ struct scatter_form : sized_device_op
     std::int64_t axis_attr = 0;
     mover move;
     std::shared_ptr<loaded_kernel> kernel;
-    scatter_form(context& ctx, const operation& o, const std::vector<shape>& in, const shape& out)
+    scatter_form(context& ctx, const operation& o, const std::vector<shape>& in, const shape& out, bool wide)
         : axis_attr(o.to_value().at("axis").get_int64()),
-          move(ctx, out.type_size(), wide_for({in[0], in[1], in[2], out})),
-          kernel(load(ctx, scatter_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], in[2], out}))))
+          move(ctx, out.type_size(), wide),
+          kernel(load(ctx, scatter_source(out.type_size(), in[1].type() == shape::int64_type, wide)))
     {
     }
     std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
@@ -237,9 +228,10 @@ struct scatter_form : sized_device_op
 struct with_dims_form : sized_device_op
 {
     operation op;
+    bool reshape; // else broadcast
     mover move;
     with_dims_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
-        : op(std::move(o)), move(ctx, out.type_size(), wide_for({in[0], out}))
+        : op(std::move(o)), reshape(op.name() == "reshape_with_dims"), move(ctx, out.type_size(), wide_for({in[0], out}))
     {
     }
     std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
@@ -250,7 +242,7 @@ struct with_dims_form : sized_device_op
         try
         {
             auto sizes = read_sizes(copy_to_host(ctx, args[1]));
-            if(op.name() == "reshape_with_dims")
+            if(reshape)
                 lens = reshape_sizes(
                     sizes, x.lens(), op.to_value().at("allowzero").get_bool(),
                     [&](const std::string& why) { MIGRAPHX_THROW(op.name() + ": " + why); }, &declared.lens());
@@ -273,7 +265,7 @@ struct with_dims_form : sized_device_op
         }
         shape out{x.type(), lens};
         auto* y = args.back().data();
-        if(op.name() == "reshape_with_dims")
+        if(reshape)
             move.packed(ctx, args[0], y); // row-major order is the result's
         else
         {
@@ -351,9 +343,7 @@ struct dimensions_form : sized_device_op
         std::copy(v.begin(), v.end(), d.v);
         std::uint64_t n = v.size();
         auto* y         = args.back().data();
-        auto& g         = get_gpu_context(ctx);
-        std::vector<void*> params{&y, &d, &n};
-        kernel->launch(g.stream(), 1, 32, params.data());
+        launch(ctx, *kernel, n, {&y, &d, &n}); // one block: n <= 8
         return args.back();
     }
 };
@@ -373,23 +363,23 @@ bool has_sized_device_op(const operation& op, const std::vector<shape>& in, cons
     if(out.dynamic() or out.type() == shape::tuple_type or not movable(out))
         return false;
     if(n == "gather")
-        return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and index_type(in[1]) and
-               axis_of(op, in[0].lens().size()) >= 0;
+        return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and is_index(in[1]) and
+               axis_from_front(op, in[0].lens().size()) >= 0;
     if(n == "concat")
-        return not in.empty() and all_movable(in, out) and axis_of(op, out.lens().size()) >= 0;
+        return not in.empty() and all_movable(in, out) and axis_from_front(op, out.lens().size()) >= 0;
     if(n == "scatter_none")
         return in.size() == 3 and movable(in[0]) and in[0].type() == out.type() and in[2].type() == out.type() and
-               index_type(in[1]) and not in[1].dynamic() and not in[2].dynamic() and
+               is_index(in[1]) and not in[1].dynamic() and not in[2].dynamic() and
                in[1].lens().size() <= index_walk::max_rank;
     if(n == "broadcast_with_dims" or n == "reshape_with_dims")
         return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and not in[1].dynamic() and
-               shape::is_integral(in[1].type()) and in[1].type() != shape::bool_type;
+               is_integral_type(in[1].type());
     if(n == "dimensions_of")
         return in.size() == 1 and out.type() == shape::int64_type and out.standard() and
                out.elements() <= int64_values::max_count;
     if(n == "roialign")
         return in.size() == 3 and (out.type() == shape::float_type or out.type() == shape::half_type) and
-               in[0].type() == out.type() and in[1].type() == out.type() and index_type(in[2]) and
+               in[0].type() == out.type() and in[1].type() == out.type() and is_index(in[2]) and
                in[0].lens().size() == 4;
     return false;
 }
@@ -405,7 +395,7 @@ make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>
     if(n == "concat")
         return std::make_shared<concat_form>(ctx, op, in, out);
     if(n == "scatter_none")
-        return std::make_shared<scatter_form>(ctx, op, in, out);
+        return std::make_shared<scatter_form>(ctx, op, in, out, wide_for({in[0], in[1], in[2], out}));
     if(n == "roialign")
         return std::make_shared<roialign_form>(ctx, op, in);
     if(n == "dimensions_of")
