@@ -127,6 +127,13 @@ TEST(gpu_device_sized, multiscale_roialign_after_a_data_dependent_result_matches
                   g, {"roialign", "scatter_none", "broadcast_with_dims", "reshape_with_dims", "dimensions_of"}),
               13u)
         << g;
+    // Expand/Reshape took their sizes from the host's notes (no copy back, no wait); the concat
+    // of sizes was computed on the host from notes
+    for(auto it = g.get_main_module()->begin(); it != g.get_main_module()->end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>())
+            if(f->op.name() == "broadcast_with_dims" or f->op.name() == "reshape_with_dims" or
+               (f->host_value and f->op.name() != "dimensions_of"))
+                EXPECT_GT(f->noted_reads->load(), 0u) << f->op.name() << " copied its sizes back";
 #endif
     auto r = g.eval(params);
     ASSERT_EQ(r.size(), 2u);
@@ -171,23 +178,90 @@ TEST(gpu_device_sized, roialign_of_static_inputs_matches_ref_in_every_mode)
             }
 }
 
+namespace {
+
+/// An SSD head's per-class step as torchvision exports it: the scores above a threshold
+/// (nonzero), gathered (GatherND) with their boxes, the best min(cap, count) of them (TopK, k
+/// computed from the count: Shape, Gather, Concat with the cap, ReduceMin), their boxes gathered.
+migraphx::program ssd_class_step(shape::type_t t, std::int64_t cap)
+{
+    migraphx::program p;
+    auto* m     = p.get_main_module();
+    auto scores = m->add_parameter("scores", shape{t, {64}});
+    auto boxes  = m->add_parameter("boxes", shape{t, {64, 4}});
+    auto thresh = m->add_instruction(make_op("multibroadcast", {{"out_lens", {64}}}),
+                                     m->add_literal(migraphx::literal{shape{t}, {0.3f}}));
+    auto keep   = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}),
+                                   m->add_instruction(make_op("nonzero"),
+                                                      m->add_instruction(make_op("greater"), scores, thresh)));
+    auto kept_scores = m->add_instruction(make_op("gathernd"), scores, keep);
+    auto kept_boxes  = m->add_instruction(make_op("gathernd"), boxes, keep);
+    auto count = m->add_instruction(make_op("dimensions_of", {{"start", 0}, {"end", 1}}), kept_scores);
+    auto both  = m->add_instruction(make_op("concat", {{"axis", 0}}), i64_literal(*m, {cap}), count);
+    auto k     = m->add_instruction(make_op("reduce_min", {{"axes", {0}}}), both);
+    auto top   = m->add_instruction(make_op("topk", {{"k", cap}, {"axis", 0}, {"largest", true}}), kept_scores, k);
+    auto vals  = m->add_instruction(make_op("get_tuple_elem", {{"index", 0}}), top);
+    auto idx   = m->add_instruction(make_op("get_tuple_elem", {{"index", 1}}), top);
+    auto picked = m->add_instruction(make_op("gather", {{"axis", 0}}), kept_boxes, idx);
+    m->add_return({vals, idx, picked});
+    return p;
+}
+
+} // namespace
+
+// Each run its own count (the second input set keeps more scores): the kept scores and boxes
+// (GatherND), their topk with a k the host computed (read from its note, no copy back) and the
+// boxes it picks run on the device and match ref; fewer kept scores than the cap, and more.
+TEST(gpu_device_sized, ssd_class_step_gathernd_and_topk_at_run_time_sizes)
+{
+    MIGX_REQUIRE_GPU();
+    for(std::int64_t cap : {5, 40})
+    {
+        auto p = ssd_class_step(shape::float_type, cap);
+        SCOPED_TRACE("cap " + std::to_string(cap));
+        auto g = migx_test::expect_gpu_matches_ref(p, 0, 0);
+#ifdef MIGRAPHX_HAVE_GPU
+        EXPECT_EQ(sized_fallbacks_that_ran(g, {"gathernd", "topk", "gather"}), 4u) << g;
+        for(auto it = g.get_main_module()->begin(); it != g.get_main_module()->end(); ++it)
+            if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>())
+                if(f->op.name() == "topk" or f->op.name() == "reduce_min" or f->op.name() == "concat")
+                    EXPECT_GT(f->noted_reads->load(), 0u) << f->op.name() << " copied a size back";
+#endif
+    }
+    auto h = ssd_class_step(shape::half_type, 8);
+    migx_test::expect_gpu_matches_ref(h, 0, 0);
+}
+
 #ifdef MIGRAPHX_HAVE_GPU
 // Without a device: which ops the lowering marks for the device, and which it leaves on the host.
 TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
 {
     auto p = multiscale_roialign(shape::float_type);
     migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
-    std::map<std::string, std::size_t> marked, host;
+    std::map<std::string, std::size_t> marked, host, host_value, sizes_known;
     const auto& m = *p.get_main_module();
     for(auto it = m.begin(); it != m.end(); ++it)
         if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>())
+        {
             (f->rows_on_device ? marked : host)[f->op.name()]++;
+            if(f->host_value)
+                host_value[f->op.name()]++;
+            // Expand/Reshape whose sizes (input 1) the host notes: a Shape, a literal, a concat of those
+            if(std::count(f->known_inputs.begin(), f->known_inputs.end(), 1u) > 0)
+                sizes_known[f->op.name()]++;
+        }
     EXPECT_EQ(marked["roialign"], 2u);
     EXPECT_EQ(marked["scatter_none"], 2u);
     EXPECT_EQ(marked["broadcast_with_dims"], 3u);
     EXPECT_EQ(marked["reshape_with_dims"], 3u);
-    EXPECT_EQ(marked["concat"], 2u);
+    EXPECT_EQ(marked["concat"], 1u); // the boxes' columns; the concat of sizes is computed on the host
     EXPECT_EQ(marked["dimensions_of"], 3u);
+    EXPECT_EQ(host_value["dimensions_of"], 3u);
+    EXPECT_EQ(host_value["concat"], 1u);
+    EXPECT_EQ(host["concat"], 1u);
+    EXPECT_EQ(host_value.size(), 2u) << "sizes only";
+    EXPECT_EQ(sizes_known["broadcast_with_dims"], 3u);
+    EXPECT_EQ(sizes_known["reshape_with_dims"], 3u);
     EXPECT_EQ(host["roialign"] + host["scatter_none"] + host["broadcast_with_dims"] + host["reshape_with_dims"], 0u);
     EXPECT_GT(host["nonzero"], 0u); // what sizes the rest stays on the host
 }
@@ -220,7 +294,23 @@ TEST(gpu_device_sized_no_device, device_forms_exist_for_what_their_kernels_take)
                                      {shape{shape::float_type}, shape{shape::float_type, {2}}}, d));
     EXPECT_TRUE(has_sized_device_op(make_op("reshape_with_dims", {{"dims", {24}}}),
                                     {d, shape{shape::int32_type, {1}}}, shape{shape::float_type, {24}}));
-    EXPECT_FALSE(has_sized_device_op(make_op("topk", {{"k", 2}}), {d}, d));
+    // topk: float or half values, k from the attribute or an index input, a tuple result
+    shape tk{std::vector<shape>{shape{shape::float_type, {8, 2}}, shape{shape::int64_type, {8, 2}}}};
+    auto topk2 = make_op("topk", {{"k", 2}, {"axis", 1}});
+    EXPECT_TRUE(has_sized_device_op(topk2, {d}, tk));
+    EXPECT_TRUE(has_sized_device_op(topk2, {d, shape{shape::int64_type, {1}}}, tk));
+    EXPECT_FALSE(has_sized_device_op(topk2, {d, shape{shape::float_type, {1}}}, tk));
+    EXPECT_FALSE(has_sized_device_op(topk2, {d.with_type(shape::int32_type)}, tk));
+    EXPECT_FALSE(has_sized_device_op(make_op("topk", {{"k", 5000}}), {shape{shape::float_type, {9000}}},
+                                     shape{std::vector<shape>{shape{shape::float_type, {5000}},
+                                                              shape{shape::int64_type, {5000}}}})); // past the sort
+    // gathernd with batch_dims 0, tuples of up to 8 indices
+    EXPECT_TRUE(has_sized_device_op(make_op("gathernd"), {d, shape{shape::int64_type, {5, 1}}},
+                                    shape{shape::float_type, {5, 3}}));
+    EXPECT_FALSE(has_sized_device_op(make_op("gathernd", {{"batch_dims", 1}}), {d, shape{shape::int64_type, {8, 1}}},
+                                     shape{shape::float_type, {8}}));
+    EXPECT_FALSE(has_sized_device_op(make_op("gathernd"), {d, shape{shape::float_type, {5, 1}}},
+                                     shape{shape::float_type, {5, 3}}));
     EXPECT_TRUE(has_sized_device_op(make_op("dimensions_of", {{"start", 0}, {"end", 2}}), {d},
                                     shape{shape::int64_type, {2}}));
     shape rank9{shape::float_type, std::vector<std::size_t>(9, 1)};

@@ -22,6 +22,8 @@ TEST(gpu_sized_kernels, every_source_compiles)
                 EXPECT_NO_THROW(gpu::compile_cuda(g.source, g.name, 9, 0)) << g.source;
                 auto s = gpu::scatter_source(bytes, i64, wide);
                 EXPECT_NO_THROW(gpu::compile_cuda(s.source, s.name, 9, 0)) << s.source;
+                auto nd = gpu::gathernd_source(bytes, i64, wide);
+                EXPECT_NO_THROW(gpu::compile_cuda(nd.source, nd.name, 9, 0)) << nd.source;
             }
         }
     }
@@ -33,6 +35,15 @@ TEST(gpu_sized_kernels, every_source_compiles)
             auto r = gpu::roialign_source(half, i64);
             EXPECT_NO_THROW(gpu::compile_cuda(r.source, r.name, 9, 0)) << r.source;
         }
+    for(bool half : {false, true})
+        for(bool largest : {false, true})
+        {
+            auto t = gpu::topk_source(half, largest);
+            EXPECT_NE(t.source.find("keys[4096]"), std::string::npos) << t.source; // sized for the largest k
+            EXPECT_NO_THROW(gpu::compile_cuda(t.source, t.name, 9, 0)) << t.source;
+        }
+    EXPECT_NE(gpu::topk_source(true, true).name, gpu::topk_source(true, false).name);
+    EXPECT_NE(gpu::gathernd_source(4, true, false).name, gpu::gathernd_source(4, false, false).name);
 }
 
 TEST(gpu_sized_kernels, names_tell_the_variants_apart)

@@ -20,7 +20,7 @@ rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for lib in libonnx_proto.so.1 libprotobuf.so.32; do cp -L /lib/x86_64-linux-gnu/$lib "$prefix/lib/"; done
 for exe in tests/migx_unit_tests tests/unit/migx_unit_tests bench/migx_gpu_bench bench/gpu/migx_gpu_bench \
-           tests/serialize/mxr_load_time tests/server/migx_server_grpc_client; do
+           tests/serialize/mxr_load_time tests/server/migx_server_grpc_client tests/onnx/onnx_conformance; do
   [ -f "$build/$exe" ] && cp "$build/$exe" "$prefix/bin/"
 done
 # The cuDNN first-use probe (tools/gpu/conv_first_use.cpp; standalone, CUDA and cuDNN only)

@@ -95,6 +95,24 @@ kernel_source generate_concat(std::size_t axis, const std::vector<shape>& inputs
 /// gather of `data` along `axis` by `indices` (int32 or int64; negative wrap, out of range clamps).
 std::optional<kernel_source> generate_gather(std::size_t axis, const shape& data, const shape& indices, const shape& out);
 
+/// argmax (is_max) or argmin of the standard float or half `in` along `axis` into int64 indices
+/// (the axis kept as 1), exactly as op::argmax's scan: ties, select_last_index and NaNs alike.
+std::optional<kernel_source> generate_argminmax(bool is_max, bool select_last, std::size_t axis, const shape& in);
+
+/// topk (op::topk) of the standard float or half `in` along `axis`, k of its n values (1 <= k <=
+/// topk_max_k: the kept ones are sorted in shared memory). The kernel writes one buffer of
+/// topk_buffer_elements(values) 64-bit words: the int64 indices (the result's lens), then the
+/// values (in's type) right after them. Same order as op::topk: best first, equal values by lower
+/// index, NaN above every number, -0 equal to +0.
+constexpr std::size_t topk_max_k = 4096;
+std::optional<kernel_source> generate_topk(const shape& in, std::size_t axis, std::size_t k, bool largest);
+std::size_t topk_buffer_elements(const shape& values);
+/// The topk kernel's parts, shared with its sized form (sized_kernels.hpp): migx_rank for values of
+/// C type t ("float" or "migx_half"), and the loop over the rows, which reads idx_t n, k, inner,
+/// rows, unsigned P (the sort's power of two >= k), shared keys[P], x0, indices and values.
+std::string topk_rank(const std::string& t, bool largest);
+std::string topk_rows(const std::string& t);
+
 /// pad (mode 0 constant `value_bits`, the pad value's element bits; 1 reflect; 2 edge). The output
 /// packed in any layout (standard or NHWC).
 kernel_source generate_pad(const std::vector<std::int64_t>& pads, std::int64_t mode, std::uint64_t value_bits,

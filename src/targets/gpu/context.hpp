@@ -6,6 +6,7 @@
 // finalize). Copies of a gpu_context share that state.
 
 #include "targets/gpu/cuda_check.hpp"
+#include "targets/gpu/host_values.hpp"
 #include <migraphx/context.hpp>
 #include <cstddef>
 #include <functional>
@@ -33,6 +34,8 @@ struct gpu_state
     /// Work ops' finalize deferred (gpu_context::defer): its thread, while one runs.
     std::mutex deferred_m;
     std::shared_ptr<deferred_worker> worker;
+    /// Run-time sizes the host computed, by the device memory holding them (host_values.hpp).
+    host_values known;
     explicit gpu_state(int device_id);
     ~gpu_state();
     gpu_state(const gpu_state&)            = delete;
@@ -60,6 +63,8 @@ struct gpu_context
     /// A workspace of at least n bytes (grown at compile time; reused by every run).
     void reserve_workspace(std::size_t n) const;
     void* workspace() const { return get().workspace; }
+    /// The small integer values the host knows a device buffer holds (host_values.hpp).
+    host_values& known_values() const { return get().known; }
     std::size_t workspace_size() const { return get().workspace_len; }
     void finish() const;
     /// A run's turn (migraphx::context::begin_run): this program's runs from other threads wait

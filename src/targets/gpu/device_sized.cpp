@@ -1,4 +1,5 @@
 #include "targets/gpu/device_sized.hpp"
+#include "targets/gpu/codegen.hpp"
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/cuda_check.hpp"
 #include "targets/gpu/device_rows.hpp"
@@ -127,7 +128,7 @@ struct gather_form : sized_device_op
           kernel(load(ctx, gather_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
     {
     }
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         auto out = computed_shape(op, args);
         if(not out)
@@ -165,7 +166,7 @@ struct concat_form : sized_device_op
         : op(std::move(o)), move(ctx, out.type_size(), wide_for([&] { auto s = in; s.push_back(out); return s; }()))
     {
     }
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         auto out = computed_shape(op, args);
         if(not out)
@@ -195,7 +196,7 @@ struct scatter_form : sized_device_op
           kernel(load(ctx, scatter_source(out.type_size(), in[1].type() == shape::int64_type, wide)))
     {
     }
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         const auto& data = args[0].get_shape();
         const auto& ind  = args[1].get_shape();
@@ -234,14 +235,14 @@ struct with_dims_form : sized_device_op
         : op(std::move(o)), reshape(op.name() == "reshape_with_dims"), move(ctx, out.type_size(), wide_for({in[0], out}))
     {
     }
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader& host) const override
     {
         const auto& x = args[0].get_shape();
         const auto& declared = args.back().get_shape();
         lens_t lens;
         try
         {
-            auto sizes = read_sizes(copy_to_host(ctx, args[1]));
+            auto sizes = read_sizes(host(1));
             if(reshape)
                 lens = reshape_sizes(
                     sizes, x.lens(), op.to_value().at("allowzero").get_bool(),
@@ -295,7 +296,7 @@ struct roialign_form : sized_device_op
         attrs.half_pixel     = v.at("coordinate_transformation_mode").get_string() == "half_pixel" ? 1 : 0;
         attrs.is_max         = v.at("mode").get_string() == "max" ? 1 : 0;
     }
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         const auto& x    = args[0].get_shape();
         const auto& rois = args[1].get_shape();
@@ -318,13 +319,126 @@ struct roialign_form : sized_device_op
     }
 };
 
-/// dimensions_of: the sizes (known on the host) written by a launch, no wait.
-struct dimensions_form : sized_device_op
+/// gathernd (batch_dims 0): data at any strides, the indices' tuples at any strides, the
+/// output standard at the run's size.
+struct gathernd_form : sized_device_op
 {
     operation op;
     std::shared_ptr<loaded_kernel> kernel;
-    dimensions_form(context& ctx, operation o) : op(std::move(o)), kernel(load(ctx, values_source())) {}
-    std::optional<argument> run(context& ctx, const std::vector<argument>& args) const override
+    gathernd_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
+        : op(std::move(o)),
+          kernel(load(ctx, gathernd_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
+    {
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
+    {
+        auto out = computed_shape(op, args);
+        if(not out)
+            return std::nullopt;
+        const auto& data = args[0].get_shape();
+        const auto& ind  = args[1].get_shape();
+        auto q           = ind.lens().back();
+        auto tuples      = ind.lens().size() - 1; // the output's leading dims
+        gathernd_tuple g;
+        g.q    = static_cast<std::int64_t>(q);
+        g.last = static_cast<std::int64_t>(ind.strides().back());
+        for(std::size_t j = 0; j < q; j++)
+        {
+            g.len[j]    = static_cast<std::int64_t>(data.lens()[j]);
+            g.stride[j] = static_cast<std::int64_t>(data.strides()[j]);
+            if(g.len[j] == 0 and out->elements() > 0)
+                return std::nullopt;
+        }
+        lens_t a(out->lens().size(), 0), b(out->lens().size(), 0);
+        for(std::size_t d = 0; d < out->lens().size(); d++)
+        {
+            if(d < tuples)
+                b[d] = ind.strides()[d];
+            else
+                a[d] = data.strides()[q + d - tuples];
+        }
+        auto w = make_walk(out->lens(), a, b);
+        auto n = w.elements();
+        auto *x = args[0].data(), *k = args[1].data(), *y = args.back().data();
+        launch(ctx, *kernel, n, {&x, &k, &y, &g, &w, &n});
+        return result_in(args.back(), *out);
+    }
+};
+
+/// topk (float/half) at the run's size: the generated kernel with its sizes at launch. k is the
+/// attribute's or input 1's, read on the host (from a note where the host computed it: no wait).
+/// Its results are views of a buffer of its own, sized for the declared k (the op has no output
+/// buffer: a tuple), rewritten each run.
+struct topk_form : sized_device_op
+{
+    operation op;
+    std::int64_t declared_k = 0;
+    std::shared_ptr<loaded_kernel> kernel;
+    std::shared_ptr<char> buffer;
+    std::size_t buffer_bytes = 0;
+    topk_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out) : op(std::move(o))
+    {
+        auto v     = op.to_value();
+        declared_k = v.at("k").get_int64();
+        kernel     = load(ctx, topk_source(in[0].type() == shape::half_type, v.at("largest").get_bool()));
+        buffer_bytes = topk_buffer_elements(out.sub_shapes().at(0)) * 8;
+        buffer       = device_alloc(std::max<std::size_t>(buffer_bytes, 8));
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader& host) const override
+    {
+        const auto& x = args[0].get_shape();
+        auto axis     = axis_from_front(op, x.lens().size());
+        if(not x.standard() or axis < 0 or x.type() == shape::tuple_type)
+            return std::nullopt;
+        auto lens = x.lens();
+        auto n    = lens[static_cast<std::size_t>(axis)];
+        std::int64_t k = declared_k;
+        if(args.size() == 2)
+        {
+            auto kv = host(1).to_vector<std::int64_t>();
+            if(kv.size() != 1)
+                return std::nullopt;
+            k = kv.front();
+        }
+        // what ref refuses (the host path throws), or more than the sort takes
+        if(k < 0 or k > declared_k or static_cast<std::size_t>(k) > n or static_cast<std::size_t>(k) > topk_sized_max_k)
+            return std::nullopt;
+        lens[static_cast<std::size_t>(axis)] = static_cast<std::size_t>(k);
+        shape values{x.type(), lens}, indices{shape::int64_type, lens};
+        if(topk_buffer_elements(values) * 8 > buffer_bytes)
+            return std::nullopt;
+        if(values.elements() > 0)
+        {
+            topk_sizes d;
+            d.n     = n;
+            d.k     = static_cast<std::uint64_t>(k);
+            d.rows  = x.elements() / n;
+            d.inner = 1;
+            for(std::size_t i = static_cast<std::size_t>(axis) + 1; i < lens.size(); i++)
+                d.inner *= lens[i];
+            d.p = 1;
+            while(d.p < d.k)
+                d.p *= 2;
+            auto& g      = get_gpu_context(ctx);
+            auto blocks  = std::min<std::uint64_t>(d.rows, static_cast<std::uint64_t>(std::max(g.get().sm_count, 1)) * 32);
+            auto threads = n > 4096 ? 1024 : 256;
+            const void* xp = args[0].data();
+            void* yp       = buffer.get();
+            std::vector<void*> params{&xp, &yp, &d};
+            kernel->launch(g.stream(), blocks, threads, params.data());
+        }
+        auto at = [&](std::size_t offset) { return std::shared_ptr<char>(buffer, buffer.get() + offset); };
+        return argument{std::vector<argument>{argument{values, at(indices.elements() * 8)}, argument{indices, at(0)}}};
+    }
+};
+
+/// dimensions_of: the sizes (known on the host) written by a launch, no wait, and noted.
+struct dimensions_form : sized_device_op
+{
+    operation op;
+    int64_writer writer;
+    dimensions_form(context& ctx, operation o) : op(std::move(o)), writer(ctx) {}
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         const auto& out = args.back().get_shape();
         argument sizes;
@@ -336,14 +450,9 @@ struct dimensions_form : sized_device_op
         {
             return std::nullopt;
         }
-        auto v = sizes.to_vector<std::int64_t>();
-        if(v.size() > int64_values::max_count or sizes.get_shape() != out)
+        if(sizes.get_shape() != out or not writer.write(ctx, sizes.to_vector<std::int64_t>(), args.back().data()))
             return std::nullopt;
-        int64_values d;
-        std::copy(v.begin(), v.end(), d.v);
-        std::uint64_t n = v.size();
-        auto* y         = args.back().data();
-        launch(ctx, *kernel, n, {&y, &d, &n}); // one block: n <= 8
+        get_gpu_context(ctx).known_values().note(args.back(), sizes);
         return args.back();
     }
 };
@@ -357,9 +466,26 @@ bool all_movable(const std::vector<shape>& inputs, const shape& out)
 
 } // namespace
 
+int64_writer::int64_writer(context& ctx) : kernel(load(ctx, values_source())) {}
+
+bool int64_writer::write(context& ctx, const std::vector<std::int64_t>& v, void* y) const
+{
+    if(v.size() > int64_values::max_count)
+        return false;
+    int64_values d;
+    std::copy(v.begin(), v.end(), d.v);
+    std::uint64_t n = v.size();
+    launch(ctx, *kernel, n, {&y, &d, &n}); // one block: n <= 8
+    return true;
+}
+
 bool has_sized_device_op(const operation& op, const std::vector<shape>& in, const shape& out)
 {
     const auto& n = op.name();
+    if(n == "topk")
+        return (in.size() == 1 or (in.size() == 2 and is_index(in[1]))) and not in[0].dynamic() and
+               (in[0].type() == shape::float_type or in[0].type() == shape::half_type) and
+               out.type() == shape::tuple_type and op.to_value().at("k").get_int64() <= static_cast<std::int64_t>(topk_sized_max_k);
     if(out.dynamic() or out.type() == shape::tuple_type or not movable(out))
         return false;
     if(n == "gather")
@@ -374,6 +500,11 @@ bool has_sized_device_op(const operation& op, const std::vector<shape>& in, cons
     if(n == "broadcast_with_dims" or n == "reshape_with_dims")
         return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and not in[1].dynamic() and
                is_integral_type(in[1].type());
+    if(n == "gathernd")
+        return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and is_index(in[1]) and
+               not in[1].dynamic() and op.to_value().at("batch_dims").get_int64() == 0 and
+               in[1].lens().size() >= 1 and in[1].lens().back() <= gathernd_tuple::max_q and
+               out.lens().size() <= index_walk::max_rank;
     if(n == "dimensions_of")
         return in.size() == 1 and out.type() == shape::int64_type and out.standard() and
                out.elements() <= int64_values::max_count;
@@ -400,6 +531,10 @@ make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>
         return std::make_shared<roialign_form>(ctx, op, in);
     if(n == "dimensions_of")
         return std::make_shared<dimensions_form>(ctx, op);
+    if(n == "gathernd")
+        return std::make_shared<gathernd_form>(ctx, op, in, out);
+    if(n == "topk")
+        return std::make_shared<topk_form>(ctx, op, in, out);
     return std::make_shared<with_dims_form>(ctx, op, in, out);
 }
 

@@ -17,6 +17,8 @@
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
 #include <migraphx/operation.hpp>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,13 +26,29 @@
 namespace migraphx {
 namespace gpu {
 
+/// Input i of a run on the host (its noted value, or a copy back: ref_fallback::host_input).
+using host_reader = std::function<argument(std::size_t)>;
+
 struct sized_device_op
 {
     virtual ~sized_device_op() = default;
     /// The op on args (the inputs at their actual shapes, then the output buffer at its declared
     /// one): the result at the front of the output buffer with its actual shape, or nothing where
-    /// this form cannot take these shapes (the caller then runs the host path).
-    virtual std::optional<argument> run(context& ctx, const std::vector<argument>& args) const = 0;
+    /// this form cannot take these shapes (the caller then runs the host path). A form that needs
+    /// an input's values on the host (sizes) reads them through `host`.
+    virtual std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader& host) const = 0;
+};
+
+struct loaded_kernel;
+
+/// Writes up to int64_values::max_count (8) int64 values the host knows into device memory by a
+/// launch: no copy from host memory, so no wait.
+struct int64_writer
+{
+    explicit int64_writer(context& ctx);
+    /// False (nothing written) for more than 8 values.
+    bool write(context& ctx, const std::vector<std::int64_t>& v, void* y) const;
+    std::shared_ptr<loaded_kernel> kernel;
 };
 
 /// Whether op on inputs of these declared shapes (out: its result's) has a device form.

@@ -328,6 +328,7 @@ struct convolution_backwards
 };
 
 struct sized_device_op; // device_sized.hpp
+struct int64_writer;    // device_sized.hpp
 
 /// Any other op: its inputs are copied to the host, its reference compute runs there, and the
 /// result is copied into the output buffer (or, for a tuple result, into fresh device memory).
@@ -342,6 +343,13 @@ struct ref_fallback
     /// data-dependent inputs hold its result's rows, a device op at the declared size
     /// (device_rows.hpp); for the ops of device_sized.hpp, kernels at the run's sizes.
     bool rows_on_device = false;
+    /// The inputs whose producer notes its value on the host every run (host_values.hpp): read
+    /// from that note, not copied back from the device (a wait). The lowering's choice, saved.
+    std::vector<std::size_t> known_inputs;
+    /// A small int64 result (at most 8 values: a run-time size) computed from values the host
+    /// knows: computed on the host with no copy back, noted, written to the device by a launch
+    /// (no wait). Set by the lowering, saved.
+    bool host_value = false;
     std::string name() const { return "gpu::ref::" + op.name(); }
     void print_attributes(std::ostream& os) const
     {
@@ -367,11 +375,16 @@ struct ref_fallback
     std::vector<shape> in_shapes; // declared inputs (finalize)
     std::shared_ptr<operation> device; // the device op for rows_on_device (finalize), finalized
     std::shared_ptr<const sized_device_op> sized; // its device_sized.hpp form (finalize)
+    std::shared_ptr<const int64_writer> writer;   // host_value's launch (finalize)
     /// Runs that took the device op (the rest ran on the host): what a test or a trace asks.
     std::shared_ptr<std::atomic<std::size_t>> device_runs = std::make_shared<std::atomic<std::size_t>>(0);
+    /// Inputs read from a host note instead of copied back (known_inputs).
+    std::shared_ptr<std::atomic<std::size_t>> noted_reads = std::make_shared<std::atomic<std::size_t>>(0);
     private:
     /// The device op's run where the actual sizes are its front rows (else nothing).
     std::optional<argument> compute_rows(context& ctx, const std::vector<argument>& args) const;
+    /// Input i on the host: its noted value where known_inputs allows, else a copy (a wait).
+    argument host_input(context& ctx, const std::vector<argument>& args, std::size_t i) const;
 };
 
 /// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).

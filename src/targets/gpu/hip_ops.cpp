@@ -121,11 +121,15 @@ void hip_copy_literal::finalize(context& ctx, const shape&, const std::vector<sh
     buffer = device_literal(g, value_);
 }
 
-argument hip_copy_literal::compute(context&, const shape& out, const std::vector<argument>&) const
+argument hip_copy_literal::compute(context& ctx, const shape& out, const std::vector<argument>&) const
 {
     if(not buffer)
         MIGRAPHX_THROW(name() + "[id=" + id + "]: run before finalize");
-    return {out, buffer};
+    argument r{out, buffer};
+    // a constant size (a shape's arithmetic reads it on the host: host_values.hpp)
+    if(small_integers(out) and out.standard())
+        get_gpu_context(ctx).known_values().note(r, value_.get_argument());
+    return r;
 }
 MIGRAPHX_REGISTER_OP(hip_copy_literal)
 
@@ -307,10 +311,15 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
     in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
     device.reset();
     sized.reset();
-    if(not rows_on_device or not has_output)
+    writer.reset();
+    if(host_value)
+        writer = std::make_shared<int64_writer>(ctx);
+    if(not rows_on_device)
         return;
     if(mod == nullptr)
-        sized = make_sized_device_op(ctx, op, in_shapes, out);
+        sized = make_sized_device_op(ctx, op, in_shapes, out); // a tuple's (topk) too
+    if(not has_output)
+        return;
     auto d = device_rows_op(op, in_shapes, out, mod);
     if(not d)
         return;
@@ -362,30 +371,46 @@ ref_fallback::compute_rows(context& ctx, const std::vector<argument>& args) cons
     return argument{shape{result.type(), result.lens(), full_out.strides()}, r.share_data()};
 }
 
+argument ref_fallback::host_input(context& ctx, const std::vector<argument>& args, std::size_t i) const
+{
+    // dimensions_of reads its input's shape only: no copy (a mask head's 40 MB, to read 4 sizes)
+    if(op.name() == "dimensions_of")
+        return {args[i].get_shape(), static_cast<char*>(nullptr)};
+    if(std::find(known_inputs.begin(), known_inputs.end(), i) != known_inputs.end())
+    {
+        if(auto known = get_gpu_context(ctx).known_values().find(args[i]))
+        {
+            ++*noted_reads;
+            return *known;
+        }
+    }
+    return copy_to_host(ctx, args[i]); // waits for the stream; keeps its own shape
+}
+
 argument ref_fallback::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
-    if(auto r = compute_rows(ctx, args))
-        return *r;
-    if(sized and has_output)
+    auto read = [&](std::size_t i) { return host_input(ctx, args, i); };
+    // a size computed on the host from sizes it knows takes no device form but Shape's (which
+    // notes its sizes too): no wait either way
+    if(not host_value or rows_on_device)
     {
-        if(auto r = sized->run(ctx, args))
-        {
-            ++*device_runs;
+        if(auto r = compute_rows(ctx, args))
             return *r;
+        if(sized)
+        {
+            if(auto r = sized->run(ctx, args, read))
+            {
+                ++*device_runs;
+                return *r;
+            }
         }
     }
     std::size_t n = has_output ? args.size() - 1 : args.size();
     std::vector<argument> host;
     for(std::size_t i = 0; i < n; i++)
-    {
-        // dimensions_of reads its input's shape only: no copy (a mask head's 40 MB, to read 4 sizes)
-        if(op.name() == "dimensions_of")
-            host.emplace_back(args[i].get_shape(), static_cast<char*>(nullptr));
-        else
-            host.push_back(copy_to_host(ctx, args[i])); // waits for the stream; each keeps its own shape
-    }
+        host.push_back(read(i));
     auto r = compute_host(out, host);
     if(r.get_shape().type() == shape::tuple_type or not has_output)
         return copy_to_device(ctx, r); // tuples get fresh device memory
@@ -402,14 +427,21 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     const auto& rs = r.get_shape();
     if(rs.type() != out.type() or rs.bytes() > out.bytes() or (rs != out and not out.standard()))
         return copy_to_device(ctx, r);
+    argument result = rs == out ? args.back() : argument{rs, args.back().share_data()};
+    if(host_value and writer and rs.type() == shape::int64_type and
+       writer->write(ctx, r.to_vector<std::int64_t>(), args.back().data()))
+    {
+        g.known_values().note(result, r);
+        return result;
+    }
     if(rs.bytes() > 0)
     {
         MIGX_CUDA_CHECK(cudaMemcpyAsync(args.back().data(), r.data(), rs.bytes(), cudaMemcpyHostToDevice, g.stream()));
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream())); // r is freed on return
     }
-    if(rs == out)
-        return args.back();
-    return {rs, args.back().share_data()};
+    if(host_value)
+        g.known_values().note(result, r);
+    return result;
 }
 
 // ---- how a saved program (.mxr) stores the ops whose state is more than their attributes ----
@@ -455,7 +487,9 @@ const bool serializers_registered = [] {
                              {"attrs", f.op.to_value()},
                              {"module", f.mod == nullptr ? std::string{} : f.mod->name()},
                              {"has_output", f.has_output},
-                             {"rows_on_device", f.rows_on_device}};
+                             {"rows_on_device", f.rows_on_device},
+                             {"known_inputs", f.known_inputs},
+                             {"host_value", f.host_value}};
     };
     ref.load = [](const std::string& name, const value& attrs, const serialize::module_lookup& module) {
         if(not attrs.is_object() or not attrs.contains("op") or not attrs.at("op").is_string() or
@@ -473,6 +507,15 @@ const bool serializers_registered = [] {
         // absent in files saved before it: host only
         f.rows_on_device = attrs.contains("rows_on_device") and attrs.at("rows_on_device").is_bool() and
                            attrs.at("rows_on_device").get_bool();
+        f.host_value = attrs.contains("host_value") and attrs.at("host_value").is_bool() and
+                       attrs.at("host_value").get_bool();
+        if(attrs.contains("known_inputs"))
+        {
+            const auto& k = attrs.at("known_inputs");
+            if(not k.is_array())
+                MIGRAPHX_THROW(name + ": known_inputs must be an array of input indices");
+            f.known_inputs = k.to_vector<std::size_t>();
+        }
         return operation{f};
     };
     serialize::register_op_serializer("gpu::ref::", ref, true);

@@ -13,6 +13,8 @@
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/device_rows.hpp"
 #include "targets/gpu/device_sized.hpp"
+#include "targets/gpu/sized_kernels.hpp"
+#include "targets/gpu/host_values.hpp"
 #include "passes/pass_utils.hpp"
 #include "passes/rewrite_rnn.hpp"
 #include "targets/gpu/rnn.hpp"
@@ -194,11 +196,35 @@ struct lowerer
         return reads_nhwc or feeds_convolutions ? nhwc_shape(out) : out;
     }
 
+    /// Whether the host notes the value x holds on every run (host_values.hpp): x (through
+    /// views) is a small integer literal or a host-computed size (ref_fallback::host_value).
+    static bool known_on_host(instruction_ref x)
+    {
+        while(device_view(*x) and not x->inputs().empty())
+            x = x->inputs().front();
+        if(const auto* lit = x->get_operator().any_cast<hip_copy_literal>())
+            return small_integers(lit->value_.get_shape()) and lit->value_.get_shape().standard();
+        const auto* f = x->get_operator().any_cast<ref_fallback>();
+        return f != nullptr and f->host_value;
+    }
+
     void fallback(instruction_ref ins)
     {
         ref_fallback f;
         f.op = ins->get_operator();
         f.rows_on_device = rows_fit_the_device(ins) or sized_fits_the_device(ins);
+        for(std::size_t i = 0; i < ins->inputs().size(); i++)
+            if(known_on_host(ins->inputs()[i]))
+                f.known_inputs.push_back(i);
+        // a run-time size computed from sizes the host knows (a Shape, constants, such sizes):
+        // on the host, no wait
+        const auto& out = ins->get_shape();
+        f.host_value    = ins->module_inputs().size() <= 1 and out.type() == shape::int64_type and
+                       out.standard() and not out.dynamic() and out.elements() <= int64_values::max_count and
+                       (ins->name() == "dimensions_of" or f.known_inputs.size() == ins->inputs().size());
+        // the device forms of a gather or concat of sizes would not note them (Shape's does)
+        if(f.host_value and ins->name() != "dimensions_of")
+            f.rows_on_device = false;
         if(not ins->module_inputs().empty())
             f.mod = ins->module_inputs().front();
         if(ins->get_shape().type() == shape::tuple_type)
@@ -246,7 +272,7 @@ struct lowerer
     /// detector's RoIAlign, per-level scatter, Expand/Reshape to run-time sizes.
     static bool sized_fits_the_device(instruction_ref ins)
     {
-        if(not ins->module_inputs().empty() or ins->get_shape().type() == shape::tuple_type)
+        if(not ins->module_inputs().empty())
             return false;
         std::vector<shape> shapes;
         for(auto x : ins->inputs())
@@ -1009,6 +1035,62 @@ struct lowerer
         return true;
     }
 
+    /// argmax / argmin of float or half -> the generated kernel, a strided input copied packed.
+    bool lower_argminmax(instruction_ref ins)
+    {
+        auto x  = ins->inputs().front();
+        auto xs = x->get_shape();
+        if(xs.dynamic())
+            return false;
+        auto v  = ins->get_operator().to_value();
+        auto axis   = static_cast<std::size_t>(axis_from_front(ins->get_operator(), xs.lens().size()));
+        auto kernel = generate_argminmax(ins->name() == "argmax", v.at("select_last_index").get_bool(), axis,
+                                         shape{xs.type(), xs.lens()});
+        if(not kernel)
+            return false;
+        if(not xs.standard())
+            x = copy_kernel(ins, x);
+        replace(ins, make_kernel(*kernel), {x});
+        return true;
+    }
+
+    /// topk on static shapes (k <= topk_max_k, float or half) -> the generated kernel writing one
+    /// buffer, its two results views of it (load): indices first, the values after them. The
+    /// tuple and its get_tuple_elem users are left for dead_code_elimination.
+    bool lower_topk(instruction_ref ins)
+    {
+        if(ins->inputs().size() != 1 or ins->outputs().empty())
+            return false;
+        for(auto u : ins->outputs())
+            if(u->name() != "get_tuple_elem")
+                return false;
+        auto x  = ins->inputs().front();
+        auto v  = ins->get_operator().to_value();
+        auto xs = x->get_shape();
+        if(xs.dynamic())
+            return false;
+        auto values = ins->get_shape().sub_shapes().at(0);
+        auto axis   = static_cast<std::size_t>(axis_from_front(ins->get_operator(), xs.lens().size()));
+        auto k      = static_cast<std::size_t>(v.at("k").get_int64());
+        auto packed = shape{xs.type(), xs.lens()};
+        auto kernel = generate_topk(packed, axis, k, v.at("largest").get_bool());
+        if(not kernel)
+            return false;
+        if(not xs.standard())
+            x = copy_kernel(ins, x);
+        auto buffer = alloc(ins, shape{shape::int64_type, {topk_buffer_elements(values)}});
+        auto r      = m.insert_instruction(ins, make_kernel(*kernel), {x, buffer});
+        auto users  = ins->outputs();
+        for(auto u : users)
+        {
+            auto index = u->get_operator().to_value().at("index").to<std::size_t>();
+            auto part  = index == 0 ? values : ins->get_shape().sub_shapes().at(1);
+            auto offset = index == 0 ? values.elements() * 8 : 0;
+            m.replace_instruction(u, make_op("load", {{"shape", shape_to_value(part)}, {"offset", offset}}), {r});
+        }
+        return true;
+    }
+
     void lower(instruction_ref ins)
     {
         const auto& n = ins->name();
@@ -1055,6 +1137,10 @@ struct lowerer
         if(n == "convolution_backwards" and lower_convolution_backwards(ins))
             return;
         if((n == "lstm" or n == "gru" or n == "rnn") and lower_rnn(ins))
+            return;
+        if(n == "topk" and lower_topk(ins))
+            return;
+        if((n == "argmax" or n == "argmin") and lower_argminmax(ins))
             return;
         fallback(ins);
     }

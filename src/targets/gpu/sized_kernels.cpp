@@ -129,6 +129,48 @@ sized_source values_source()
     return k;
 }
 
+sized_source gathernd_source(std::size_t bytes, bool index64, bool wide)
+{
+    auto t = detail::raw_type(bytes);
+    sized_source k;
+    k.name   = tail_name("sized_gathernd", bytes, index64, wide);
+    k.source = "struct gnd_t { long long q, last; long long len[8]; long long stride[8]; };\n" +
+               walk_head(k.name,
+                         "const " + t + "* __restrict__ x, const " + index_kind(index64) + "* __restrict__ ind, " + t +
+                             "* __restrict__ y, gnd_t g",
+                         wide) +
+               "        for(long long j = 0; j < g.q; j++)\n"
+               "        {\n"
+               "            long long c = ind[ob + (off_t_)j * (off_t_)g.last];\n"
+               "            if(c < 0) c += g.len[j];\n"
+               "            if(c < 0) c = 0; else if(c >= g.len[j]) c = g.len[j] - 1;\n"
+               "            oa += (off_t_)c * (off_t_)g.stride[j];\n"
+               "        }\n"
+               "        y[i] = x[oa];\n    }\n}\n";
+    return k;
+}
+
+sized_source topk_source(bool half, bool largest)
+{
+    sized_source k;
+    std::string t = half ? "migx_half" : "float";
+    k.name        = std::string("sized_topk_") + (half ? "half" : "float") + (largest ? "_largest" : "_smallest");
+    std::ostringstream ss;
+    ss << detail::prelude() << topk_rank(t, largest);
+    ss << "struct topk_t { unsigned long long n, k, inner, rows, p; };\n";
+    ss << "extern \"C\" __global__ __launch_bounds__(1024) void " << k.name << "(const " << t
+       << "* __restrict__ x0, unsigned long long* __restrict__ y, topk_t d)\n{\n";
+    ss << "    typedef unsigned long long idx_t;\n";
+    ss << "    const idx_t n = d.n, k = d.k, inner = d.inner, rows = d.rows;\n";
+    ss << "    const unsigned int P = (unsigned int)d.p;\n";
+    ss << "    long long* indices = reinterpret_cast<long long*>(y);\n";
+    ss << "    " << t << "* values = reinterpret_cast<" << t << "*>(y + rows * k);\n";
+    ss << "    __shared__ unsigned long long keys[" << topk_sized_max_k << "];\n";
+    ss << topk_rows(t);
+    k.source = ss.str();
+    return k;
+}
+
 sized_source roialign_source(bool half, bool index64)
 {
     sized_source k;

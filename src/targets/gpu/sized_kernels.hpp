@@ -71,6 +71,33 @@ struct int64_values
 /// known on the host written to the device without a copy from host memory (and its wait).
 sized_source values_source();
 
+/// GatherND's tuple (batch_dims 0): q indices a tuple, each into a dim of data of length len[j]
+/// at stride[j]; `last` the stride between a tuple's indices. Passed by value.
+struct gathernd_tuple
+{
+    static constexpr std::size_t max_q = 8;
+    std::int64_t q = 0, last = 0;
+    std::int64_t len[max_q]    = {};
+    std::int64_t stride[max_q] = {};
+};
+
+/// sized_gathernd(const T* x, const I* ind, T* y, gnd_t g, w, n): the walk over the output (y
+/// standard, off_a into x for the slice dims, off_b the tuple's first index); each index wraps
+/// once when negative and is clamped into [0, len) (ref throws).
+sized_source gathernd_source(std::size_t bytes, bool index64, bool wide);
+
+/// topk's run-time sizes (the generated topk kernel's, codegen.hpp), passed by value.
+struct topk_sizes
+{
+    std::uint64_t n = 0, k = 0, inner = 0, rows = 0, p = 0; // p: the sort's power of two >= k
+};
+
+/// sized_topk_<float|half>_<largest|smallest>(const T* x, unsigned long long* y, topk_t d): the
+/// generated topk kernel at run-time sizes (x standard; k <= 4096, its shared sort); y holds the
+/// int64 indices {rows of k}, then the values. A block a row, at most 1024 threads.
+sized_source topk_source(bool half, bool largest);
+constexpr std::size_t topk_sized_max_k = 4096;
+
 /// RoIAlign's sizes and attributes (op::roialign), passed by value.
 struct roialign_dims
 {

@@ -1,0 +1,80 @@
+// host_values (targets/gpu/host_values.hpp): the host's copies of small integer values, found by
+// the memory that holds them. No device needed: the "device" memory here is a host buffer.
+#include <gtest/gtest.h>
+#ifdef MIGRAPHX_HAVE_GPU
+#include "targets/gpu/host_values.hpp"
+#include <migraphx/literal.hpp>
+
+using migraphx::argument;
+using migraphx::shape;
+namespace gpu = migraphx::gpu;
+
+namespace {
+
+argument sizes(std::vector<std::int64_t> v)
+{
+    return migraphx::literal{shape{shape::int64_type, {v.size()}}, v}.get_argument();
+}
+
+} // namespace
+
+TEST(gpu_host_values, exact_and_views_of_a_note)
+{
+    gpu::host_values known;
+    argument dev{shape{shape::int64_type, {4}}}; // stands for the device buffer
+    known.note(dev, sizes({3, 5, 7, 9}));
+    auto same = known.find(dev);
+    ASSERT_TRUE(same.has_value());
+    EXPECT_EQ(same->to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 5, 7, 9}));
+    // unsqueezed: the same memory, another shape
+    auto u = known.find(argument{shape{shape::int64_type, {1, 4}}, dev.data()});
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ(u->get_shape().lens(), (std::vector<std::size_t>{1, 4}));
+    EXPECT_EQ(u->to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 5, 7, 9}));
+    // a slice: elements 1 and 2
+    auto sl = known.find(argument{shape{shape::int64_type, {2}}, dev.data() + 8});
+    ASSERT_TRUE(sl.has_value());
+    EXPECT_EQ(sl->to_vector<std::int64_t>(), (std::vector<std::int64_t>{5, 7}));
+    // a broadcast view of element 3
+    auto b = known.find(argument{shape{shape::int64_type, {3}, {0}}, dev.data() + 24});
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(b->to_vector<std::int64_t>(), (std::vector<std::int64_t>{9, 9, 9}));
+}
+
+TEST(gpu_host_values, nothing_past_a_note_or_of_another_type)
+{
+    gpu::host_values known;
+    argument dev{shape{shape::int64_type, {4}}};
+    known.note(dev, sizes({1, 2}));                                                           // the first 2
+    EXPECT_FALSE(known.find(dev).has_value());                                                // 4 asked, 2 noted
+    EXPECT_FALSE(known.find(argument{shape{shape::int64_type, {1}}, dev.data() + 16}).has_value());
+    EXPECT_FALSE(known.find(argument{shape{shape::int32_type, {2}}, dev.data()}).has_value()); // same bytes, int32
+    argument other{shape{shape::int64_type, {2}}};
+    EXPECT_FALSE(known.find(other).has_value());
+    EXPECT_EQ(known.size(), 1u);
+}
+
+TEST(gpu_host_values, the_latest_note_covering_the_memory_wins)
+{
+    gpu::host_values known;
+    argument dev{shape{shape::int64_type, {4}}};
+    known.note(dev, sizes({1, 2, 3, 4}));
+    // the memory reused: a later value at element 2 (its own note), then the whole buffer again
+    argument part{shape{shape::int64_type, {1}}, dev.data() + 16};
+    known.note(part, sizes({30}));
+    EXPECT_EQ(known.find(part)->to_vector<std::int64_t>(), (std::vector<std::int64_t>{30}));
+    known.note(dev, sizes({5, 6, 7, 8}));
+    EXPECT_EQ(known.find(part)->to_vector<std::int64_t>(), (std::vector<std::int64_t>{7}));
+    EXPECT_EQ(known.find(dev)->to_vector<std::int64_t>(), (std::vector<std::int64_t>{5, 6, 7, 8}));
+    EXPECT_EQ(known.size(), 2u); // a note a start address
+}
+
+TEST(gpu_host_values, only_small_integer_tensors_are_noted_kinds)
+{
+    EXPECT_TRUE(gpu::small_integers(shape{shape::int64_type, {4}}));
+    EXPECT_TRUE(gpu::small_integers(shape{shape::int32_type, {64}}));
+    EXPECT_FALSE(gpu::small_integers(shape{shape::int64_type, {65}}));
+    EXPECT_FALSE(gpu::small_integers(shape{shape::float_type, {4}}));
+    EXPECT_FALSE(gpu::small_integers(shape{shape::bool_type, {4}}));
+}
+#endif
