@@ -254,8 +254,8 @@ TEST(gpu_device_rows_no_device, lowering_marks_the_row_wise_fallbacks)
     EXPECT_EQ(fallbacks(heads(), "pointwise"), (std::pair<std::size_t, std::size_t>{2, 0})); // bias + relu; relu
     EXPECT_EQ(fallbacks(heads(true), "dot"), (std::pair<std::size_t, std::size_t>{0, 1}));
     EXPECT_EQ(fallbacks(heads(), "gather"), (std::pair<std::size_t, std::size_t>{2, 0})); // rows by picked indices
-    // the picking itself (nonzero of a parameter) stays on the host
-    EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{0, 1}));
+    // the picking itself (nonzero of a parameter): its device form (device_sized.hpp)
+    EXPECT_EQ(fallbacks(heads(), "nonzero"), (std::pair<std::size_t, std::size_t>{1, 0}));
     // picked rows times a data-dependent value broadcast along them (their max): on the device;
     // the max itself (a reduction across the rows) on the host
     auto p = rows_times_their_max();

@@ -11,6 +11,7 @@
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/lowering.hpp"
 #endif
+#include <limits>
 #include <set>
 
 using migraphx::make_op;
@@ -122,10 +123,10 @@ TEST(gpu_device_sized, multiscale_roialign_after_a_data_dependent_result_matches
     auto params = multiscale_params(p, shape::float_type);
     auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
 #ifdef MIGRAPHX_HAVE_GPU
-    // 2 roialign, 2 scatters, 3 broadcast_with_dims, 3 reshape_with_dims, 3 dimensions_of
-    EXPECT_EQ(sized_fallbacks_that_ran(
-                  g, {"roialign", "scatter_none", "broadcast_with_dims", "reshape_with_dims", "dimensions_of"}),
-              13u)
+    // 2 roialign, 2 scatters, 3 broadcast_with_dims, 3 reshape_with_dims, 3 dimensions_of, 3 nonzero
+    EXPECT_EQ(sized_fallbacks_that_ran(g, {"roialign", "scatter_none", "broadcast_with_dims", "reshape_with_dims",
+                                           "dimensions_of", "nonzero"}),
+              16u)
         << g;
     // Expand/Reshape took their sizes from the host's notes (no copy back, no wait); the concat
     // of sizes was computed on the host from notes
@@ -221,7 +222,7 @@ TEST(gpu_device_sized, ssd_class_step_gathernd_and_topk_at_run_time_sizes)
         SCOPED_TRACE("cap " + std::to_string(cap));
         auto g = migx_test::expect_gpu_matches_ref(p, 0, 0);
 #ifdef MIGRAPHX_HAVE_GPU
-        EXPECT_EQ(sized_fallbacks_that_ran(g, {"gathernd", "topk", "gather"}), 4u) << g;
+        EXPECT_EQ(sized_fallbacks_that_ran(g, {"nonzero", "gathernd", "topk", "gather"}), 5u) << g;
         for(auto it = g.get_main_module()->begin(); it != g.get_main_module()->end(); ++it)
             if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>())
                 if(f->op.name() == "topk" or f->op.name() == "reduce_min" or f->op.name() == "concat")
@@ -230,6 +231,44 @@ TEST(gpu_device_sized, ssd_class_step_gathernd_and_topk_at_run_time_sizes)
     }
     auto h = ssd_class_step(shape::half_type, 8);
     migx_test::expect_gpu_matches_ref(h, 0, 0);
+}
+
+// NonZero on the device: floats with -0 (zero) and NaN (nonzero), a transposed (strided) input,
+// integers, a bool mask; each run's count differs (the second input set).
+TEST(gpu_device_sized, nonzero_counts_and_places_on_the_device)
+{
+    MIGX_REQUIRE_GPU();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for(bool transposed : {false, true})
+    {
+        migraphx::program p;
+        auto* m = p.get_main_module();
+        auto x  = m->add_parameter("x", shape{shape::float_type, {6, 5}});
+        if(transposed)
+            x = m->add_instruction(make_op("transpose", {{"permutation", {1, 0}}}), x);
+        m->add_return({m->add_instruction(make_op("nonzero"), x)});
+        std::vector<float> v(30, 0.0f);
+        for(std::size_t i = 0; i < v.size(); i += 3)
+            v[i] = static_cast<float>(i) - 9.0f; // 0 at i = 9
+        v[1] = -0.0f;
+        v[4] = nan;
+        v[29] = 2.5f;
+        migraphx::parameter_map params{{"x", migraphx::literal{shape{shape::float_type, {6, 5}}, v}.get_argument()}};
+        SCOPED_TRACE(transposed ? "transposed" : "standard");
+        auto g = migx_test::expect_gpu_matches_ref(p, params, 0, 0);
+#ifdef MIGRAPHX_HAVE_GPU
+        EXPECT_EQ(sized_fallbacks_that_ran(g, {"nonzero"}), 1u) << g;
+#endif
+    }
+    migraphx::program b;
+    auto* m  = b.get_main_module();
+    auto big = m->add_parameter("x", shape{shape::int32_type, {3, 70, 50}}); // more than a tile of 1024
+    m->add_return({m->add_instruction(make_op("nonzero"), big)});
+    std::vector<std::int32_t> iv(3 * 70 * 50);
+    for(std::size_t i = 0; i < iv.size(); i++)
+        iv[i] = (i * 7919) % 5 == 0 ? static_cast<std::int32_t>(i) : 0;
+    migx_test::expect_gpu_matches_ref(
+        b, {{"x", migraphx::literal{shape{shape::int32_type, {3, 70, 50}}, iv}.get_argument()}}, 0, 0);
 }
 
 #ifdef MIGRAPHX_HAVE_GPU
@@ -263,7 +302,8 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
     EXPECT_EQ(sizes_known["broadcast_with_dims"], 3u);
     EXPECT_EQ(sizes_known["reshape_with_dims"], 3u);
     EXPECT_EQ(host["roialign"] + host["scatter_none"] + host["broadcast_with_dims"] + host["reshape_with_dims"], 0u);
-    EXPECT_GT(host["nonzero"], 0u); // what sizes the rest stays on the host
+    EXPECT_EQ(marked["nonzero"], 3u); // counted and placed on the device, the count read back
+    EXPECT_EQ(host["nonzero"], 0u);
 }
 
 TEST(gpu_device_sized_no_device, device_forms_exist_for_what_their_kernels_take)

@@ -43,6 +43,17 @@ TEST(gpu_sized_kernels, every_source_compiles)
             EXPECT_NO_THROW(gpu::compile_cuda(t.source, t.name, 9, 0)) << t.source;
         }
     EXPECT_NE(gpu::topk_source(true, true).name, gpu::topk_source(true, false).name);
+    for(std::size_t bytes : {1, 2, 4, 8})
+    {
+        auto nz = gpu::nonzero_source(bytes, false);
+        EXPECT_NO_THROW(gpu::compile_cuda(nz.source, nz.name, 9, 0)) << nz.source;
+        if(bytes >= 2)
+        {
+            auto nf = gpu::nonzero_source(bytes, true);
+            EXPECT_NE(nf.source.find("~("), std::string::npos) << nf.source; // the sign bit dropped: -0 is zero
+            EXPECT_NO_THROW(gpu::compile_cuda(nf.source, nf.name, 9, 0)) << nf.source;
+        }
+    }
     EXPECT_NE(gpu::gathernd_source(4, true, false).name, gpu::gathernd_source(4, false, false).name);
 }
 

@@ -432,6 +432,49 @@ struct topk_form : sized_device_op
     }
 };
 
+/// nonzero: one block counts and places the hits; the count comes back to the host (one wait: the
+/// result's shape depends on it; the host path waited twice and moved the whole input).
+struct nonzero_form : sized_device_op
+{
+    std::shared_ptr<loaded_kernel> kernel;
+    std::shared_ptr<char> count;       // device
+    std::shared_ptr<std::uint64_t> seen; // pinned host memory the count is copied to
+    nonzero_form(context& ctx, const shape& in)
+        : kernel(load(ctx, nonzero_source(in.type_size(), in.type() == shape::float_type or
+                                                               in.type() == shape::half_type or
+                                                               in.type() == shape::double_type))),
+          count(device_alloc(8))
+    {
+        void* p = nullptr;
+        MIGX_CUDA_CHECK(cudaMallocHost(&p, sizeof(std::uint64_t)));
+        seen = std::shared_ptr<std::uint64_t>(static_cast<std::uint64_t*>(p), [](std::uint64_t* q) { cudaFreeHost(q); });
+    }
+    std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
+    {
+        const auto& x        = args[0].get_shape();
+        const auto& declared = args.back().get_shape();
+        auto rank            = std::max<std::size_t>(x.ndim(), 1);
+        if(rank > index_walk::max_rank or x.elements() * rank > declared.elements() or not declared.standard())
+            return std::nullopt;
+        nonzero_input d;
+        d.rank = static_cast<std::int32_t>(rank);
+        for(std::size_t j = 0; j < rank; j++)
+        {
+            d.lens[j]    = x.ndim() == 0 ? 1 : x.lens()[j];
+            d.strides[j] = x.ndim() == 0 ? 0 : static_cast<std::int64_t>(x.strides()[j]);
+        }
+        auto& g        = get_gpu_context(ctx);
+        const void* xp = args[0].data();
+        void* yp       = args.back().data();
+        void* cp       = count.get();
+        std::vector<void*> params{&xp, &yp, &cp, &d};
+        kernel->launch(g.stream(), 1, x.elements() > 4096 ? 1024 : 256, params.data());
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(seen.get(), cp, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
+        return result_in(args.back(), shape{shape::int64_type, {rank, static_cast<std::size_t>(*seen)}});
+    }
+};
+
 /// dimensions_of: the sizes (known on the host) written by a launch, no wait, and noted.
 struct dimensions_form : sized_device_op
 {
@@ -500,6 +543,9 @@ bool has_sized_device_op(const operation& op, const std::vector<shape>& in, cons
     if(n == "broadcast_with_dims" or n == "reshape_with_dims")
         return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and not in[1].dynamic() and
                is_integral_type(in[1].type());
+    if(n == "nonzero")
+        return in.size() == 1 and movable(in[0]) and in[0].type() != shape::tuple_type and
+               out.type() == shape::int64_type;
     if(n == "gathernd")
         return in.size() == 2 and movable(in[0]) and in[0].type() == out.type() and is_index(in[1]) and
                not in[1].dynamic() and op.to_value().at("batch_dims").get_int64() == 0 and
@@ -533,6 +579,8 @@ make_sized_device_op(context& ctx, const operation& op, const std::vector<shape>
         return std::make_shared<dimensions_form>(ctx, op);
     if(n == "gathernd")
         return std::make_shared<gathernd_form>(ctx, op, in, out);
+    if(n == "nonzero")
+        return std::make_shared<nonzero_form>(ctx, in[0]);
     if(n == "topk")
         return std::make_shared<topk_form>(ctx, op, in, out);
     return std::make_shared<with_dims_form>(ctx, op, in, out);

@@ -150,6 +150,76 @@ sized_source gathernd_source(std::size_t bytes, bool index64, bool wide)
     return k;
 }
 
+sized_source nonzero_source(std::size_t bytes, bool is_float)
+{
+    auto t = detail::raw_type(bytes);
+    sized_source k;
+    k.name = "sized_nonzero_" + std::to_string(bytes) + (is_float ? "_float" : "");
+    // a float's bits without the sign: -0 is zero, NaN is not
+    std::string magnitude = is_float ? " & (" + t + ")~((" + t + ")1 << " + std::to_string(bytes * 8 - 1) + ")" : "";
+    std::ostringstream ss;
+    ss << "struct nz_t { int rank; unsigned long long lens[8]; long long strides[8]; };\n";
+    ss << "extern \"C\" __global__ __launch_bounds__(1024) void " << k.name << "(const " << t
+       << "* __restrict__ x, long long* __restrict__ y, unsigned long long* __restrict__ count, nz_t d)\n{\n";
+    ss << "    typedef unsigned long long idx_t;\n";
+    ss << "    idx_t n = 1;\n    for(int j = 0; j < d.rank; j++) n *= d.lens[j];\n";
+    ss << "    auto hit = [&](idx_t i) {\n"
+          "        long long o = 0;\n"
+          "        for(int j = d.rank - 1; j >= 0; j--) { o += (long long)(i % d.lens[j]) * d.strides[j]; i /= d.lens[j]; }\n"
+          "        return (" << t << ")(x[o]" << magnitude << ") != (" << t << ")0;\n"
+          "    };\n";
+    ss << R"(    __shared__ unsigned long long m;
+    __shared__ unsigned long long seen; // hits in earlier tiles
+    __shared__ unsigned int warp_count[32];
+    const unsigned int tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5;
+    if(tid == 0) { m = 0ull; seen = 0ull; }
+    __syncthreads();
+    unsigned long long mine = 0ull;
+    for(idx_t i = tid; i < n; i += blockDim.x)
+        mine += hit(i) ? 1ull : 0ull;
+    if(mine != 0ull)
+        atomicAdd(&m, mine);
+    __syncthreads();
+    const idx_t total = m;
+    // in index order: a tile at a time, each hit's place from the hits before it
+    for(idx_t base = 0; base < n; base += blockDim.x)
+    {
+        idx_t i = base + tid;
+        bool h = i < n && hit(i);
+        unsigned int ballot = __ballot_sync(0xffffffffu, h);
+        if(lane == 0)
+            warp_count[warp] = __popc(ballot);
+        __syncthreads();
+        idx_t pos = seen + __popc(ballot & ((1u << lane) - 1u));
+        for(unsigned int w = 0; w < warp; w++)
+            pos += warp_count[w];
+        if(h)
+        {
+            idx_t r = i;
+            for(int j = d.rank - 1; j >= 0; j--)
+            {
+                y[(idx_t)j * total + pos] = (long long)(r % d.lens[j]);
+                r /= d.lens[j];
+            }
+        }
+        __syncthreads();
+        if(tid == 0)
+        {
+            unsigned long long s = 0ull;
+            for(unsigned int w = 0; w < blockDim.x / 32u; w++)
+                s += warp_count[w];
+            seen += s;
+        }
+        __syncthreads();
+    }
+    if(tid == 0)
+        *count = total;
+}
+)";
+    k.source = ss.str();
+    return k;
+}
+
 sized_source topk_source(bool half, bool largest)
 {
     sized_source k;

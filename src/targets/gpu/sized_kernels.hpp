@@ -86,6 +86,20 @@ struct gathernd_tuple
 /// once when negative and is clamped into [0, len) (ref throws).
 sized_source gathernd_source(std::size_t bytes, bool index64, bool wide);
 
+/// NonZero's input: its rank (at least 1), lens and strides, passed by value.
+struct nonzero_input
+{
+    std::int32_t rank = 0;
+    std::uint64_t lens[index_walk::max_rank]   = {};
+    std::int64_t strides[index_walk::max_rank] = {};
+};
+
+/// sized_nonzero(const T* x, long long* y, unsigned long long* count, nz_t d): one block; counts
+/// the nonzero elements (m), then writes their indices in row-major order as op::nonzero does,
+/// y {rank, m} standard, and m to *count. Elements of `bytes` bytes; `is_float`: -0 is zero and
+/// NaN nonzero, as ref compares them.
+sized_source nonzero_source(std::size_t bytes, bool is_float);
+
 /// topk's run-time sizes (the generated topk kernel's, codegen.hpp), passed by value.
 struct topk_sizes
 {
