@@ -9,7 +9,6 @@
 #endif
 #include <migraphx/make_op.hpp>
 #include <limits>
-#include <random>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -28,19 +27,6 @@ migraphx::program arg_program(const std::string& op, const shape& s, std::int64_
     return p;
 }
 
-/// Values of s drawn from `pool` (repeats: ties).
-migraphx::parameter_map drawn_from(const shape& s, const std::vector<float>& pool, unsigned seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
-    migraphx::argument a{s};
-    a.visit([&](auto v) {
-        using T = typename decltype(v)::value_type;
-        for(std::size_t i = 0; i < v.size(); i++)
-            v[i] = static_cast<T>(pool[pick(gen)]);
-    });
-    return {{"x", a}};
-}
 
 void expect_device_arg(const migraphx::program& p, const migraphx::parameter_map& params, const std::string& kernel)
 {
@@ -90,7 +76,7 @@ TEST(gpu_argminmax, ties_first_or_last_short_and_long_rows)
     MIGX_REQUIRE_GPU();
     for(const auto& s : {shape{shape::float_type, {5, 21, 9, 7}}, shape{shape::float_type, {6, 3000}}})
     {
-        auto params = drawn_from(s, {-2.0f, 0.5f, 3.0f, 3.0f, 1.0f}, 7);
+        auto params = migx_test::drawn_from(s, {-2.0f, 0.5f, 3.0f, 3.0f, 1.0f}, 7);
         std::int64_t axis = s.lens().size() == 4 ? 1 : -1;
         for(bool last : {false, true})
         {
@@ -107,7 +93,7 @@ TEST(gpu_argminmax, nans_as_the_scan_treats_them)
     // rows with a NaN first, later, none; short rows (a thread each) and long (a block each)
     for(const auto& s : {shape{shape::float_type, {40, 6}}, shape{shape::float_type, {40, 700}}})
     {
-        auto params = drawn_from(s, {nan, inf, -inf, 1.0f, 2.0f, 2.0f, 0.0f, -0.0f, 5.0f, 5.0f, 1.5f, 3.0f, 4.0f}, 8);
+        auto params = migx_test::drawn_from(s, {nan, inf, -inf, 1.0f, 2.0f, 2.0f, 0.0f, -0.0f, 5.0f, 5.0f, 1.5f, 3.0f, 4.0f}, 8);
         // a row of NaNs only, a row starting with one
         migraphx::argument& a = params["x"];
         auto* v = reinterpret_cast<float*>(a.data());
@@ -127,9 +113,9 @@ TEST(gpu_argminmax, half_any_axis_and_strided_input)
     std::vector<float> pool;
     for(int i = 0; i < 30; i++)
         pool.push_back(static_cast<float>(i % 17) * 0.5f - 3.0f);
-    auto ph = drawn_from(h, pool, 9);
+    auto ph = migx_test::drawn_from(h, pool, 9);
     for(std::int64_t axis : {0, 1, 2})
         expect_device_arg(arg_program("argmax", h, axis, false), ph, "argmax_kernel");
     shape f{shape::float_type, {2000, 3}};
-    expect_device_arg(arg_program("argmin", f, 1, false, true), drawn_from(f, pool, 10), "argmin_kernel");
+    expect_device_arg(arg_program("argmin", f, 1, false, true), migx_test::drawn_from(f, pool, 10), "argmin_kernel");
 }

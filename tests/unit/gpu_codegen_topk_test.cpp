@@ -10,7 +10,6 @@
 #include <migraphx/make_op.hpp>
 #include <cmath>
 #include <limits>
-#include <random>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -32,19 +31,6 @@ migraphx::program topk_program(const shape& s, std::int64_t k, std::int64_t axis
     return p;
 }
 
-/// Values of s drawn from `pool` (repeated values: ties), as the test's input.
-migraphx::parameter_map drawn_from(const shape& s, const std::vector<float>& pool, unsigned seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
-    migraphx::argument a{s};
-    a.visit([&](auto v) {
-        using T = typename decltype(v)::value_type;
-        for(std::size_t i = 0; i < v.size(); i++)
-            v[i] = static_cast<T>(pool[pick(gen)]);
-    });
-    return {{"x", a}};
-}
 
 } // namespace
 
@@ -129,7 +115,7 @@ TEST(gpu_topk, ties_come_lowest_index_first_largest_and_smallest)
     MIGX_REQUIRE_GPU();
     // 4 distinct values over 1000: every kept value ties with hundreds of others
     shape s{shape::float_type, {3, 1000}};
-    auto params = drawn_from(s, {-1.5f, 0.25f, 2.0f, 7.0f}, 1);
+    auto params = migx_test::drawn_from(s, {-1.5f, 0.25f, 2.0f, 7.0f}, 1);
     for(bool largest : {true, false})
         for(std::int64_t k : {1, 5, 300, 1000})
             expect_device_topk(topk_program(s, k, -1, largest), params);
@@ -140,7 +126,7 @@ TEST(gpu_topk, nan_is_above_every_number_and_minus_zero_equals_zero)
     MIGX_REQUIRE_GPU();
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     shape s{shape::float_type, {2, 64}};
-    auto params = drawn_from(s, {nan, -nan, inf, -inf, 0.0f, -0.0f, 1.0f, -1.0f}, 2);
+    auto params = migx_test::drawn_from(s, {nan, -nan, inf, -inf, 0.0f, -0.0f, 1.0f, -1.0f}, 2);
     for(bool largest : {true, false})
         for(std::int64_t k : {3, 20, 64})
             expect_device_topk(topk_program(s, k, 1, largest), params);
@@ -153,11 +139,11 @@ TEST(gpu_topk, first_and_middle_axes_half_and_transposed_inputs)
     std::vector<float> pool;
     for(int i = 0; i < 40; i++)
         pool.push_back(static_cast<float>(i) * 0.37f - 5.0f);
-    auto ph = drawn_from(h, pool, 3);
+    auto ph = migx_test::drawn_from(h, pool, 3);
     expect_device_topk(topk_program(h, 10, 0, false), ph);
     expect_device_topk(topk_program(h, 4, 1, true), ph);
     shape f{shape::float_type, {300, 4}};
-    auto pf = drawn_from(f, pool, 4);
+    auto pf = migx_test::drawn_from(f, pool, 4);
     expect_device_topk(topk_program(f, 17, 1, true, true), pf); // a {4, 300} transposed view
 }
 
@@ -170,6 +156,6 @@ TEST(gpu_topk, a_detector_level_of_two_hundred_thousand_anchors)
     std::vector<float> pool;
     for(int i = 0; i < 1000; i++)
         pool.push_back(static_cast<float>(i) / 1000.0f);
-    expect_device_topk(topk_program(s, 1000, 1, true), drawn_from(s, pool, 5));
-    expect_device_topk(topk_program(s, 4096, 1, false), drawn_from(s, pool, 6));
+    expect_device_topk(topk_program(s, 1000, 1, true), migx_test::drawn_from(s, pool, 5));
+    expect_device_topk(topk_program(s, 4096, 1, false), migx_test::drawn_from(s, pool, 6));
 }

@@ -168,6 +168,21 @@ inline migraphx::program expect_gpu_matches_ref(const migraphx::program& p, doub
     return expect_gpu_matches_ref(p, fresh_params(p), rtol, atol);
 }
 
+/// Input `name` of shape s with values drawn from `pool` at random (repeats: ties), as a test's input.
+inline migraphx::parameter_map
+drawn_from(const migraphx::shape& s, const std::vector<float>& pool, unsigned seed, const std::string& name = "x")
+{
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+    migraphx::argument a{s};
+    a.visit([&](auto v) {
+        using T = typename decltype(v)::value_type;
+        for(std::size_t i = 0; i < v.size(); i++)
+            v[i] = static_cast<T>(pool[pick(gen)]);
+    });
+    return {{name, a}};
+}
+
 /// The program as printed.
 inline std::string text(const migraphx::program& p)
 {

@@ -119,15 +119,22 @@ std::optional<shape> computed_shape(const operation& op, const std::vector<argum
     return std::nullopt; // the host path says what is wrong
 }
 
-struct gather_form : sized_device_op
+/// A form of (data, indices) -> out whose kernel is Source(element bytes, 64-bit indices, wide).
+template <sized_source (*Source)(std::size_t, bool, bool)>
+struct indexed_form : sized_device_op
 {
     operation op;
     std::shared_ptr<loaded_kernel> kernel;
-    gather_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
+    indexed_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
         : op(std::move(o)),
-          kernel(load(ctx, gather_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
+          kernel(load(ctx, Source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
     {
     }
+};
+
+struct gather_form : indexed_form<gather_source>
+{
+    using indexed_form::indexed_form;
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         auto out = computed_shape(op, args);
@@ -321,15 +328,9 @@ struct roialign_form : sized_device_op
 
 /// gathernd (batch_dims 0): data at any strides, the indices' tuples at any strides, the
 /// output standard at the run's size.
-struct gathernd_form : sized_device_op
+struct gathernd_form : indexed_form<gathernd_source>
 {
-    operation op;
-    std::shared_ptr<loaded_kernel> kernel;
-    gathernd_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
-        : op(std::move(o)),
-          kernel(load(ctx, gathernd_source(out.type_size(), in[1].type() == shape::int64_type, wide_for({in[0], in[1], out}))))
-    {
-    }
+    using indexed_form::indexed_form;
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         auto out = computed_shape(op, args);
