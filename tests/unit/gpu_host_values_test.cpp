@@ -2,8 +2,12 @@
 // the memory that holds them. No device needed: the "device" memory here is a host buffer.
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
+#include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/host_values.hpp"
+#include "serialize/op_serializer.hpp"
 #include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <stdexcept>
 
 using migraphx::argument;
 using migraphx::shape;
@@ -67,6 +71,41 @@ TEST(gpu_host_values, the_latest_note_covering_the_memory_wins)
     EXPECT_EQ(known.find(part)->to_vector<std::int64_t>(), (std::vector<std::int64_t>{7}));
     EXPECT_EQ(known.find(dev)->to_vector<std::int64_t>(), (std::vector<std::int64_t>{5, 6, 7, 8}));
     EXPECT_EQ(known.size(), 2u); // a note a start address
+}
+
+// A saved program keeps which inputs a fallback reads from notes and whether it computes a size
+// on the host; a file saved before them loads without (every input copied back, as then); a
+// malformed list is refused by name.
+TEST(gpu_host_values, a_fallbacks_choices_are_saved)
+{
+    gpu::ref_fallback f;
+    f.op           = migraphx::make_op("reduce_min", {{"axes", {0}}});
+    f.known_inputs = {0};
+    f.host_value   = true;
+    const auto* s  = migraphx::serialize::find_op_serializer(f.name());
+    ASSERT_NE(s, nullptr);
+    auto no_mod = [](const std::string& n) -> migraphx::module_ref { throw std::runtime_error("no module " + n); };
+    auto loaded = s->load(f.name(), s->save(migraphx::operation{f}), no_mod);
+    const auto* l = loaded.any_cast<gpu::ref_fallback>();
+    ASSERT_NE(l, nullptr);
+    EXPECT_EQ(l->known_inputs, (std::vector<std::size_t>{0}));
+    EXPECT_TRUE(l->host_value);
+    migraphx::value old = migraphx::value::object{
+        {"op", "reduce_min"}, {"attrs", f.op.to_value()}, {"module", ""}, {"has_output", true}};
+    auto from_old = s->load(f.name(), old, no_mod);
+    EXPECT_TRUE(from_old.any_cast<gpu::ref_fallback>()->known_inputs.empty());
+    EXPECT_FALSE(from_old.any_cast<gpu::ref_fallback>()->host_value);
+    auto bad = old;
+    bad["known_inputs"] = "0";
+    try
+    {
+        s->load(f.name(), bad, no_mod);
+        ADD_FAILURE() << "a string for known_inputs loaded";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("known_inputs"), std::string::npos) << e.what();
+    }
 }
 
 TEST(gpu_host_values, only_small_integer_tensors_are_noted_kinds)
