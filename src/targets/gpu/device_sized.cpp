@@ -10,6 +10,8 @@
 #include "ops/run_time_sizes.hpp"
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <mutex>
 
 namespace migraphx {
 namespace gpu {
@@ -45,12 +47,22 @@ bool wide_for(const std::vector<shape>& shapes)
     return wide_walk(n, span);
 }
 
+/// The kernel of s on ctx's device, loaded once a process while any form holds it: SSDlite has
+/// hundreds of these ops (a class's gathers, Shapes, sizes), each once a module load.
 std::shared_ptr<loaded_kernel> load(context& ctx, const sized_source& s)
 {
+    static std::mutex m;
+    static std::map<std::pair<int, std::string>, std::weak_ptr<loaded_kernel>> loaded;
     auto& g = get_gpu_context(ctx);
     g.make_current();
     const auto& st = g.get();
-    return std::make_shared<loaded_kernel>(compile_cuda(s.source, s.name, st.sm_major, st.sm_minor), s.name);
+    std::lock_guard<std::mutex> lock(m);
+    auto& slot = loaded[{st.device, s.source}];
+    if(auto k = slot.lock())
+        return k;
+    auto k = std::make_shared<loaded_kernel>(compile_cuda(s.source, s.name, st.sm_major, st.sm_minor), s.name);
+    slot   = k;
+    return k;
 }
 
 void launch(context& ctx, const loaded_kernel& k, std::uint64_t n, std::vector<void*> params)
