@@ -24,4 +24,4 @@ for run in faster_rcnn_boxes mask_rcnn_boxes "mask_rcnn_boxes --fp16" ssdlite_bo
   sed -n '/^Summary:/,$p' /tmp/perf_one.txt | head -16 >> $OUT/perf.txt
   grep -E "Total time" /tmp/perf_one.txt >> $OUT/perf.txt
 done
-timeout 90 $PY tools/gpu/detector_torch_time.py --models ssdlite_boxes,faster_rcnn_boxes,mask_rcnn_boxes > $OUT/torch_time.txt 2>&1
+timeout 90 $PY tools/gpu/detector_torch_time.py --models ${TORCH_MODELS:-ssdlite_boxes} > $OUT/torch_time.txt 2>&1
