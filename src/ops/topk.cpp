@@ -88,15 +88,26 @@ struct topk
                     for(std::size_t j = 0; j < n; j++)
                         key[j] = static_cast<double>(input[base + j * inner]);
                     std::iota(order.begin(), order.end(), 0);
-                    // "a before b": strictly better key; NaN counts as the largest value.
+                    // "a before b": strictly better key (NaN counts as the largest value), equal
+                    // keys by lower index: a total order, so selecting the k first and sorting
+                    // only them gives what a stable sort of the whole row would (a detector's
+                    // 1000 of 200,000 anchors: O(n) instead of O(n log n)).
                     auto before = [&](std::size_t x, std::size_t y) {
                         double p = key[x], q = key[y];
                         bool pn = std::isnan(p), qn = std::isnan(q);
                         if(pn or qn)
-                            return largest ? (pn and not qn) : (qn and not pn);
-                        return largest ? p > q : p < q;
+                        {
+                            if(pn != qn)
+                                return largest ? pn : qn;
+                            return x < y;
+                        }
+                        if(p != q)
+                            return largest ? p > q : p < q;
+                        return x < y;
                     };
-                    std::stable_sort(order.begin(), order.end(), before);
+                    if(kk < n)
+                        std::nth_element(order.begin(), order.begin() + kk, order.end(), before);
+                    std::sort(order.begin(), order.begin() + kk, before);
                     std::size_t obase = o * kk * inner + i;
                     for(std::size_t j = 0; j < kk; j++)
                     {

@@ -2,6 +2,10 @@
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 namespace {
 using migraphx::shape;
@@ -71,6 +75,34 @@ TEST(ops_topk, largest_and_smallest_stable_ties)
     r = run(make_topk(1, 0, true), x);
     EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{5, 4, 6, 2}));
     EXPECT_EQ(r[1].to_vector<std::int64_t>(), (i64{1, 1, 1, 0}));
+}
+
+// A long row with many ties and NaNs (the k best selected first, then sorted): the same as the
+// first k of a stable sort of the whole row, written out here.
+TEST(ops_topk, long_rows_match_a_stable_sort_of_the_whole_row)
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> d(5000);
+    for(std::size_t i = 0; i < d.size(); i++)
+        d[i] = i % 97 == 0 ? nan : static_cast<float>((i * 7919) % 61) - 30.0f; // 61 levels, -0 excluded
+    migraphx::argument x{shape{shape::float_type, {5000}}, d.data()};
+    for(bool largest : {true, false})
+        for(std::int64_t k : {1, 37, 1000, 5000})
+        {
+            std::vector<std::size_t> order(d.size());
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                bool an = std::isnan(d[a]), bn = std::isnan(d[b]);
+                if(an or bn)
+                    return largest ? (an and not bn) : (bn and not an);
+                return largest ? d[a] > d[b] : d[a] < d[b];
+            });
+            auto r   = run(make_topk(k, 0, largest), x);
+            auto idx = r[1].to_vector<std::int64_t>();
+            ASSERT_EQ(idx.size(), static_cast<std::size_t>(k));
+            for(std::size_t j = 0; j < idx.size(); j++)
+                ASSERT_EQ(idx[j], static_cast<std::int64_t>(order[j])) << "k " << k << " largest " << largest << " at " << j;
+        }
 }
 
 TEST(ops_topk, program_on_transposed_input)
