@@ -5,13 +5,13 @@
 // what follows a detector's NMS (RoIAlign on the kept boxes, MultiScaleRoIAlign's per-level
 // scatter, Expand / Reshape to sizes computed from a data-dependent shape, Shape of such a result
 // (its sizes written by a launch: no copy from the host, no wait), gathers and concats of such
-// results). Its kernels take their sizes at launch (sized_kernels.hpp), so one compiled
+// results) and an SSD head's per-class steps (nonzero, gathernd, topk with a run-time k). Its kernels take their sizes at launch (sized_kernels.hpp), so one compiled
 // kernel serves every run. Where it cannot take what a run gives it (a layout or size it does not
 // know, sizes past the declared ones), the host computes the op as before, and throws where ref
 // throws.
 //
-// Differences from ref, where ref would throw on bad data: a gather's index out of range is
-// clamped, a scatter's writes nothing, a RoIAlign box with a batch index out of range gives
+// Differences from ref, where ref would throw on bad data: a gather's or gathernd's index out of
+// range is clamped, a scatter's writes nothing, a RoIAlign box with a batch index out of range gives
 // zeros. Duplicate scatter indices: one of the writes wins (ref: the last).
 
 #include <migraphx/argument.hpp>
