@@ -42,6 +42,14 @@ fi
 if ldd "$prefix"/lib/libmigraphx.so.0 2>/dev/null | grep libdnnl >/dev/null; then
   for lib in libdnnl.so.2 libgomp.so.1 libOpenCL.so.1; do cp -L /lib/x86_64-linux-gnu/$lib "$prefix/lib/" 2>/dev/null || true; done
 fi
+# The ONNX conformance cases of the gpu's selection kernels and run-time-size forms (about 1 MB;
+# the GPU machine has no libonnx-testdata): tools/gpu/sizes_check.sh runs them there.
+cases=/usr/share/libonnx-testdata/data/node
+if [ -d $cases ]; then
+  mkdir -p "$prefix/conformance/node"
+  cp -r $cases/test_top_k* $cases/test_argmax_* $cases/test_argmin_* $cases/test_gathernd* $cases/test_nonzero* \
+    "$prefix/conformance/node/" 2>/dev/null || true
+fi
 rm -rf "$prefix/share" "$prefix/lib/python"* 2>/dev/null || true
 strip --strip-unneeded "$prefix"/bin/* "$prefix"/lib/*.so* 2>/dev/null || true
 du -sh "$prefix"
