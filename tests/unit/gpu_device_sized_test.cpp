@@ -299,6 +299,10 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
     EXPECT_EQ(host_value["concat"], 1u);
     EXPECT_EQ(host["concat"], 1u);
     EXPECT_EQ(host_value.size(), 2u) << "sizes only";
+    // printed as such (the concat of sizes; Shape prints its device form once finalized)
+    std::ostringstream printed;
+    printed << p;
+    EXPECT_EQ(migx_test::occurrences(printed.str(), "{size on host}"), 4u) << printed.str();
     EXPECT_EQ(sizes_known["broadcast_with_dims"], 3u);
     EXPECT_EQ(sizes_known["reshape_with_dims"], 3u);
     EXPECT_EQ(host["roialign"] + host["scatter_none"] + host["broadcast_with_dims"] + host["reshape_with_dims"], 0u);

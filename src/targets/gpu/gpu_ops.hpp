@@ -353,7 +353,8 @@ struct ref_fallback
     std::string name() const { return "gpu::ref::" + op.name(); }
     void print_attributes(std::ostream& os) const
     {
-        os << op.attribute_string() << (device ? "{rows on device}" : (sized ? "{on device}" : ""));
+        os << op.attribute_string()
+           << (device ? "{rows on device}" : (sized ? "{on device}" : (host_value ? "{size on host}" : "")));
     }
     shape compute_shape(const std::vector<shape>& inputs) const;
     /// Keeps the inputs' declared shapes (see actual_output); makes the device op where
