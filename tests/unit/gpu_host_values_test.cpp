@@ -55,6 +55,13 @@ TEST(gpu_host_values, nothing_past_a_note_or_of_another_type)
     EXPECT_FALSE(known.find(argument{shape{shape::int32_type, {2}}, dev.data()}).has_value()); // same bytes, int32
     argument other{shape{shape::int64_type, {2}}};
     EXPECT_FALSE(known.find(other).has_value());
+    // data, not sizes: not noted
+    auto f = migraphx::literal{shape{shape::float_type, {2}}, std::vector<float>{1, 2}}.get_argument();
+    known.note(argument{f.get_shape(), other.data()}, f);
+    auto many = migraphx::literal{shape{shape::int64_type, {65}}, std::vector<std::int64_t>(65, 1)}.get_argument();
+    argument big{many.get_shape()};
+    known.note(big, many);
+    EXPECT_FALSE(known.find(big).has_value());
     EXPECT_EQ(known.size(), 1u);
 }
 

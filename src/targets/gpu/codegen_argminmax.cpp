@@ -30,6 +30,14 @@ std::optional<kernel_source> generate_argminmax(bool is_max, bool select_last, s
     ss << "__device__ __forceinline__ float migx_load(" << t << " v) { return " << (half ? "h2f(v)" : "v")
        << "; }\n";
     ss << "__device__ __forceinline__ bool migx_better(float a, float b) { return " << better << "; }\n";
+    if(block_a_row)
+        // two partial results combined: the better value; equal values the first (last) index
+        ss << "__device__ __forceinline__ void migx_combine(float& bv, unsigned long long& bi, float ov, "
+              "unsigned long long oi)\n{\n"
+              "    const unsigned long long none = 0xffffffffffffffffull;\n"
+              "    if(oi != none && (bi == none || migx_better(ov, bv) || (!migx_better(bv, ov) && "
+           << (select_last ? "oi > bi" : "oi < bi")
+           << ")))\n    {\n        bv = ov;\n        bi = oi;\n    }\n}\n";
     ss << "extern \"C\" __global__ void " << name << "(const " << t << "* __restrict__ x0, long long* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type({in}) << " idx_t;\n";
     ss << "    const idx_t n = " << n << "u, inner = " << inner << "u, rows = " << rows << "u;\n";
@@ -101,18 +109,11 @@ std::optional<kernel_source> generate_argminmax(bool is_max, bool select_last, s
                 bi = j;
             }
         }
-        // combine: the better value; equal values the first (last) index
         for(int off = 16; off > 0; off >>= 1)
         {
             float ov = __shfl_down_sync(0xffffffffu, bv, off);
             unsigned long long oi = __shfl_down_sync(0xffffffffu, bi, off);
-            bool take = oi != none && (bi == none || migx_better(ov, bv) ||
-                        (!migx_better(bv, ov) && (last ? oi > bi : oi < bi)));
-            if(take)
-            {
-                bv = ov;
-                bi = oi;
-            }
+            migx_combine(bv, bi, ov, oi);
         }
         if(lane == 0)
         {
@@ -123,17 +124,7 @@ std::optional<kernel_source> generate_argminmax(bool is_max, bool select_last, s
         if(tid == 0)
         {
             for(unsigned int w = 1; w < warps; w++)
-            {
-                float ov = part_v[w];
-                unsigned long long oi = part_i[w];
-                bool take = oi != none && (bi == none || migx_better(ov, bv) ||
-                            (!migx_better(bv, ov) && (last ? oi > bi : oi < bi)));
-                if(take)
-                {
-                    bv = ov;
-                    bi = oi;
-                }
-            }
+                migx_combine(bv, bi, part_v[w], part_i[w]);
             float first = migx_load(xr[0]);
             if(last && from == n)
                 bi = n - 1; // a NaN last: taken

@@ -451,7 +451,7 @@ struct nonzero_form : sized_device_op
 {
     std::shared_ptr<loaded_kernel> kernel;
     std::shared_ptr<char> count;       // device
-    std::shared_ptr<std::uint64_t> seen; // pinned host memory the count is copied to
+    std::shared_ptr<std::uint64_t> count_on_host; // pinned, the count is copied to it
     nonzero_form(context& ctx, const shape& in)
         : kernel(load(ctx, nonzero_source(in.type_size(), in.type() == shape::float_type or
                                                                in.type() == shape::half_type or
@@ -460,7 +460,7 @@ struct nonzero_form : sized_device_op
     {
         void* p = nullptr;
         MIGX_CUDA_CHECK(cudaMallocHost(&p, sizeof(std::uint64_t)));
-        seen = std::shared_ptr<std::uint64_t>(static_cast<std::uint64_t*>(p), [](std::uint64_t* q) { cudaFreeHost(q); });
+        count_on_host = std::shared_ptr<std::uint64_t>(static_cast<std::uint64_t*>(p), [](std::uint64_t* q) { cudaFreeHost(q); });
     }
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
@@ -482,9 +482,9 @@ struct nonzero_form : sized_device_op
         void* cp       = count.get();
         std::vector<void*> params{&xp, &yp, &cp, &d};
         kernel->launch(g.stream(), 1, x.elements() > 4096 ? 1024 : 256, params.data());
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(seen.get(), cp, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(count_on_host.get(), cp, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-        return result_in(args.back(), shape{shape::int64_type, {rank, static_cast<std::size_t>(*seen)}});
+        return result_in(args.back(), shape{shape::int64_type, {rank, static_cast<std::size_t>(*count_on_host)}});
     }
 };
 

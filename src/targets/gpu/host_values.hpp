@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
+#include <map>
 
 namespace migraphx {
 namespace gpu {
@@ -31,7 +31,8 @@ inline bool small_integers(const shape& s)
 
 struct host_values
 {
-    /// host (standard, same type and lens as device) is what device holds now.
+    /// host (standard, same type and lens as device; small_integers) is what device holds now.
+    /// Anything else is not noted.
     void note(const argument& device, const argument& host);
     /// The host copy of device (a view of a noted value: any shape of its type within the noted
     /// bytes, e.g. unsqueezed or sliced), from the latest note covering its memory; nothing where
@@ -48,7 +49,7 @@ struct host_values
     };
     mutable std::mutex m;
     std::uint64_t next_seq = 0;
-    std::unordered_map<std::uintptr_t, entry> entries; // by start address
+    std::map<std::uintptr_t, entry> entries; // by start address
 };
 
 } // namespace gpu
