@@ -25,7 +25,7 @@ struct fp16_rewriter
         auto n = ins->name();
         if(n.empty() or n.front() == '@' or n == "convert" or not ins->module_inputs().empty())
             return false;
-        if(ins->get_shape().dynamic() or (is_tuple(ins) and not float_tuple(ins)))
+        if(ins->get_shape().dynamic() or (is_tuple(ins) and not split_float_tuple(ins)))
             return false;
         return std::find(names.begin(), names.end(), "all") != names.end() or
                std::find(names.begin(), names.end(), n) != names.end();
@@ -34,13 +34,12 @@ struct fp16_rewriter
     static bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type; }
     static bool is_tuple(instruction_ref x) { return x->get_shape().type() == shape::tuple_type; }
 
-    /// A tuple of float results taken apart only by get_tuple_elem (rnn, gru, lstm): each becomes
-    /// half, and the users get it back in float.
-    static bool float_tuple(instruction_ref x)
+    /// A tuple with float results taken apart only by get_tuple_elem (rnn, gru, lstm; topk's
+    /// values and indices): its float results become half, and the users get them back in float.
+    static bool split_float_tuple(instruction_ref x)
     {
         const auto& subs = x->get_shape().sub_shapes();
-        return not subs.empty() and
-               std::all_of(subs.begin(), subs.end(), [](const shape& s) { return s.type() == shape::float_type; }) and
+        return std::any_of(subs.begin(), subs.end(), [](const shape& s) { return s.type() == shape::float_type; }) and
                std::all_of(x->outputs().begin(), x->outputs().end(),
                            [](instruction_ref u) { return u->name() == "get_tuple_elem"; });
     }
@@ -97,8 +96,13 @@ struct fp16_rewriter
             for(auto u : users)
             {
                 auto part = m.insert_instruction(u, u->get_operator(), {h});
-                m.replace_instruction(u, make_op("convert", {{"target_type", shape::float_type}}), {part});
-                half_of[&*u] = part;
+                if(is_float(u))
+                {
+                    m.replace_instruction(u, make_op("convert", {{"target_type", shape::float_type}}), {part});
+                    half_of[&*u] = part;
+                }
+                else
+                    m.replace_instruction(u, part); // topk's indices: the same type either way
             }
         }
         else if(is_float(ins))

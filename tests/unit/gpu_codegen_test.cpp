@@ -6,6 +6,7 @@
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
+#include <memory>
 #include <optional>
 
 using migraphx::make_op;
@@ -513,6 +514,48 @@ TEST(gpu_codegen, many_inputs_come_through_a_pointer_table)
             << k->source;
     }
 }
+
+// A detector head's elementwise kernel takes its row count at run time: one more parameter, the
+// loop bound from it, threads a row for the launch; the vector path only where every row count
+// ends on a whole vector; refused where the rows are not the outermost dim.
+TEST(gpu_codegen, pointwise_rows_at_run_time)
+{
+    std::vector<std::unique_ptr<migraphx::module>> subs;
+    auto bias_relu = [&](const shape& s) -> const migraphx::module& {
+        subs.push_back(std::make_unique<migraphx::module>("main:pointwise9"));
+        auto& sub = *subs.back();
+        auto x0   = sub.add_parameter("x0", s);
+        auto x1   = sub.add_parameter("x1", s);
+        sub.add_return({sub.add_instruction(make_op("relu"), sub.add_instruction(make_op("add"), x0, x1))});
+        return sub;
+    };
+    shape h{shape::half_type, {100, 256, 14, 14}};
+    shape bias = h; // a residual: packed like the output
+    const auto& sub = bias_relu(h);
+    auto k          = migraphx::gpu::generate_pointwise(sub, {h, bias}, h, true);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("migx_half* __restrict__ y, unsigned long long migx_rows)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("const idx_t n = (idx_t)migx_rows * 50176u;"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("// vector path: 8 elements a thread"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("q < n / 8u;"), std::string::npos) << k->source;
+    EXPECT_EQ(k->row_elements, 50176u / 8);
+    EXPECT_EQ(k->elements, h.elements() / 8);
+    // the same kernel for a fixed size: no parameter, constant bounds
+    auto fixed = migraphx::gpu::generate_pointwise(sub, {h, bias}, h);
+    ASSERT_TRUE(fixed.has_value());
+    EXPECT_EQ(fixed->row_elements, 0u);
+    EXPECT_EQ(fixed->source.find("migx_rows"), std::string::npos);
+    // rows of 12 halves: a row count may end inside a vector of 8, so the scalar loop only
+    shape odd{shape::half_type, {6, 12}};
+    auto o = migraphx::gpu::generate_pointwise(bias_relu(odd), {odd, odd}, odd, true);
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(o->source.find("vector path"), std::string::npos) << o->source;
+    EXPECT_EQ(o->row_elements, 12u);
+    // an NHWC output: refused (the device rows path takes standard outputs only)
+    shape nhwc{shape::half_type, {4, 8, 2, 2}, {32, 1, 16, 8}};
+    EXPECT_FALSE(migraphx::gpu::generate_pointwise(bias_relu(nhwc), {nhwc, nhwc}, nhwc, true).has_value());
+}
+
 #else
 TEST(gpu_codegen, skipped) { GTEST_SKIP() << "built without CUDA"; }
 #endif

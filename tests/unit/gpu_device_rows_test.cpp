@@ -10,7 +10,9 @@
 #include "passes/fuse_pointwise.hpp"
 #include "passes/pass_manager.hpp"
 #include "passes/simplify_pipeline.hpp"
+#include "targets/gpu/codegen.hpp"
 #include "targets/gpu/device_rows.hpp"
+#include <migraphx/gpu/hip.hpp>
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/lowering.hpp"
 #include "serialize/op_serializer.hpp"
@@ -108,6 +110,110 @@ TEST(gpu_device_rows, heads_after_a_data_dependent_result_match_ref_at_every_siz
     EXPECT_EQ(r[3].get_shape().lens(), (std::vector<std::size_t>{5, 2, 12, 12}));
 }
 
+/// A mask head's shape of problem: 64 declared rows of feature maps picked by nonzero(c); a
+/// convolution, a ConvTranspose and a product of them.
+migraphx::program many_rows_head()
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto c    = m->add_parameter("c", shape{shape::float_type, {64}});
+    auto maps = m->add_parameter("maps", shape{shape::float_type, {64, 4, 5, 5}});
+    auto idx  = m->add_instruction(make_op("squeeze", {{"axes", {0}}}), m->add_instruction(make_op("nonzero"), c));
+    auto rows = m->add_instruction(make_op("gather", {{"axis", 0}}), maps, idx);
+    auto conv = m->add_instruction(make_op("convolution", {{"padding", {1, 1}}}), rows,
+                                   weights(*m, shape{shape::float_type, {6, 4, 3, 3}}, 2));
+    auto up   = m->add_instruction(make_op("convolution_backwards", {{"stride", {2, 2}}}), conv,
+                                   weights(*m, shape{shape::float_type, {6, 3, 2, 2}}, 3));
+    auto flat = m->add_instruction(make_op("flatten", {{"axis", 1}}), rows);
+    auto prod = m->add_instruction(make_op("dot"), flat, weights(*m, shape{shape::float_type, {100, 7}}, 1));
+    m->add_return({up, prod});
+    return p;
+}
+
+// A run with fewer actual rows computes the fewest rows a device op was made for that hold them
+// (64 declared: ops at 8, 12, 16, 24, 32 and 48 rows too), not all 64; results equal ref's
+// at 5, 20, 33 and all 64 rows.
+TEST(gpu_device_rows, fewer_actual_rows_run_a_device_op_made_for_fewer)
+{
+    MIGX_REQUIRE_GPU();
+    auto p = many_rows_head();
+    for(std::size_t actual : {5u, 20u, 33u, 64u})
+    {
+        auto params = migx_test::fresh_params(p);
+        migraphx::argument c{shape{shape::float_type, {64}}};
+        auto* d = reinterpret_cast<float*>(c.data());
+        for(std::size_t i = 0; i < 64; i++)
+            d[i] = (i * 5) % 64 < actual ? 1.0f : 0.0f; // `actual` rows, spread over the 64
+        params["c"] = c;
+        auto g      = migx_test::expect_gpu_matches_ref(p, params, 1e-4, 1e-4);
+#ifdef MIGRAPHX_HAVE_GPU
+        std::size_t ops = 0;
+        const auto& m   = *g.get_main_module();
+        for(auto it = m.begin(); it != m.end(); ++it)
+            if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>();
+               f != nullptr and f->device and f->op.name() != "gather")
+            {
+                ops++;
+                EXPECT_EQ(f->device_at_rows.size(), 6u) << f->op.name();
+                // the A runs had `actual` rows, the B runs (other values: all nonzero) all 64
+                if(actual < 64)
+                    EXPECT_GT(f->fewer_rows_runs->load(), 0u) << f->op.name() << " at " << actual;
+                else
+                    EXPECT_EQ(f->fewer_rows_runs->load(), 0u) << f->op.name();
+                EXPECT_LT(f->fewer_rows_runs->load(), f->device_runs->load()) << f->op.name();
+            }
+        EXPECT_EQ(ops, 3u) << g;
+#endif
+        auto r = g.eval(params);
+        ASSERT_EQ(r.size(), 2u);
+        EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{actual, 3, 10, 10}));
+        EXPECT_EQ(r[1].get_shape().lens(), (std::vector<std::size_t>{actual, 7}));
+    }
+}
+
+// An elementwise kernel made with its rows at run time computes the rows asked and leaves the
+// rest of the output as it was (the scalar loop and the vector path).
+TEST(gpu_device_rows, a_rows_kernel_computes_only_the_rows_asked)
+{
+    MIGX_REQUIRE_GPU();
+#ifdef MIGRAPHX_HAVE_GPU
+    auto ctx = migraphx::get_target("gpu").get_context();
+    for(auto type : {shape::float_type, shape::half_type})
+        for(std::size_t cols : {12u, 16u}) // half rows of 12: scalar only; of 16: 8 a thread
+        {
+            shape s{type, {8, cols}};
+            shape b{type, {8, cols}, {0, 1}};
+            migraphx::module sub("main:pointwise_rows");
+            auto x0 = sub.add_parameter("x0", s);
+            auto x1 = sub.add_parameter("x1", b);
+            sub.add_return({sub.add_instruction(make_op("relu"), sub.add_instruction(make_op("add"), x0, x1))});
+            auto k = migraphx::gpu::generate_pointwise(sub, {s, b}, s, true);
+            ASSERT_TRUE(k.has_value());
+            auto op = migraphx::gpu::make_kernel(*k);
+            op.finalize(ctx, s, {s, b, s});
+            const auto* co = op.any_cast<migraphx::gpu::code_object>();
+            ASSERT_NE(co, nullptr);
+            auto x    = migraphx::generate_argument(s, 3);
+            auto bias = migraphx::generate_argument(shape{type, {cols}}, 4);
+            auto y0   = migraphx::literal{s, std::vector<float>(s.elements(), 7.0f)}.get_argument();
+            auto dx = migraphx::gpu::to_gpu(x), db = migraphx::gpu::to_gpu(bias), dy = migraphx::gpu::to_gpu(y0);
+            for(std::size_t rows : {3u, 0u, 8u})
+            {
+                auto y = migraphx::gpu::to_gpu(y0);
+                co->compute_rows(ctx, {dx, migraphx::argument{b, db.share_data()}, y}, rows);
+                auto got = migraphx::gpu::from_gpu(y).to_vector<float>();
+                auto xv = x.to_vector<float>(), bv = bias.to_vector<float>();
+                for(std::size_t i = 0; i < s.elements(); i++)
+                {
+                    float want = i / cols < rows ? std::max(0.0f, xv[i] + bv[i % cols]) : 7.0f;
+                    EXPECT_NEAR(got[i], want, type == shape::half_type ? 2e-2 : 1e-6)
+                        << "rows " << rows << " element " << i << " cols " << cols;
+                }
+            }
+        }
+#endif
+}
+
 /// Picked rows times a data-dependent value broadcast along them (their max).
 migraphx::program rows_times_their_max()
 {
@@ -203,6 +309,23 @@ TEST(gpu_device_rows_no_device, device_ops_for_row_wise_reference_ops)
     shape bias{shape::float_type, {8, 4}, {0, 1}};
     EXPECT_EQ(migraphx::gpu::row_inputs(make_op("pointwise"), {o, bias, o}, o), (std::vector<bool>{true, false, true}));
     EXPECT_TRUE(migraphx::gpu::row_inputs(make_op("relu"), {o}, o).empty());
+}
+
+TEST(gpu_device_rows_no_device, fewer_row_counts_for_ops_whose_time_grows_with_rows)
+{
+    using migraphx::gpu::fewer_row_counts;
+    EXPECT_EQ(fewer_row_counts(make_op("convolution"), 100), (std::vector<std::size_t>{13, 19, 25, 38, 50, 75}));
+    EXPECT_EQ(fewer_row_counts(make_op("dot"), 1000), (std::vector<std::size_t>{125, 188, 250, 375, 500, 750}));
+    EXPECT_EQ(fewer_row_counts(make_op("convolution_backwards"), 16), (std::vector<std::size_t>{8, 12}));
+    EXPECT_TRUE(fewer_row_counts(make_op("convolution"), 8).empty()); // at least 8 rows, fewer than declared
+    EXPECT_TRUE(fewer_row_counts(make_op("pointwise"), 1000).empty());
+    EXPECT_TRUE(fewer_row_counts(make_op("gather", {{"axis", 0}}), 1000).empty());
+    // the front rows of the same buffer: strides kept (NHWC too)
+    shape nhwc{shape::half_type, {100, 8, 4, 4}, {128, 1, 32, 8}};
+    auto s = migraphx::gpu::with_rows(nhwc, 38);
+    EXPECT_EQ(s.lens(), (std::vector<std::size_t>{38, 8, 4, 4}));
+    EXPECT_EQ(s.strides(), nhwc.strides());
+    EXPECT_TRUE(migraphx::gpu::with_rows(shape{shape::float_type, {100, 5}}, 13).standard());
 }
 
 TEST(gpu_device_rows_no_device, front_rows_match_only_the_row_inputs_rows)

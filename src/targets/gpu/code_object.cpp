@@ -69,12 +69,20 @@ void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&
     }
 }
 
-argument code_object::compute(context& ctx, const shape&, const std::vector<argument>& args) const
+argument code_object::compute(context& ctx, const shape& out, const std::vector<argument>& args) const
+{
+    return compute_rows(ctx, args, row_elements == 0 or out.lens().empty() ? 0 : out.lens().front());
+}
+
+argument code_object::compute_rows(context& ctx, const std::vector<argument>& args, std::size_t rows) const
 {
     if(not kernel)
         MIGRAPHX_THROW(name() + "[" + symbol_name + "]: run before finalize");
-    if(global == 0)
+    // threads for the rows asked (a rows kernel), else for the whole output
+    auto threads = row_elements == 0 ? global : std::min(global, rows * row_elements);
+    if(threads == 0)
         return args.back();
+    unsigned long long rows_param = rows;
     auto& g = get_gpu_context(ctx);
     std::vector<void*> ptrs(args.size());
     for(std::size_t i = 0; i < args.size(); i++)
@@ -102,7 +110,9 @@ argument code_object::compute(context& ctx, const shape&, const std::vector<argu
         for(auto& p : ptrs)
             params.push_back(&p);
     }
-    std::size_t blocks = (global + local - 1) / local;
+    if(row_elements > 0)
+        params.push_back(&rows_param);
+    std::size_t blocks = (threads + local - 1) / local;
     blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(std::max(g.get().sm_count, 1)) * 32);
     kernel->launch(g.stream(), blocks, local, params.data());
     return args.back();

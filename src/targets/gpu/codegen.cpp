@@ -273,7 +273,8 @@ std::string loop_code(const std::string& name,
                       const shape& out,
                       const std::string& body,
                       const std::string& head        = "",
-                      const std::string& vector_part = "")
+                      const std::string& vector_part = "",
+                      const std::string& n_expr      = "")
 {
     auto p = plan_walk(inputs, out);
     std::ostringstream ss;
@@ -282,7 +283,7 @@ std::string loop_code(const std::string& name,
           "return hi < y ? hi : y; }\n";
     ss << (head.empty() ? detail::signature(name, input_types, out_type) : head);
     ss << "    typedef " << p.idx << " idx_t;\n";
-    ss << "    const idx_t n = " << p.n << ";\n";
+    ss << "    const idx_t n = " << (n_expr.empty() ? std::to_string(p.n) : n_expr) << ";\n";
     ss << vector_part;
     ss << "    for(idx_t i = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; i < n; i += (idx_t)gridDim.x * blockDim.x)\n"
           "    {\n";
@@ -688,10 +689,15 @@ std::string vector_union(const std::string& name, const std::string& type, std::
 
 } // namespace
 
-std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out)
+std::optional<kernel_source>
+generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out, bool rows_at_run_time)
 {
     if(value_type(out.type()).empty() or not(out.standard() or out.packed()))
         return std::nullopt;
+    // rows at run time: the first dim must be the outermost of the walk (a standard output)
+    if(rows_at_run_time and (not out.standard() or out.lens().empty() or out.lens().front() == 0))
+        return std::nullopt;
+    const std::size_t row_elements = rows_at_run_time ? out.elements() / out.lens().front() : 0;
     for(const auto& s : inputs)
         if(s.dynamic() or value_type(s.type()).empty() or s.lens() != out.lens())
             return std::nullopt;
@@ -705,7 +711,7 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     for(std::size_t k = 0; k < params.size(); k++)
         if(params[k]->get_shape().type() != inputs[k].type())
             return std::nullopt;
-    if(auto op = uniform_fold(sub, inputs, out))
+    if(auto op = uniform_fold(sub, inputs, out); op and not rows_at_run_time)
         return generate_fold(*op, inputs, out);
 
     // Every value is held in value_type of its element type: float for float and half, bool, or
@@ -812,6 +818,8 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     // The same code computes each element, so both give the same bits.
     auto plan = plan_walk(inputs, out);
     auto vec  = t <= max_vector_ops ? plan_vector(plan, inputs, out) : std::nullopt;
+    if(vec and rows_at_run_time and row_elements % vec->width != 0)
+        vec.reset(); // some row counts would end inside a vector
     std::string vector_part;
     if(vec)
     {
@@ -845,7 +853,8 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
         vector_part = "    // vector path: " + ws + " elements a thread when every vector pointer is 16-byte aligned\n" +
                       "    if(((" + aligned + "(unsigned long long)(const void*)y) & 15ull) == 0ull)\n    {\n" +
                       "        for(idx_t q = blockIdx.x * (idx_t)blockDim.x + threadIdx.x; q < " +
-                      std::to_string(plan.n / w) + "u; q += (idx_t)gridDim.x * blockDim.x)\n        {\n" +
+                      (rows_at_run_time ? "n / " + ws : std::to_string(plan.n / w)) +
+                      "u; q += (idx_t)gridDim.x * blockDim.x)\n        {\n" +
                       "            const idx_t i = q * " + ws + "u;\n" + indent(offset_code(plan), 4) + v.str() +
                       "        }\n        return;\n    }\n";
     }
@@ -860,7 +869,14 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
     // One thread a vector when the vector path exists; the scalar loop strides over all elements
     // with whatever grid it gets.
     k.elements = vec ? plan.n / vec->width : out.elements();
-    k.source   = loop_code(name, itypes, storage_type(out.type()), inputs, out, body, "", vector_part);
+    std::string head, n_expr;
+    if(rows_at_run_time)
+    {
+        head   = detail::signature(name, itypes, storage_type(out.type()), ", unsigned long long migx_rows");
+        n_expr = "(idx_t)migx_rows * " + std::to_string(row_elements) + "u";
+        k.row_elements = vec ? row_elements / vec->width : row_elements;
+    }
+    k.source = loop_code(name, itypes, storage_type(out.type()), inputs, out, body, head, vector_part, n_expr);
     if(integers)
         k.source.insert(k.source.find("extern \"C\""), integer_prelude);
     return k;
@@ -868,7 +884,10 @@ std::optional<kernel_source> generate_pointwise(const module& sub, const std::ve
 
 namespace detail {
 
-std::string signature(const std::string& name, const std::vector<std::string>& in_types, const std::string& out_type)
+std::string signature(const std::string& name,
+                      const std::vector<std::string>& in_types,
+                      const std::string& out_type,
+                      const std::string& more_params)
 {
     std::ostringstream ss;
     ss << "extern \"C\" __global__ void " << name << "(";
@@ -878,7 +897,7 @@ std::string signature(const std::string& name, const std::vector<std::string>& i
     else
         for(std::size_t k = 0; k < in_types.size(); k++)
             ss << "const " << in_types[k] << "* __restrict__ x" << k << ", ";
-    ss << out_type << "* __restrict__ y)\n{\n";
+    ss << out_type << "* __restrict__ y" << more_params << ")\n{\n";
     if(table)
         for(std::size_t k = 0; k < in_types.size(); k++)
             ss << "    const " << in_types[k] << "* __restrict__ x" << k << " = static_cast<const " << in_types[k]

@@ -28,6 +28,9 @@ struct kernel_source
     std::size_t elements = 0; // threads the work is split over (the output's elements, or fewer: a
                               // kernel that loops over them with a grid stride is right for any grid)
     std::size_t local    = 256; // threads a block
+    /// A kernel made with rows_at_run_time: `elements` for each row of the output computed (a
+    /// launch for r rows splits the work over r * row_elements threads); 0 for any other kernel.
+    std::size_t row_elements = 0;
 };
 
 /// The fused elementwise kernel for a `pointwise` sub-module (params x0, x1, ... in input order).
@@ -49,7 +52,13 @@ struct kernel_source
 /// loads and stores; `elements` is then the output's elements / V) when all the pointers read or
 /// written as vectors are 16-byte aligned at run time, and the scalar loop otherwise; both give
 /// the same bits.
-std::optional<kernel_source> generate_pointwise(const module& sub, const std::vector<shape>& inputs, const shape& out);
+/// rows_at_run_time (a standard output): the kernel takes one more parameter after y,
+/// `unsigned long long migx_rows`, and computes only the output's first migx_rows rows (its first
+/// dim), reading the inputs at their given strides: a detector's head at the run's actual rows.
+std::optional<kernel_source> generate_pointwise(const module& sub,
+                                                const std::vector<shape>& inputs,
+                                                const shape& out,
+                                                bool rows_at_run_time = false);
 
 /// Copies `in` (any strides, any element type) into the standard layout `out` of equal lens.
 kernel_source generate_copy(const shape& in, const shape& out);
@@ -153,7 +162,11 @@ inline bool inputs_in_table(std::size_t inputs) { return inputs > max_pointer_pa
 namespace detail {
 /// `extern "C" __global__ void name(...)\n{\n` for inputs x0.. of in_types and output y of
 /// out_type; with a pointer table (inputs_in_table) the inputs are read from it first.
-std::string signature(const std::string& name, const std::vector<std::string>& in_types, const std::string& out_type);
+/// more_params: parameters after y (", unsigned long long migx_rows").
+std::string signature(const std::string& name,
+                      const std::vector<std::string>& in_types,
+                      const std::string& out_type,
+                      const std::string& more_params = "");
 /// The helpers every generated kernel starts with (half conversions, NaN-aware max/min).
 std::string prelude();
 /// f exactly, as a CUDA expression (its bits).

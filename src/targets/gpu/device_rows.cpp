@@ -2,6 +2,8 @@
 #include "ops/convolution_pads.hpp"
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/lowering.hpp"
+#include <algorithm>
+#include <utility>
 
 namespace migraphx {
 namespace gpu {
@@ -122,7 +124,7 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
             if(not rows[i] and (inputs[i].dynamic() or inputs[i].lens().size() != out.lens().size() or
                                 inputs[i].strides()[0] != 0))
                 return std::nullopt;
-        if(auto k = generate_pointwise(*mod, inputs, out))
+        if(auto k = generate_pointwise(*mod, inputs, out, true)) // computes the actual rows only
             return make_kernel(*k);
         return std::nullopt;
     }
@@ -170,6 +172,33 @@ device_rows_op(const operation& op, const std::vector<shape>& inputs, const shap
     if(auto c = cudnn_convolution_backwards_for(v, a, b))
         return operation{*c};
     return std::nullopt;
+}
+
+std::vector<std::size_t> fewer_row_counts(const operation& op, std::size_t declared)
+{
+    const auto& n = op.name();
+    if(n != "dot" and n != "convolution" and n != "convolution_backwards")
+        return {};
+    constexpr std::size_t least = 8;
+    std::vector<std::size_t> counts;
+    const std::pair<std::size_t, std::size_t> fractions[] = {{3, 4}, {1, 2}, {3, 8}, {1, 4}, {3, 16}, {1, 8}};
+    for(auto [num, den] : fractions)
+    {
+        auto c = (declared * num + den - 1) / den; // rounded up
+        if(c >= least and c < declared and (counts.empty() or c < counts.back()))
+            counts.push_back(c);
+    }
+    std::reverse(counts.begin(), counts.end());
+    return counts;
+}
+
+shape with_rows(const shape& s, std::size_t rows)
+{
+    auto lens = s.lens();
+    if(lens.empty())
+        MIGRAPHX_THROW("with_rows: a scalar has no rows");
+    lens[0] = rows;
+    return shape{s.type(), lens, s.strides()};
 }
 
 bool front_rows_match(const std::vector<shape>& declared,

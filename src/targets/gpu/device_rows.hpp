@@ -46,6 +46,17 @@ std::vector<bool> row_inputs(const operation& op, const std::vector<shape>& inpu
 std::optional<operation>
 device_rows_op(const operation& op, const std::vector<shape>& inputs, const shape& out, const module* mod = nullptr);
 
+/// Row counts below `declared` at which a device op for reference op `op` is also made, so that a
+/// run with fewer actual rows computes the next count up instead of all declared rows: for the
+/// ops whose time grows with their rows (dot, convolution, ConvTranspose: a mask head's 100
+/// declared rows hold ~33 real ones), two counts an octave (3/4, 1/2, 3/8, ...) down to an eighth
+/// of declared and at least 8 rows, ascending; empty for any other op (an elementwise kernel's
+/// extra rows cost next to nothing).
+std::vector<std::size_t> fewer_row_counts(const operation& op, std::size_t declared);
+
+/// s with `rows` in its first dim, its strides kept (the front rows of s's buffer).
+shape with_rows(const shape& s, std::size_t rows);
+
 /// Where a device_rows_op computed at declared shapes `declared` (inputs, then the output)
 /// gives the reference op's result for inputs `actual`: the row inputs (`rows`) may hold fewer
 /// rows (their first dim; all as many) at the declared strides, the others have their declared

@@ -132,6 +132,12 @@ struct code_object
     void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
     argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
     std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    /// A kernel that takes its row count at run time (codegen.hpp: generate_pointwise's
+    /// rows_at_run_time): its threads a row. Not an attribute: only device ops made at finalize
+    /// (ref_fallback's) have one, and they are never saved.
+    std::size_t row_elements = 0;
+    /// Such a kernel's launch for the output's first `rows` rows (compute takes them all).
+    argument compute_rows(context& ctx, const std::vector<argument>& args, std::size_t rows) const;
     std::shared_ptr<loaded_kernel> kernel;
     std::size_t binary_size = 0;
     /// The cubin (uint8 bytes; in a loaded program, the mapped file's). Not an attribute: a
@@ -375,10 +381,18 @@ struct ref_fallback
     argument compute_host(const shape& out, const std::vector<argument>& host) const;
     std::vector<shape> in_shapes; // declared inputs (finalize)
     std::shared_ptr<operation> device; // the device op for rows_on_device (finalize), finalized
+    /// The same at fewer rows (device_rows.hpp's fewer_row_counts, ascending): a run with fewer
+    /// actual rows takes the first that holds them. Finalized.
+    std::vector<std::pair<std::size_t, std::shared_ptr<operation>>> device_at_rows;
+    /// Whether a generated elementwise device op computes only the actual rows (finalize: off under
+    /// MIGRAPHX_DISABLE_FEWER_ROWS=1, as device_at_rows is then empty).
+    bool actual_rows_only = true;
     std::shared_ptr<const sized_device_op> sized; // its device_sized.hpp form (finalize)
     std::shared_ptr<const int64_writer> writer;   // host_value's launch (finalize)
     /// Runs that took the device op (the rest ran on the host): what a test or a trace asks.
     std::shared_ptr<std::atomic<std::size_t>> device_runs = std::make_shared<std::atomic<std::size_t>>(0);
+    /// Of those, the runs that took one of device_at_rows.
+    std::shared_ptr<std::atomic<std::size_t>> fewer_rows_runs = std::make_shared<std::atomic<std::size_t>>(0);
     /// Inputs read from a host note instead of copied back (known_inputs).
     std::shared_ptr<std::atomic<std::size_t>> noted_reads = std::make_shared<std::atomic<std::size_t>>(0);
     private:

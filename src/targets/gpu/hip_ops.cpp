@@ -2,6 +2,7 @@
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/device_literals.hpp"
 #include "targets/gpu/device_rows.hpp"
+#include "ir/env.hpp"
 #include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/shared_scratch.hpp"
 #include "targets/gpu/gpu_ops.hpp"
@@ -325,6 +326,24 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
         return;
     d->finalize(ctx, out, inputs);
     device = std::make_shared<operation>(std::move(*d));
+    device_at_rows.clear();
+    actual_rows_only = not env_enabled("MIGRAPHX_DISABLE_FEWER_ROWS");
+    if(not actual_rows_only)
+        return;
+    auto rows = row_inputs(op, in_shapes, out);
+    for(auto n : fewer_row_counts(op, out.lens().front()))
+    {
+        std::vector<shape> at_n;
+        for(std::size_t i = 0; i < in_shapes.size(); i++)
+            at_n.push_back(rows[i] ? with_rows(in_shapes[i], n) : in_shapes[i]);
+        auto out_n = with_rows(out, n);
+        auto dn    = device_rows_op(op, at_n, out_n, mod);
+        if(not dn)
+            continue;
+        at_n.push_back(out_n);
+        dn->finalize(ctx, out_n, at_n);
+        device_at_rows.emplace_back(n, std::make_shared<operation>(std::move(*dn)));
+    }
 }
 
 std::optional<argument>
@@ -359,14 +378,27 @@ ref_fallback::compute_rows(context& ctx, const std::vector<argument>& args) cons
     }
     if(not front_rows_match(declared, actual, result, rows))
         return std::nullopt;
-    // The same buffers at their declared sizes: the rows past the actual ones hold whatever the
-    // buffers do there; their results are never read.
+    // The same buffers at their declared sizes, or at the fewest rows a device op was made for
+    // that hold the actual ones: the rows past the actual ones hold whatever the buffers do
+    // there; their results are never read.
+    auto fewer = std::find_if(device_at_rows.begin(), device_at_rows.end(),
+                              [&](const auto& d) { return d.first >= result.lens().front(); });
+    const auto& run_op = fewer == device_at_rows.end() ? *device : *fewer->second;
+    auto run_out       = fewer == device_at_rows.end() ? full_out : with_rows(full_out, fewer->first);
     std::vector<argument> full;
-    for(std::size_t i = 0; i < args.size(); i++)
-        full.emplace_back(declared[i], args[i].share_data());
-    auto r = device->compute(ctx, full_out, full);
+    for(std::size_t i = 0; i + 1 < args.size(); i++)
+        full.emplace_back(rows[i] and fewer != device_at_rows.end() ? with_rows(declared[i], fewer->first) : declared[i],
+                          args[i].share_data());
+    full.emplace_back(run_out, args.back().share_data());
+    // a generated elementwise kernel takes the actual rows at run time and computes only those
+    const auto* rows_kernel = run_op.any_cast<code_object>();
+    auto r = rows_kernel != nullptr and rows_kernel->row_elements > 0 and actual_rows_only
+                 ? rows_kernel->compute_rows(ctx, full, result.lens().front())
+                 : run_op.compute(ctx, run_out, full);
     ++*device_runs;
-    if(result.lens() == full_out.lens())
+    if(fewer != device_at_rows.end())
+        ++*fewer_rows_runs;
+    if(result.lens() == run_out.lens())
         return r;
     return argument{shape{result.type(), result.lens(), full_out.strides()}, r.share_data()};
 }

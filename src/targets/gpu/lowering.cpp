@@ -53,6 +53,7 @@ operation make_kernel(const kernel_source& k)
     c.global      = k.elements;
     c.local       = k.local;
     c.source      = k.source;
+    c.row_elements = k.row_elements;
     return c;
 }
 
