@@ -107,7 +107,8 @@ int run_command(const model_options& mo, const target_options& to, const param_o
     return 0;
 }
 
-int perf_command(const model_options& mo, const target_options& to, const param_options& po0, std::size_t n)
+int perf_command(const model_options& mo, const target_options& to, const param_options& po0, std::size_t n,
+                 bool enqueue_times)
 {
     auto m  = load_and_compile(mo, to, po0);
     auto po = with_run_dims(po0, mo, m.prog);
@@ -122,6 +123,8 @@ int perf_command(const model_options& mo, const target_options& to, const param_
     bool replays = run.target_name() == "gpu" and not to.no_cuda_graph and
                    std::getenv("MIGRAPHX_DISABLE_CUDA_GRAPH") == nullptr;
     perf_report(std::cout, run, params_for(run, params), n, batch_size(mo, m.prog), replays);
+    if(enqueue_times)
+        enqueue_report(std::cout, run, params_for(run, params), n);
     return 0;
 }
 

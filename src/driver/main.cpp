@@ -21,6 +21,7 @@ struct state
     output_options out;
     verify_options verify;
     std::size_t n = 100;
+    bool enqueue_times = false;
     bool list     = false;
     std::string name;
     std::string mxr;
@@ -85,7 +86,7 @@ int run_cli(int argc, char** argv)
     });
     auto* perf = add("perf", "Compile and print the performance report", [&] {
         finish_options(s.model, &s.params);
-        return perf_command(s.model, s.tgt, s.params, s.n);
+        return perf_command(s.model, s.tgt, s.params, s.n, s.enqueue_times);
     });
     auto* verify = add("verify", "Compare the target's results with ref's", [&] {
         finish_options(s.model, &s.params);
@@ -98,6 +99,9 @@ int run_cli(int argc, char** argv)
         add_param_options(*sub, s.params);
     }
     perf->add_option("-n", s.n, "Number of timed runs (default 100)")->check(at_least(1, "a positive integer"));
+    perf->add_flag("--enqueue-times", s.enqueue_times,
+                   "Also report the host's time to issue each instruction (no wait after it), summed per op: "
+                   "where a launch-bound run spends its time");
     verify->add_option("--rtol", s.verify.rtol, "Relative tolerance (default 1e-3; 1e-2 --fp16; 1e-1 --int8)")
         ->check(at_least(0, "a non-negative number"));
     verify->add_option("--atol", s.verify.atol, "Absolute tolerance (default as --rtol)")

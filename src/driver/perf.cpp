@@ -141,5 +141,45 @@ void perf_report(std::ostream& os,
            << std::endl;
 }
 
+void enqueue_report(std::ostream& os, const program& p, const parameter_map& params, std::size_t n)
+{
+    context& ctx = p.get_context();
+    step_evaluator steps(p);
+    std::unordered_map<const instruction*, std::vector<double>> times;
+    std::vector<double> waits;
+    for(std::size_t i = 0; i < n; i++)
+    {
+        steps.run(params, [&](instruction_ref ins, const std::function<argument()>& compute) {
+            argument r;
+            times[&*ins].push_back(time_ms([&] { r = compute(); }));
+            return r;
+        });
+        waits.push_back(time_ms([&] { ctx.finish(); }));
+    }
+    const auto* mm = p.get_main_module();
+    std::map<std::string, std::pair<double, std::size_t>> groups;
+    double total = 0;
+    for(auto ins = mm->begin(); ins != mm->end(); ++ins)
+    {
+        if(ins->name() == "@return")
+            continue;
+        double a = middle_mean(times[&*ins]);
+        total += a;
+        auto& g = groups[perf_group(*ins)];
+        g.first += a;
+        g.second++;
+    }
+    std::vector<std::pair<std::string, std::pair<double, std::size_t>>> sorted(groups.begin(), groups.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return a.second.first > b.second.first;
+    });
+    os << "\nEnqueue summary:\n";
+    for(const auto& [name, g] : sorted)
+        os << name << ": " << g.first << "ms / " << g.second << " = " << g.first / static_cast<double>(g.second)
+           << "ms, " << percent(g.first, total) << "%\n";
+    os << "\nEnqueue time: " << total << "ms\n";
+    os << "Device wait after enqueue: " << middle_mean(waits) << "ms" << std::endl;
+}
+
 } // namespace driver
 } // namespace migraphx

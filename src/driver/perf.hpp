@@ -27,6 +27,14 @@ void perf_report(std::ostream& os,
                  std::size_t batch,
                  bool graph_replay = false);
 
+/// The host's side of a run (perf --enqueue-times): the main module evaluated one instruction at a
+/// time, each timed from its start until it returns without waiting for the device after it (a
+/// kernel's launch; an op that reads results back waits there), then one wait for the device, n
+/// times. Prints "Enqueue summary:" (the middle-half means summed per op, sorted) and "Enqueue time:"
+/// (their sum) and "Device wait after enqueue:" (the final wait's mean). A run whose enqueue time is
+/// most of its Total time is bound by the host, not the device.
+void enqueue_report(std::ostream& os, const program& p, const parameter_map& params, std::size_t n);
+
 } // namespace driver
 } // namespace migraphx
 

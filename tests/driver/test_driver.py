@@ -7,7 +7,7 @@ import sys
 import tempfile
 
 import driver_testlib as lib
-from driver_testlib import (INSTRUCTION, SHAPE, check, check_error, close, lines, outputs_of, parse_perf,
+from driver_testlib import (INSTRUCTION, NUMBER, SHAPE, check, check_error, close, lines, outputs_of, parse_perf,
                             parse_trace, check_trace, check_perf_figures, project_version, run)
 
 DRIVER, MODELS, SOURCE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -216,6 +216,21 @@ def test_perf():
         check(res["y"][0].startswith("float_type, {3}") and res["y"][1] == [0.0, 4.0, 16.0], "run " + t + ": " + str(res))
         ins, groups, nums = parse_perf(lines(run("perf", t, "-n", "2", nz, "--fill1", "x")))
         check(any(g[0] == "nonzero" for g in groups), "perf " + t + " on a data-dependent reshape")
+    # --enqueue-times: the host's issue time per op after the report, summed to the Enqueue time
+    out = lines(run("perf", "--ref", "-n", "5", "--enqueue-times", ADD))
+    i = out.index("Enqueue summary:")
+    ops, j = {}, i + 1
+    while out[j]:
+        m = re.match(r"^(\S+): " + NUMBER + r"ms / (\d+) = " + NUMBER + r"ms, " + NUMBER + r"%$", out[j])
+        check(m, "enqueue summary line: " + out[j])
+        ops[m.group(1)] = float(m.group(2))
+        j += 1
+    check({"add", "relu"} <= set(ops), "enqueue summary groups by op: " + str(ops))
+    m = re.match(r"^Enqueue time: " + NUMBER + "ms$", out[j + 1])
+    check(m and abs(float(m.group(1)) - sum(ops.values())) <= 1e-3 + 1e-3 * float(m.group(1)),
+          "Enqueue time is the summary's sum: " + out[j + 1])
+    check(re.match(r"^Device wait after enqueue: " + NUMBER + "ms$", out[j + 2]), "wait line: " + out[j + 2])
+    check(len(out) == j + 3, "the enqueue lines end the output")
 
 
 def test_verify():

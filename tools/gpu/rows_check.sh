@@ -1,7 +1,7 @@
 # Device: one call for the heads run at fewer rows (session 39) and fp16 topk: the gpu tests of
 # that path, the detectors' zoo accuracy (fp32 and fp16, cuda fp16 references), and perf --gpu of
 # Mask R-CNN fp32/fp16, Faster R-CNN and SSDlite fp16 with MIGRAPHX_DISABLE_FEWER_ROWS=1 and
-# without, alternated (A B A B), each with the command's wall time. Files: steps.log, zoo.log, perf.txt.
+# without, alternated (A B A B), each with the command's wall time. Files: steps.log, zoo.log, perf.txt, enqueue.txt (perf --enqueue-times of SSDlite fp32 and Mask R-CNN fp16).
 #   OUT=$OUT bash tools/gpu/rows_check.sh
 inst=$PWD/install-gpu; . tools/gpu/device_env.sh
 OUT=$OUT STEPS="unit" UNIT_LIMIT=150 \
@@ -26,4 +26,15 @@ for round in 1 2; do
       grep -iE "Total time|compil" /tmp/perf_one.txt >> $OUT/perf.txt
     done
   done
+done
+# where the detectors' runs spend the host's time (perf --enqueue-times): enqueue.txt
+for run in "ssdlite_boxes" "mask_rcnn_boxes --fp16"; do
+  set -- $run
+  echo "== perf --gpu --enqueue-times $run" >> $OUT/enqueue.txt
+  timeout 120 $inst/bin/migraphx-driver perf --gpu "${@:2}" /tmp/zoo/$1/model.onnx --enqueue-times \
+    --input input=/tmp/zoo/$1/test_data_set_0/input_0.pb -n 20 > /tmp/perf_one.txt 2>&1
+  echo "rc=$?" >> $OUT/enqueue.txt
+  sed -n '/^Total time/,/^Overhead:/p' /tmp/perf_one.txt >> $OUT/enqueue.txt
+  sed -n '/^Enqueue summary:/,$p' /tmp/perf_one.txt | head -30 >> $OUT/enqueue.txt
+  sed -n '/^Enqueue time/,$p' /tmp/perf_one.txt >> $OUT/enqueue.txt
 done
