@@ -331,6 +331,8 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
     if(not actual_rows_only)
         return;
     auto rows = row_inputs(op, in_shapes, out);
+    if(rows.size() != in_shapes.size())
+        return;
     for(auto n : fewer_row_counts(op, out.lens().front()))
     {
         std::vector<shape> at_n;
