@@ -277,7 +277,7 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
 {
     auto p = multiscale_roialign(shape::float_type);
     migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
-    std::map<std::string, std::size_t> marked, host, host_value, sizes_known;
+    std::map<std::string, std::size_t> marked, host, host_value, sizes_known, host_only;
     const auto& m = *p.get_main_module();
     for(auto it = m.begin(); it != m.end(); ++it)
         if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>())
@@ -285,6 +285,8 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
             (f->rows_on_device ? marked : host)[f->op.name()]++;
             if(f->host_value)
                 host_value[f->op.name()]++;
+            if(f->host_only)
+                host_only[f->op.name()]++;
             // Expand/Reshape whose sizes (input 1) the host notes: a Shape, a literal, a concat of those
             if(std::count(f->known_inputs.begin(), f->known_inputs.end(), 1u) > 0)
                 sizes_known[f->op.name()]++;
@@ -299,6 +301,8 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
     EXPECT_EQ(host_value["concat"], 1u);
     EXPECT_EQ(host["concat"], 1u);
     EXPECT_EQ(host_value.size(), 2u) << "sizes only";
+    // every one of them read from its note only (Expand's sizes, a concat of sizes): no launch writes them
+    EXPECT_EQ(host_only, host_value);
     // printed as such (the concat of sizes; Shape prints its device form once finalized)
     std::ostringstream printed;
     printed << p;
@@ -308,6 +312,35 @@ TEST(gpu_device_sized_no_device, the_lowering_marks_the_ops_with_a_device_form)
     EXPECT_EQ(host["roialign"] + host["scatter_none"] + host["broadcast_with_dims"] + host["reshape_with_dims"], 0u);
     EXPECT_EQ(marked["nonzero"], 3u); // counted and placed on the device, the count read back
     EXPECT_EQ(host["nonzero"], 0u);
+}
+
+// A size the host computes but something reads on the device (here: an output, copied back; and
+// an elementwise kernel's operand) is still written by a launch; one read only from the note is not.
+TEST(gpu_device_sized_no_device, sizes_read_on_the_device_are_still_written)
+{
+    migraphx::program p;
+    auto* m    = p.get_main_module();
+    auto c     = m->add_parameter("c", shape{shape::float_type, {8}});
+    auto keep  = squeezed_nonzero(*m, c);
+    auto n     = m->add_instruction(make_op("dimensions_of", {{"start", 0}, {"end", 1}}), keep);
+    auto twice = m->add_instruction(make_op("add"), n, n); // a size computed from a size: on the host
+    auto big   = m->add_instruction(make_op("mul"), m->add_instruction(make_op("convert", {{"target_type", shape::int64_type}}),
+                                                                   m->add_parameter("k", shape{shape::float_type, {1}})),
+                                    twice); // reads twice on the device (k is not known on the host)
+    auto wide  = m->add_instruction(make_op("broadcast_with_dims", {{"out_lens", {8}}}), c, twice);
+    m->add_return({n, big, wide});
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+    std::map<std::string, std::pair<std::size_t, std::size_t>> marks; // op: host_value, host_only
+    const auto& mm = *p.get_main_module();
+    for(auto it = mm.begin(); it != mm.end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f != nullptr and f->host_value)
+        {
+            marks[f->op.name()].first++;
+            marks[f->op.name()].second += f->host_only ? 1 : 0;
+        }
+    EXPECT_EQ(marks["dimensions_of"], std::make_pair(std::size_t{1}, std::size_t{0})) << p; // an output
+    EXPECT_EQ(marks["pointwise"].first, 1u) << p;
+    EXPECT_EQ(marks["pointwise"].second, 0u) << p; // the mul reads it on the device
 }
 
 TEST(gpu_device_sized_no_device, device_forms_exist_for_what_their_kernels_take)

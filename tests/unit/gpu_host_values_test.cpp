@@ -89,6 +89,7 @@ TEST(gpu_host_values, a_fallbacks_choices_are_saved)
     f.op           = migraphx::make_op("reduce_min", {{"axes", {0}}});
     f.known_inputs = {0};
     f.host_value   = true;
+    f.host_only    = true;
     const auto* s  = migraphx::serialize::find_op_serializer(f.name());
     ASSERT_NE(s, nullptr);
     auto no_mod = [](const std::string& n) -> migraphx::module_ref { throw std::runtime_error("no module " + n); };
@@ -97,11 +98,13 @@ TEST(gpu_host_values, a_fallbacks_choices_are_saved)
     ASSERT_NE(l, nullptr);
     EXPECT_EQ(l->known_inputs, (std::vector<std::size_t>{0}));
     EXPECT_TRUE(l->host_value);
+    EXPECT_TRUE(l->host_only);
     migraphx::value old = migraphx::value::object{
         {"op", "reduce_min"}, {"attrs", f.op.to_value()}, {"module", ""}, {"has_output", true}};
     auto from_old = s->load(f.name(), old, no_mod);
     EXPECT_TRUE(from_old.any_cast<gpu::ref_fallback>()->known_inputs.empty());
     EXPECT_FALSE(from_old.any_cast<gpu::ref_fallback>()->host_value);
+    EXPECT_FALSE(from_old.any_cast<gpu::ref_fallback>()->host_only); // an old file's sizes are written
     auto bad = old;
     bad["known_inputs"] = "0";
     try

@@ -356,6 +356,10 @@ struct ref_fallback
     /// knows: computed on the host with no copy back, noted, written to the device by a launch
     /// (no wait). Set by the lowering, saved.
     bool host_value = false;
+    /// Of those, one whose device copy nothing reads (every reader takes the note: host ops,
+    /// Shape, the sizes of Expand/Reshape, topk's k): computed and noted only, no launch. Set by
+    /// the lowering (mark_host_only_values), saved.
+    bool host_only = false;
     std::string name() const { return "gpu::ref::" + op.name(); }
     void print_attributes(std::ostream& os) const
     {

@@ -313,6 +313,8 @@ void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<sh
     device.reset();
     sized.reset();
     writer.reset();
+    if(host_only)
+        return; // computed and noted only (compute)
     if(host_value)
         writer = std::make_shared<int64_writer>(ctx);
     if(not rows_on_device)
@@ -426,6 +428,21 @@ argument ref_fallback::compute(context& ctx, const shape& out, const std::vector
     auto& g = get_gpu_context(ctx);
     g.make_current();
     auto read = [&](std::size_t i) { return host_input(ctx, args, i); };
+    if(host_only and has_output)
+    {
+        // a size nothing reads on the device: computed from notes (Shape: from its input's
+        // shape) and noted; the output buffer is left unwritten
+        std::vector<argument> host;
+        for(std::size_t i = 0; i + 1 < args.size(); i++)
+            host.push_back(read(i));
+        auto r = compute_host(out, host);
+        if(r.get_shape().type() == shape::int64_type and r.get_shape().bytes() <= out.bytes())
+        {
+            argument result = r.get_shape() == out ? args.back() : argument{r.get_shape(), args.back().share_data()};
+            g.known_values().note(result, r);
+            return result;
+        }
+    }
     // a size computed on the host from sizes it knows takes no device form but Shape's (which
     // notes its sizes too): no wait either way
     if(not host_value or rows_on_device)
@@ -523,7 +540,8 @@ const bool serializers_registered = [] {
                              {"has_output", f.has_output},
                              {"rows_on_device", f.rows_on_device},
                              {"known_inputs", f.known_inputs},
-                             {"host_value", f.host_value}};
+                             {"host_value", f.host_value},
+                             {"host_only", f.host_only}};
     };
     ref.load = [](const std::string& name, const value& attrs, const serialize::module_lookup& module) {
         if(not attrs.is_object() or not attrs.contains("op") or not attrs.at("op").is_string() or
@@ -543,6 +561,8 @@ const bool serializers_registered = [] {
                            attrs.at("rows_on_device").get_bool();
         f.host_value = attrs.contains("host_value") and attrs.at("host_value").is_bool() and
                        attrs.at("host_value").get_bool();
+        f.host_only = f.host_value and attrs.contains("host_only") and attrs.at("host_only").is_bool() and
+                      attrs.at("host_only").get_bool();
         if(attrs.contains("known_inputs"))
         {
             const auto& k = attrs.at("known_inputs");

@@ -1191,6 +1191,54 @@ std::vector<std::string> output_names(const module& m)
     return r;
 }
 
+/// Whether fallback c takes its input i from the host's note (host_values.hpp), never from the
+/// device: Shape reads the shape only; a host op, and the sizes of Expand/Reshape and topk's k in
+/// their device forms, read a known input (known_inputs) through host_input.
+bool reads_note(const ref_fallback& c, std::size_t i)
+{
+    const auto& n = c.op.name();
+    if(n == "dimensions_of")
+        return true;
+    if(std::find(c.known_inputs.begin(), c.known_inputs.end(), i) == c.known_inputs.end())
+        return false;
+    return not c.rows_on_device or
+           (i == 1 and (n == "broadcast_with_dims" or n == "reshape_with_dims" or n == "topk"));
+}
+
+/// Whether anything reads x's device memory (through views of it).
+bool read_on_device(instruction_ref x)
+{
+    for(auto u : x->outputs())
+    {
+        if(device_view(*u))
+        {
+            if(read_on_device(u))
+                return true;
+            continue;
+        }
+        const auto* c = u->get_operator().any_cast<ref_fallback>();
+        for(std::size_t i = 0; i < u->inputs().size(); i++)
+            if(u->inputs()[i] == x and (c == nullptr or not reads_note(*c, i)))
+                return true;
+    }
+    return false;
+}
+
+/// host_only_values (lowering.hpp): a detector's per-class Shape -> Gather -> Concat -> ReduceMin
+/// feeding topk's k is computed and noted, never written.
+void mark_host_only_values(module& m)
+{
+    for(auto it = m.begin(); it != m.end(); ++it)
+    {
+        const auto* f = it->get_operator().any_cast<ref_fallback>();
+        if(f == nullptr or not f->host_value or not f->has_output or f->host_only or read_on_device(it))
+            continue;
+        auto g      = *f;
+        g.host_only = true;
+        m.replace_instruction(it, operation{g}, it->inputs());
+    }
+}
+
 /// offload_copy=false: outputs go into parameters named as the outputs.
 void write_outputs_to_params(module& m, bool host_values)
 {
@@ -1235,7 +1283,8 @@ std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
     passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),
                   {fuse_layernorm{}, merge_parallel_dots{}, dead_code_elimination{}, fuse_pointwise{},
-                   fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math}, dead_code_elimination{}});
+                   fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math}, dead_code_elimination{},
+                   host_only_values{}});
     return passes;
 }
 
@@ -1328,6 +1377,12 @@ void lowering::apply(module& m) const
     }
     else
         write_outputs_to_params(m, false);
+}
+
+void host_only_values::apply(module& m) const
+{
+    if(m.name() == "main")
+        mark_host_only_values(m);
 }
 
 } // namespace gpu

@@ -36,8 +36,19 @@ struct lowering
     void apply(module& m) const;
 };
 
+/// After lowering: ref_fallback::host_only for the sizes computed on the host that no instruction
+/// reads on the device (every reader takes the host's note: host ops, Shape, Expand/Reshape's
+/// sizes, topk's k), so that no launch writes them (SSDlite: ~450 launches a run). A size read on
+/// the device (an output, an elementwise kernel's operand, a gather's indices) is still written.
+struct host_only_values
+{
+    std::string name() const { return "gpu::host_only_values"; }
+    void apply(module& m) const;
+};
+
 /// The gpu target's compile passes that need no device: simplify_passes, fuse_layernorm,
-/// merge_parallel_dots, DCE, fuse_pointwise, fuse_depthwise, layout_nhwc, DCE, lowering, DCE
+/// merge_parallel_dots, DCE, fuse_pointwise, fuse_depthwise, layout_nhwc, DCE, lowering, DCE,
+/// host_only_values
 /// (target::get_passes adds memory_coloring and a last DCE after them). Host tools and tests
 /// run these to see what the target makes of a program (tools/gpu/lowering_check.cpp: which
 /// ops would run on the host).
