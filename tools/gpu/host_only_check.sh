@@ -13,7 +13,7 @@ OUT=$OUT MODELS=faster_rcnn_boxes,mask_rcnn_boxes,ssdlite_boxes PRECISIONS="${PR
 for f in $OUT/zoo_gpu_*.md; do [ -f $f ] && { cat $f >> $OUT/zoo.log; rm $f; }; done
 rm -f $OUT/zoo_gpu_*.log
 nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/perf.txt
-for round in 1 2; do
+for round in $(seq 1 ${ROUNDS:-2}); do
   for run in "ssdlite_boxes" "ssdlite_boxes --fp16" "mask_rcnn_boxes --fp16" "faster_rcnn_boxes"; do
     set -- $run
     for off in gpu::host_only_values none; do
