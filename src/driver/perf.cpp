@@ -53,6 +53,18 @@ std::string perf_group(const instruction& ins)
 
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
+/// Per-op sums (time, count), slowest first: `name: <total>ms / <count> = <each>ms, <pct>%`.
+void print_groups(std::ostream& os, const std::map<std::string, std::pair<double, std::size_t>>& groups, double total)
+{
+    std::vector<std::pair<std::string, std::pair<double, std::size_t>>> sorted(groups.begin(), groups.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return a.second.first > b.second.first;
+    });
+    for(const auto& [name, g] : sorted)
+        os << name << ": " << g.first << "ms / " << g.second << " = " << g.first / static_cast<double>(g.second)
+           << "ms, " << percent(g.first, total) << "%\n";
+}
+
 } // namespace
 
 void perf_report(std::ostream& os,
@@ -111,14 +123,8 @@ void perf_report(std::ostream& os,
         os << "\n";
     }
 
-    std::vector<std::pair<std::string, std::pair<double, std::size_t>>> sorted(groups.begin(), groups.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-        return a.second.first > b.second.first;
-    });
     os << "\nSummary:\n";
-    for(const auto& [name, g] : sorted)
-        os << name << ": " << g.first << "ms / " << g.second << " = " << g.first / static_cast<double>(g.second)
-           << "ms, " << percent(g.first, total_ins) << "%\n";
+    print_groups(os, groups, total_ins);
 
     // As MIGraphX: Total time and every instruction's time are the mean of the middle half of
     // the -n runs, so the two compare like with like.
@@ -169,14 +175,8 @@ void enqueue_report(std::ostream& os, const program& p, const parameter_map& par
         g.first += a;
         g.second++;
     }
-    std::vector<std::pair<std::string, std::pair<double, std::size_t>>> sorted(groups.begin(), groups.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-        return a.second.first > b.second.first;
-    });
     os << "\nEnqueue summary:\n";
-    for(const auto& [name, g] : sorted)
-        os << name << ": " << g.first << "ms / " << g.second << " = " << g.first / static_cast<double>(g.second)
-           << "ms, " << percent(g.first, total) << "%\n";
+    print_groups(os, groups, total);
     os << "\nEnqueue time: " << total << "ms\n";
     os << "Device wait after enqueue: " << middle_mean(waits) << "ms" << std::endl;
 }
