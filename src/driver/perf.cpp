@@ -53,6 +53,33 @@ std::string perf_group(const instruction& ins)
 
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
+/// Each instruction's middle-half mean of its timed runs, their sum, and per op (perf_group) the
+/// summed means and how many instructions (@return left out).
+struct instruction_means
+{
+    std::unordered_map<const instruction*, double> avg;
+    double total = 0;
+    std::map<std::string, std::pair<double, std::size_t>> groups;
+};
+
+instruction_means per_instruction_means(const module& mm,
+                                        std::unordered_map<const instruction*, std::vector<double>>& times)
+{
+    instruction_means r;
+    for(auto ins = mm.begin(); ins != mm.end(); ++ins)
+    {
+        if(ins->name() == "@return")
+            continue;
+        double a      = middle_mean(times[&*ins]);
+        r.avg[&*ins] = a;
+        r.total += a;
+        auto& g = r.groups[perf_group(*ins)];
+        g.first += a;
+        g.second++;
+    }
+    return r;
+}
+
 /// Per-op sums (time, count), slowest first: `name: <total>ms / <count> = <each>ms, <pct>%`.
 void print_groups(std::ostream& os, const std::map<std::string, std::pair<double, std::size_t>>& groups, double total)
 {
@@ -99,27 +126,17 @@ void perf_report(std::ostream& os,
             time_ms([&] { steps.run(params, [](instruction_ref, const std::function<argument()>&) { return argument{}; }); }));
 
     const auto* mm = p.get_main_module();
-    std::unordered_map<const instruction*, double> avg;
-    std::map<std::string, std::pair<double, std::size_t>> groups;
-    double total_ins = 0;
-    for(auto ins = mm->begin(); ins != mm->end(); ++ins)
-    {
-        if(ins->name() == "@return")
-            continue;
-        double a = middle_mean(ins_times[&*ins]);
-        avg[&*ins] = a;
-        total_ins += a;
-        auto& g = groups[perf_group(*ins)];
-        g.first += a;
-        g.second++;
-    }
+    auto means     = per_instruction_means(*mm, ins_times);
+    const auto& avg = means.avg;
+    double total_ins = means.total;
+    const auto& groups = means.groups;
 
     auto names = mm->instruction_names();
     for(auto ins = mm->begin(); ins != mm->end(); ++ins)
     {
         mm->print_instruction(os, ins, names);
         if(ins->name() != "@return")
-            os << ": " << avg[&*ins] << "ms, " << percent(avg[&*ins], total_ins) << "%";
+            os << ": " << avg.at(&*ins) << "ms, " << percent(avg.at(&*ins), total_ins) << "%";
         os << "\n";
     }
 
@@ -162,21 +179,10 @@ void enqueue_report(std::ostream& os, const program& p, const parameter_map& par
         });
         waits.push_back(time_ms([&] { ctx.finish(); }));
     }
-    const auto* mm = p.get_main_module();
-    std::map<std::string, std::pair<double, std::size_t>> groups;
-    double total = 0;
-    for(auto ins = mm->begin(); ins != mm->end(); ++ins)
-    {
-        if(ins->name() == "@return")
-            continue;
-        double a = middle_mean(times[&*ins]);
-        total += a;
-        auto& g = groups[perf_group(*ins)];
-        g.first += a;
-        g.second++;
-    }
+    auto means   = per_instruction_means(*p.get_main_module(), times);
+    double total = means.total;
     os << "\nEnqueue summary:\n";
-    print_groups(os, groups, total);
+    print_groups(os, means.groups, total);
     os << "\nEnqueue time: " << total << "ms\n";
     os << "Device wait after enqueue: " << middle_mean(waits) << "ms" << std::endl;
 }
