@@ -2,10 +2,10 @@
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/device_literals.hpp"
 #include "targets/gpu/device_rows.hpp"
-#include "ir/env.hpp"
 #include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/shared_scratch.hpp"
 #include "targets/gpu/gpu_ops.hpp"
+#include "ir/env.hpp"
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/module.hpp>
