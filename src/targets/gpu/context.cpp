@@ -70,6 +70,36 @@ gpu_state::~gpu_state()
         cudaStreamDestroy(stream);
 }
 
+count_slot::count_slot() : device(device_alloc(sizeof(std::uint64_t)))
+{
+    void* p = nullptr;
+    MIGX_CUDA_CHECK(cudaMallocHost(&p, sizeof(std::uint64_t)));
+    host = static_cast<std::uint64_t*>(p);
+    *host = 0;
+    if(auto e = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming); e != cudaSuccess)
+    {
+        cudaFreeHost(host);
+        MIGX_CUDA_CHECK(e);
+    }
+}
+
+count_slot::~count_slot()
+{
+    cudaEventDestroy(copied);
+    cudaFreeHost(host);
+}
+
+std::shared_ptr<count_slot> gpu_context::count_slot_for(std::size_t id) const
+{
+    auto& st = get();
+    make_current();
+    std::lock_guard<std::mutex> lock(st.slots_m);
+    auto& slot = st.count_slots[id];
+    if(not slot)
+        slot = std::make_shared<count_slot>();
+    return slot;
+}
+
 void gpu_context::set_device(std::size_t id)
 {
     if(m_state and id != device_id)

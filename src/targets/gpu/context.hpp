@@ -9,7 +9,9 @@
 #include "targets/gpu/host_values.hpp"
 #include <migraphx/context.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,6 +20,20 @@ namespace migraphx {
 namespace gpu {
 
 struct deferred_worker;
+
+/// A count the device computes and the host reads later in the run (gpu::nonzero_start writes
+/// it, gpu::nonzero_finish reads it): 8 bytes of device memory, their pinned host copy, and the
+/// event recorded after the copy (recorded in a CUDA graph too: an external event node).
+struct count_slot
+{
+    std::shared_ptr<char> device;
+    std::uint64_t* host = nullptr;
+    cudaEvent_t copied  = nullptr;
+    count_slot();
+    ~count_slot();
+    count_slot(const count_slot&)            = delete;
+    count_slot& operator=(const count_slot&) = delete;
+};
 
 struct gpu_state
 {
@@ -36,6 +52,9 @@ struct gpu_state
     std::shared_ptr<deferred_worker> worker;
     /// Run-time sizes the host computed, by the device memory holding them (host_values.hpp).
     host_values known;
+    /// gpu::nonzero_start's counts, by the slot number gpu::early_nonzero gave the pair.
+    std::mutex slots_m;
+    std::map<std::size_t, std::shared_ptr<count_slot>> count_slots;
     explicit gpu_state(int device_id);
     ~gpu_state();
     gpu_state(const gpu_state&)            = delete;
@@ -66,6 +85,8 @@ struct gpu_context
     /// The small integer values the host knows a device buffer holds (host_values.hpp).
     host_values& known_values() const { return get().known; }
     std::size_t workspace_size() const { return get().workspace_len; }
+    /// Count slot `id` of this context (made on first use: at finalize, not in a run).
+    std::shared_ptr<count_slot> count_slot_for(std::size_t id) const;
     void finish() const;
     /// A run's turn (migraphx::context::begin_run): this program's runs from other threads wait
     /// until it is released.

@@ -445,18 +445,15 @@ struct topk_form : sized_device_op
     }
 };
 
-/// nonzero: one block counts and places the hits; the count comes back to the host (one wait: the
+/// nonzero: the kernel counts and places the hits; the count comes back to the host (one wait: the
 /// result's shape depends on it; the host path waited twice and moved the whole input).
+/// gpu::early_nonzero splits a static-input nonzero in two so that this wait is shared.
 struct nonzero_form : sized_device_op
 {
-    std::shared_ptr<loaded_kernel> kernel;
+    nonzero_kernel kernel;
     std::shared_ptr<char> count;       // device
     std::shared_ptr<std::uint64_t> count_on_host; // pinned, the count is copied to it
-    nonzero_form(context& ctx, const shape& in)
-        : kernel(load(ctx, nonzero_source(in.type_size(), in.type() == shape::float_type or
-                                                               in.type() == shape::half_type or
-                                                               in.type() == shape::double_type))),
-          count(device_alloc(8))
+    nonzero_form(context& ctx, const shape& in) : kernel(ctx, in), count(device_alloc(8))
     {
         void* p = nullptr;
         MIGX_CUDA_CHECK(cudaMallocHost(&p, sizeof(std::uint64_t)));
@@ -464,27 +461,15 @@ struct nonzero_form : sized_device_op
     }
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
-        const auto& x        = args[0].get_shape();
-        const auto& declared = args.back().get_shape();
-        auto rank            = std::max<std::size_t>(x.ndim(), 1);
-        if(rank > index_walk::max_rank or x.elements() * rank > declared.elements() or not declared.standard())
+        const auto& x = args[0].get_shape();
+        if(not nonzero_kernel::takes(x, args.back().get_shape()))
             return std::nullopt;
-        nonzero_input d;
-        d.rank = static_cast<std::int32_t>(rank);
-        for(std::size_t j = 0; j < rank; j++)
-        {
-            d.lens[j]    = x.ndim() == 0 ? 1 : x.lens()[j];
-            d.strides[j] = x.ndim() == 0 ? 0 : static_cast<std::int64_t>(x.strides()[j]);
-        }
-        auto& g        = get_gpu_context(ctx);
-        const void* xp = args[0].data();
-        void* yp       = args.back().data();
-        void* cp       = count.get();
-        std::vector<void*> params{&xp, &yp, &cp, &d};
-        kernel->launch(g.stream(), 1, x.elements() > 4096 ? 1024 : 256, params.data());
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(count_on_host.get(), cp, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
+        auto& g = get_gpu_context(ctx);
+        kernel.launch(ctx, args[0], args.back().data(), count.get());
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(count_on_host.get(), count.get(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
         MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-        return result_in(args.back(), shape{shape::int64_type, {rank, static_cast<std::size_t>(*count_on_host)}});
+        return result_in(args.back(),
+                         shape{shape::int64_type, {nonzero_kernel::rank_of(x), static_cast<std::size_t>(*count_on_host)}});
     }
 };
 
@@ -521,6 +506,34 @@ bool all_movable(const std::vector<shape>& inputs, const shape& out)
 }
 
 } // namespace
+
+nonzero_kernel::nonzero_kernel(context& ctx, const shape& x)
+    : kernel(load(ctx, nonzero_source(x.type_size(), x.type() == shape::float_type or x.type() == shape::half_type or
+                                                         x.type() == shape::double_type)))
+{
+}
+
+bool nonzero_kernel::takes(const shape& x, const shape& out)
+{
+    auto rank = rank_of(x);
+    return rank <= index_walk::max_rank and x.elements() * rank <= out.elements() and out.standard() and
+           out.type() == shape::int64_type;
+}
+
+void nonzero_kernel::launch(context& ctx, const argument& x, void* y, void* count) const
+{
+    const auto& s = x.get_shape();
+    nonzero_input d;
+    d.rank = static_cast<std::int32_t>(rank_of(s));
+    for(std::size_t j = 0; j < static_cast<std::size_t>(d.rank); j++)
+    {
+        d.lens[j]    = s.ndim() == 0 ? 1 : s.lens()[j];
+        d.strides[j] = s.ndim() == 0 ? 0 : static_cast<std::int64_t>(s.strides()[j]);
+    }
+    const void* xp = x.data();
+    std::vector<void*> params{&xp, &y, &count, &d};
+    kernel->launch(get_gpu_context(ctx).stream(), 1, s.elements() > 4096 ? 1024 : 256, params.data());
+}
 
 int64_writer::int64_writer(context& ctx) : kernel(load(ctx, values_source())) {}
 

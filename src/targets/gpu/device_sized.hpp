@@ -17,6 +17,7 @@
 #include <migraphx/argument.hpp>
 #include <migraphx/context.hpp>
 #include <migraphx/operation.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,6 +49,22 @@ struct int64_writer
     explicit int64_writer(context& ctx);
     /// False (nothing written) for more than 8 values.
     bool write(context& ctx, const std::vector<std::int64_t>& v, void* y) const;
+    std::shared_ptr<loaded_kernel> kernel;
+};
+
+/// nonzero's kernel for inputs of x's type: one block counts x's nonzero elements and writes their
+/// indices ({rank, count} standard) to the front of y and the count to *count (device memory).
+/// Used by nonzero's device form (one wait for the count) and by gpu::nonzero_start (none).
+struct nonzero_kernel
+{
+    nonzero_kernel(context& ctx, const shape& x);
+    /// Whether x (at its shape) is one this kernel takes with y of shape `out`: rank at most 8,
+    /// rank x elements within out, out standard.
+    static bool takes(const shape& x, const shape& out);
+    /// The launch on ctx's stream (x must be taken: takes()).
+    void launch(context& ctx, const argument& x, void* y, void* count) const;
+    /// The result's rank: x's, or 1 for a scalar.
+    static std::size_t rank_of(const shape& x) { return std::max<std::size_t>(x.ndim(), 1); }
     std::shared_ptr<loaded_kernel> kernel;
 };
 

@@ -406,6 +406,51 @@ struct ref_fallback
     argument host_input(context& ctx, const std::vector<argument>& args, std::size_t i) const;
 };
 
+struct count_slot;     // context.hpp
+struct nonzero_kernel; // device_sized.hpp
+
+/// nonzero split in two by gpu::early_nonzero, for an input of static shape: (x, buffer) ->
+/// the buffer, its front holding x's nonzero indices ({rank, count}); the count is copied to the
+/// host and an event recorded after it, no wait. Replayable: in a CUDA graph the copy and the
+/// event are nodes. `slot` names the count slot (gpu_context::count_slot_for) it shares with its
+/// gpu::nonzero_finish.
+struct nonzero_start
+{
+    std::size_t slot = 0;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.slot, "slot");
+    }
+    std::string name() const { return "gpu::nonzero_start"; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>& inputs) const { return last_input(inputs); }
+    std::shared_ptr<const nonzero_kernel> kernel; // finalize
+    std::shared_ptr<count_slot> count;            // finalize
+};
+
+/// (started buffer) -> the nonzero result at its actual shape {rank, count}: waits for the
+/// start's event (by then usually long passed: the starts run early, so a detector's per-class
+/// nonzeros wait once, not once a class) and reads the count.
+struct nonzero_finish
+{
+    std::size_t slot = 0;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.slot, "slot");
+    }
+    std::string name() const { return "gpu::nonzero_finish"; }
+    value attributes() const { return {{"dynamic_output", true}}; }
+    shape compute_shape(const std::vector<shape>& inputs) const;
+    void finalize(context& ctx, const shape& out, const std::vector<shape>& inputs);
+    argument compute(context& ctx, const shape& out, const std::vector<argument>& args) const;
+    std::ptrdiff_t output_alias(const std::vector<shape>&) const { return 0; }
+    std::shared_ptr<count_slot> count; // finalize
+};
+
 /// (device x) -> a host copy (for programs that run on the host: see lowering.hpp).
 struct hip_to_host
 {

@@ -38,6 +38,9 @@ bool gpu_context::replayable(const instruction& ins) const
     // caller's memory, which differs every run.
     if(starts_with(n, "gpu::ref::"))
         return false;
+    // waits for its start's event and returns a shape read from the host
+    if(n == "gpu::nonzero_finish")
+        return false;
     // A kernel reading its input pointers from a device table: the table holds one pointer set,
     // so recordings for other pointers would read the wrong one.
     if(n == "gpu::code_object")

@@ -1,5 +1,6 @@
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/codegen.hpp"
+#include "targets/gpu/early_nonzero.hpp"
 #include "targets/gpu/fuse_depthwise.hpp"
 #include "targets/gpu/fuse_int8.hpp"
 #include "targets/gpu/fuse_layernorm.hpp"
@@ -1284,7 +1285,7 @@ std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
     passes.insert(passes.end(),
                   {fuse_layernorm{}, merge_parallel_dots{}, dead_code_elimination{}, fuse_pointwise{},
                    fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math}, dead_code_elimination{},
-                   host_only_values{}});
+                   host_only_values{}, early_nonzero{}});
     return passes;
 }
 

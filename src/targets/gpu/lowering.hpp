@@ -48,7 +48,7 @@ struct host_only_values
 
 /// The gpu target's compile passes that need no device: simplify_passes, fuse_layernorm,
 /// merge_parallel_dots, DCE, fuse_pointwise, fuse_depthwise, layout_nhwc, DCE, lowering, DCE,
-/// host_only_values
+/// host_only_values, early_nonzero (early_nonzero.hpp)
 /// (target::get_passes adds memory_coloring and a last DCE after them). Host tools and tests
 /// run these to see what the target makes of a program (tools/gpu/lowering_check.cpp: which
 /// ops would run on the host).
