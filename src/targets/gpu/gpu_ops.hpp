@@ -28,6 +28,9 @@ inline std::ptrdiff_t last_input(const std::vector<shape>& inputs)
     return static_cast<std::ptrdiff_t>(inputs.size()) - 1;
 }
 
+/// Throws "<name>: expects n inputs, got m" unless there are n.
+void check_inputs(const std::string& name, const std::vector<shape>& inputs, std::size_t n);
+
 /// Device memory of `shape`. The scratch buffer (scratch=1, made by memory_coloring) is
 /// allocated once, at finalize; any other allocation is fresh memory each run.
 struct hip_allocate : allocation_fields

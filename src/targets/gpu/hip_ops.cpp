@@ -21,13 +21,11 @@
 namespace migraphx {
 namespace gpu {
 
-namespace {
 void check_inputs(const std::string& name, const std::vector<shape>& inputs, std::size_t n)
 {
     if(inputs.size() != n)
         MIGRAPHX_THROW(name + ": expects " + std::to_string(n) + " inputs, got " + std::to_string(inputs.size()));
 }
-} // namespace
 
 argument copy_to_host(context& ctx, const argument& a)
 {

@@ -11,12 +11,6 @@ namespace migraphx {
 namespace gpu {
 
 namespace {
-void expect_inputs(const std::string& op, const std::vector<shape>& inputs, std::size_t n)
-{
-    if(inputs.size() != n)
-        MIGRAPHX_THROW(op + ": expects " + std::to_string(n) + " inputs, got " + std::to_string(inputs.size()));
-}
-
 std::string str(const shape& s)
 {
     std::ostringstream os;
@@ -27,7 +21,7 @@ std::string str(const shape& s)
 
 shape nonzero_start::compute_shape(const std::vector<shape>& inputs) const
 {
-    expect_inputs(name(), inputs, 2);
+    check_inputs(name(), inputs, 2);
     if(inputs[0].dynamic() or not nonzero_kernel::takes(inputs[0], inputs[1]))
         MIGRAPHX_THROW(name() + ": the buffer " + str(inputs[1]) + " cannot hold the nonzero indices of " +
                        str(inputs[0]));
@@ -61,7 +55,7 @@ MIGRAPHX_REGISTER_OP(nonzero_start)
 
 shape nonzero_finish::compute_shape(const std::vector<shape>& inputs) const
 {
-    expect_inputs(name(), inputs, 1);
+    check_inputs(name(), inputs, 1);
     if(inputs[0].type() != shape::int64_type or inputs[0].ndim() != 2 or not inputs[0].standard())
         MIGRAPHX_THROW(name() + ": expects nonzero's int64 {rank, n} buffer, got " + str(inputs[0]));
     return inputs[0];
