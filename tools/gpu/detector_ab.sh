@@ -1,6 +1,7 @@
 # Device: one call to check and time a change to the detectors' run-time paths: the gpu tests of
 # those paths, the detectors' zoo accuracy, and perf --gpu of each run with the change turned off
-# (the environment assignment AB_OFF) and on, back to back, ROUNDS times; then perf
+# (the environment assignment AB_OFF) and on, back to back (odd rounds off first, even rounds on
+# first), ROUNDS times; then perf
 # --enqueue-times (the host's time per op) of ENQUEUE_RUNS, off and on. Files: steps.log, zoo.log,
 # perf.txt, enqueue.txt. Session 39 ran it (as rows_check.sh and host_only_check.sh) with
 #   AB_OFF=MIGRAPHX_DISABLE_FEWER_ROWS=1 RUNS="mask_rcnn_boxes;mask_rcnn_boxes --fp16;faster_rcnn_boxes;ssdlite_boxes --fp16"
@@ -30,7 +31,10 @@ nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/perf.txt
 for round in $(seq 1 ${ROUNDS:-2}); do
   IFS=';' read -ra runs <<< "$RUNS"
   for run in "${runs[@]}"; do
-    for state in off on; do
+    # odd rounds off first, even rounds on first: a drift of the machine's speed within a pair
+    # shows as a sign that flips with the order
+    order="off on"; [ $((round % 2)) = 0 ] && order="on off"
+    for state in $order; do
       echo "== round $round perf --gpu $run (change $state; off = $AB_OFF)" >> $OUT/perf.txt
       perf_one $state $run >> $OUT/perf.txt
       grep -E "Total time" /tmp/perf_one.txt >> $OUT/perf.txt
