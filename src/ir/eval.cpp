@@ -16,17 +16,11 @@
 #include "ir/last_use.hpp"
 #include "ir/program_impl.hpp"
 #include "ir/replay.hpp"
+#include "ir/shape_text.hpp"
 
 namespace migraphx {
 
 namespace {
-
-std::string shape_text(const shape& s)
-{
-    std::ostringstream ss;
-    ss << s;
-    return ss.str();
-}
 
 /// Makes a given input fit the parameter's declared shape, or says exactly why it does not.
 argument check_param(const std::string& name, const shape& want, const argument& given)

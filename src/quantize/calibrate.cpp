@@ -7,6 +7,7 @@
 #include "quantize/calibrate.hpp"
 #include "ir/env.hpp"
 #include "ir/parallel_for.hpp"
+#include "ir/shape_text.hpp"
 #include <migraphx/make_op.hpp>
 #include <migraphx/register_op.hpp>
 #include <algorithm>
@@ -195,13 +196,6 @@ struct quantize_capture
     std::ptrdiff_t output_alias(const std::vector<shape>&) const { return 0; }
 };
 MIGRAPHX_REGISTER_OP(quantize_capture)
-
-std::string shape_text(const shape& s)
-{
-    std::ostringstream ss;
-    ss << s;
-    return ss.str();
-}
 
 } // namespace
 

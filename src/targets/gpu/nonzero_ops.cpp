@@ -4,27 +4,19 @@
 #include "targets/gpu/cuda_check.hpp"
 #include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/gpu_ops.hpp"
+#include "ir/shape_text.hpp"
 #include <migraphx/register_op.hpp>
-#include <sstream>
 
 namespace migraphx {
 namespace gpu {
 
-namespace {
-std::string str(const shape& s)
-{
-    std::ostringstream os;
-    os << s;
-    return os.str();
-}
-} // namespace
 
 shape nonzero_start::compute_shape(const std::vector<shape>& inputs) const
 {
     check_inputs(name(), inputs, 2);
     if(inputs[0].dynamic() or not nonzero_kernel::takes(inputs[0], inputs[1]))
-        MIGRAPHX_THROW(name() + ": the buffer " + str(inputs[1]) + " cannot hold the nonzero indices of " +
-                       str(inputs[0]));
+        MIGRAPHX_THROW(name() + ": the buffer " + shape_text(inputs[1]) + " cannot hold the nonzero indices of " +
+                       shape_text(inputs[0]));
     return inputs[1];
 }
 
@@ -57,7 +49,7 @@ shape nonzero_finish::compute_shape(const std::vector<shape>& inputs) const
 {
     check_inputs(name(), inputs, 1);
     if(inputs[0].type() != shape::int64_type or inputs[0].ndim() != 2 or not inputs[0].standard())
-        MIGRAPHX_THROW(name() + ": expects nonzero's int64 {rank, n} buffer, got " + str(inputs[0]));
+        MIGRAPHX_THROW(name() + ": expects nonzero's int64 {rank, n} buffer, got " + shape_text(inputs[0]));
     return inputs[0];
 }
 
