@@ -317,6 +317,40 @@ void gathernd_case(const std::string& name, const argument& data, const argument
     expect_same(name, y, want);
 }
 
+/// concat along axis of parts (standard; some empty) in one launch (sized_concat), as
+/// device_sized.cpp's concat_form fills its parts.
+void concat_case(const std::string& name, const std::vector<argument>& parts, std::int64_t axis)
+{
+    auto want = ref_of(make_op("concat", {{"axis", axis}}), parts[0],
+                       std::vector<argument>(parts.begin() + 1, parts.end()))
+                    .front();
+    const auto& out = want.get_shape();
+    auto ks = gpu::concat_source(out.type_size());
+    auto t  = gpu::detail::raw_type(out.type_size());
+    auto f  = build(name, ks.source, ks.name, "(" + t + "*)p[0], *(parts_t*)p[1]");
+    if(f == nullptr)
+        return;
+    std::vector<shape> in;
+    std::vector<const void*> src;
+    for(const auto& a : parts)
+    {
+        in.push_back(a.get_shape());
+        src.push_back(a.data());
+    }
+    auto d = gpu::concat_parts_for(in, src, out, static_cast<std::size_t>(axis));
+    if(not d)
+    {
+        failures++;
+        std::cout << name << ": no parts for a concat of standard inputs\n";
+        return;
+    }
+    argument y{out};
+    auto n       = d->outer * d->row;
+    void* ptrs[] = {y.data(), &*d};
+    f(ptrs, static_cast<unsigned>(std::min<std::uint64_t>((n + 255) / 256, 8)), 256);
+    expect_same(name, y, want);
+}
+
 argument i64(const std::vector<std::size_t>& lens, std::vector<std::int64_t> v)
 {
     return literal{shape{shape::int64_type, lens}, v}.get_argument();
@@ -382,6 +416,26 @@ int main(int argc, char** argv)
         auto scores = drawn(shape{f, {64}}, levels(100, 0.1f), 11);
         gathernd_case("gathernd_scalars", scores, keep_t);
         gathernd_case("gathernd_pairs", data, i64({3, 2}, {0, 1, 63, 3, -1, -4}));
+    }
+    // concat: SSD's per-class results (rows of 4 boxes, scores, int64 labels; classes with none
+    // kept are empty) along axis 0, and parts along a later axis (outer rows)
+    {
+        std::vector<argument> boxes, scores, labels;
+        for(std::size_t c = 0; c < 90; c++)
+        {
+            auto k = (c * 7) % 5 == 0 ? (c % 13) : 0; // most classes keep none
+            boxes.push_back(drawn(shape{f, {k, 4}}, levels(100, 0.1f), static_cast<unsigned>(20 + c)));
+            scores.push_back(drawn(shape{f, {k}}, levels(100, 0.1f), static_cast<unsigned>(200 + c)));
+            labels.push_back(i64({k}, std::vector<std::int64_t>(k, static_cast<std::int64_t>(c))));
+        }
+        concat_case("concat_boxes", boxes, 0);
+        concat_case("concat_scores", scores, 0);
+        concat_case("concat_labels", labels, 0);
+        concat_case("concat_axis1", {drawn(shape{f, {3, 2, 5}}, levels(100, 0.1f), 30),
+                                     drawn(shape{f, {3, 0, 5}}, levels(100, 0.1f), 31),
+                                     drawn(shape{f, {3, 4, 5}}, levels(100, 0.1f), 32)}, 1);
+        concat_case("concat_half_axis2", {drawn(shape{shape::half_type, {2, 3, 1}}, levels(100, 0.1f), 33),
+                                          drawn(shape{shape::half_type, {2, 3, 7}}, levels(100, 0.1f), 34)}, 2);
     }
     std::cout << (failures == 0 ? "all match ref\n" : std::to_string(failures) + " FAILED\n");
     return failures == 0 ? 0 : 1;

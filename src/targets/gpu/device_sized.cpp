@@ -177,20 +177,36 @@ struct gather_form : indexed_form<gather_source>
     }
 };
 
+/// Concat: standard inputs (at most concat_parts::max_parts) in one launch; others an input at a
+/// time (a copy or a strided move each).
 struct concat_form : sized_device_op
 {
     operation op;
     mover move;
+    std::shared_ptr<loaded_kernel> parts_kernel;
     concat_form(context& ctx, operation o, const std::vector<shape>& in, const shape& out)
-        : op(std::move(o)), move(ctx, out.type_size(), wide_for([&] { auto s = in; s.push_back(out); return s; }()))
+        : op(std::move(o)),
+          move(ctx, out.type_size(), wide_for([&] { auto s = in; s.push_back(out); return s; }())),
+          parts_kernel(load(ctx, concat_source(out.type_size())))
     {
     }
+
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         auto out = computed_shape(op, args);
         if(not out)
             return std::nullopt;
         auto axis = static_cast<std::size_t>(axis_from_front(op, out->lens().size()));
+        std::vector<const void*> src;
+        for(std::size_t i = 0; i + 1 < args.size(); i++)
+            src.push_back(args[i].data());
+        if(auto d = concat_parts_for(shapes_of(args, args.size() - 1), src, *out, axis))
+        {
+            auto* y = args.back().data();
+            auto n  = d->outer * d->row;
+            launch(ctx, *parts_kernel, n, {&y, &*d});
+            return result_in(args.back(), *out);
+        }
         auto ys   = out->strides();
         auto* y   = args.back().data();
         std::size_t start = 0;

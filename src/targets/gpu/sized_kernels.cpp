@@ -1,6 +1,8 @@
 #include "targets/gpu/sized_kernels.hpp"
 #include "targets/gpu/codegen.hpp"
 #include <migraphx/errors.hpp>
+#include <functional>
+#include <numeric>
 #include <sstream>
 
 namespace migraphx {
@@ -117,6 +119,59 @@ sized_source scatter_source(std::size_t bytes, bool index64, bool wide)
                               "* __restrict__ y",
                           "        if(k < 0 || k >= axis_len) continue;\n"
                           "        y[oa + (off_t_)k * (off_t_)axis_stride] = upd[oc];\n");
+}
+
+std::optional<concat_parts>
+concat_parts_for(const std::vector<shape>& in, const std::vector<const void*>& src, const shape& out, std::size_t axis)
+{
+    if(in.empty() or in.size() > concat_parts::max_parts or in.size() != src.size() or axis >= out.ndim())
+        return std::nullopt;
+    const auto& lens = out.lens();
+    concat_parts d;
+    d.count = in.size();
+    d.outer = std::accumulate(lens.begin(), lens.begin() + static_cast<std::ptrdiff_t>(axis), std::uint64_t{1},
+                              std::multiplies<>{});
+    auto inner = std::accumulate(lens.begin() + static_cast<std::ptrdiff_t>(axis) + 1, lens.end(), std::uint64_t{1},
+                                 std::multiplies<>{});
+    for(std::size_t i = 0; i < in.size(); i++)
+    {
+        if(in[i].ndim() != out.ndim() or (not in[i].standard() and in[i].elements() > 0))
+            return std::nullopt;
+        d.src[i]   = src[i];
+        d.start[i] = d.row;
+        d.width[i] = in[i].lens()[axis] * inner;
+        d.row += d.width[i];
+    }
+    return d;
+}
+
+sized_source concat_source(std::size_t bytes)
+{
+    auto t  = detail::raw_type(bytes);
+    auto np = std::to_string(concat_parts::max_parts);
+    sized_source k;
+    k.name   = "sized_concat_" + std::to_string(bytes);
+    k.source = "struct parts_t { unsigned long long count, outer, row; const " + t + "* src[" + np +
+               "]; unsigned long long start[" + np + "]; unsigned long long width[" + np + "]; };\n" +
+               "extern \"C\" __global__ void " + k.name + "(" + t + R"(* __restrict__ y, parts_t d)
+{
+    const unsigned long long n = d.outer * d.row;
+    for(unsigned long long e = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; e < n;
+        e += (unsigned long long)gridDim.x * blockDim.x)
+    {
+        const unsigned long long o = e / d.row, c = e - o * d.row;
+        // the last part starting at or before c (starts ascend; the first starts at 0)
+        unsigned long long lo = 0, hi = d.count;
+        while(hi - lo > 1)
+        {
+            const unsigned long long mid = (lo + hi) / 2;
+            if(d.start[mid] <= c) lo = mid; else hi = mid;
+        }
+        y[e] = d.src[lo][o * d.width[lo] + (c - d.start[lo])];
+    }
+}
+)";
+    return k;
 }
 
 sized_source values_source()

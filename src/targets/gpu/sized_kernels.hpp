@@ -6,7 +6,9 @@
 // device at the sizes a run gives them (device_sized.hpp). One source per element size (and
 // index type), so a few NVRTC compiles serve every shape.
 
+#include <migraphx/shape.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,30 @@ struct sized_source
     std::string name;
     std::string source;
 };
+
+/// Concat's standard parts for one launch (sized_concat): the output is `outer` rows of `row`
+/// elements; part i fills elements [start[i], start[i] + width[i]) of each row from its own rows
+/// of width[i] elements at src[i]. Starts ascend (an empty part shares the next one's start).
+/// Passed by value: ~2.9 KB of the 4 KB a launch's parameters may take.
+struct concat_parts
+{
+    static constexpr std::size_t max_parts = 120;
+    std::uint64_t count = 0, outer = 0, row = 0;
+    const void* src[max_parts]     = {};
+    std::uint64_t start[max_parts] = {};
+    std::uint64_t width[max_parts] = {};
+};
+static_assert(sizeof(concat_parts) == 24 + 24 * concat_parts::max_parts, "parts_t's layout in the kernel");
+
+/// The parts of a concat along `axis` of inputs `in` (their data at `src`) into `out`; nothing
+/// where an input with elements is not standard or there are more than max_parts.
+std::optional<concat_parts>
+concat_parts_for(const std::vector<shape>& in, const std::vector<const void*>& src, const shape& out, std::size_t axis);
+
+/// sized_concat(T* y, parts_t d): y (outer x row, standard) from the parts, an element a thread
+/// (each finds its part by a binary search over the starts): one launch for all of a concat's
+/// inputs, where a copy each took one call each (SSDlite's four concats of 90 classes' results).
+sized_source concat_source(std::size_t bytes);
 
 /// Every kernel's parameters end with the walk and its element count (walk_t w, n).
 /// sized_copy(const T* x, T* y, w, n): y[off_b] = x[off_a] for each element of the walk
