@@ -21,7 +21,8 @@ namespace {
 
 /// An SSD head's shape of problem: scores [6 anchors, 3 classes]; for each class the anchors
 /// whose score passes 0.5 (nonzero of score > 0.5: a static input) and their scores gathered
-/// (data-dependent), and a nonzero of those (a data-dependent input: stays one op).
+/// (data-dependent), and a nonzero of those (a data-dependent input: stays one op); the kept
+/// scores of all classes concatenated.
 migraphx::program per_class_nonzeros()
 {
     migraphx::program p;
@@ -29,7 +30,7 @@ migraphx::program per_class_nonzeros()
     auto scores = m->add_parameter("scores", shape{shape::float_type, {6, 3}});
     auto thresh = m->add_instruction(make_op("multibroadcast", {{"out_lens", {6}}}),
                                      m->add_literal(migraphx::literal{shape{shape::float_type}, {0.5f}}));
-    std::vector<migraphx::instruction_ref> outs;
+    std::vector<migraphx::instruction_ref> outs, kept_all;
     for(std::int64_t c = 0; c < 3; c++)
     {
         auto col  = m->add_instruction(make_op("gather", {{"axis", 1}}), scores,
@@ -38,7 +39,10 @@ migraphx::program per_class_nonzeros()
         auto kept = m->add_instruction(make_op("gather", {{"axis", 0}}), col,
                                        m->add_instruction(make_op("squeeze", {{"axes", {0}}}), nz));
         outs.insert(outs.end(), {nz, kept, m->add_instruction(make_op("nonzero"), kept)});
+        kept_all.push_back(kept);
     }
+    // as SSD gathers its classes' results: one concat of data-dependent parts (some empty)
+    outs.push_back(m->add_instruction(make_op("concat", {{"axis", 0}}), kept_all));
     m->add_return(outs);
     return p;
 }
@@ -147,10 +151,21 @@ TEST(gpu_early_nonzero, per_class_nonzeros_match_ref_at_every_count)
     auto g = migx_test::expect_gpu_matches_ref(
         p, migx_test::drawn_from(shape{shape::float_type, {6, 3}}, {0, 0.1f, 0.5f, 0.6f, 0.9f, 1}, 7, "scores"), 0, 0);
     EXPECT_EQ(migx_test::occurrences(migx_test::text(g), "gpu::nonzero_start"), 3u) << g;
+#ifdef MIGRAPHX_HAVE_GPU
+    // the concat of the classes' kept scores ran on the device (one launch: sized_concat)
+    std::size_t concats = 0;
+    for(auto it = g.get_main_module()->begin(); it != g.get_main_module()->end(); ++it)
+        if(const auto* f = it->get_operator().any_cast<migraphx::gpu::ref_fallback>(); f and f->op.name() == "concat")
+        {
+            concats++;
+            EXPECT_GT(f->device_runs->load(), 0u) << "the concat ran on the host";
+        }
+    EXPECT_EQ(concats, 1u) << g;
+#endif
     migx_test::expect_gpu_matches_ref(p, scores_all(0), 0, 0); // no hits (0, then 0.25)
     migx_test::expect_gpu_matches_ref(p, scores_all(1), 0, 0); // all (1, then 0.75)
     auto r = g.eval(scores_all(0));
-    ASSERT_EQ(r.size(), 9u);
+    ASSERT_EQ(r.size(), 10u);
     EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{1, 0}));
     r = g.eval(scores_all(1));
     EXPECT_EQ(r[0].get_shape().lens(), (std::vector<std::size_t>{1, 6}));
