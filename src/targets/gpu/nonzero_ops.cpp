@@ -10,7 +10,6 @@
 namespace migraphx {
 namespace gpu {
 
-
 shape nonzero_start::compute_shape(const std::vector<shape>& inputs) const
 {
     check_inputs(name(), inputs, 2);
