@@ -467,25 +467,18 @@ struct topk_form : sized_device_op
 struct nonzero_form : sized_device_op
 {
     nonzero_kernel kernel;
-    std::shared_ptr<char> count;       // device
-    std::shared_ptr<std::uint64_t> count_on_host; // pinned, the count is copied to it
-    nonzero_form(context& ctx, const shape& in) : kernel(ctx, in), count(device_alloc(8))
-    {
-        void* p = nullptr;
-        MIGX_CUDA_CHECK(cudaMallocHost(&p, sizeof(std::uint64_t)));
-        count_on_host = std::shared_ptr<std::uint64_t>(static_cast<std::uint64_t*>(p), [](std::uint64_t* q) { cudaFreeHost(q); });
-    }
+    std::shared_ptr<count_slot> count = std::make_shared<count_slot>(); // its own, not the context's
+    nonzero_form(context& ctx, const shape& in) : kernel(ctx, in) {}
     std::optional<argument> run(context& ctx, const std::vector<argument>& args, const host_reader&) const override
     {
         const auto& x = args[0].get_shape();
         if(not nonzero_kernel::takes(x, args.back().get_shape()))
             return std::nullopt;
-        auto& g = get_gpu_context(ctx);
-        kernel.launch(ctx, args[0], args.back().data(), count.get());
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(count_on_host.get(), count.get(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, g.stream()));
-        MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-        return result_in(args.back(),
-                         shape{shape::int64_type, {nonzero_kernel::rank_of(x), static_cast<std::size_t>(*count_on_host)}});
+        auto s = get_gpu_context(ctx).stream();
+        kernel.launch(ctx, args[0], args.back().data(), count->device.get());
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(count->host, count->device.get(), sizeof(std::uint64_t), cudaMemcpyDeviceToHost, s));
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(s));
+        return result_in(args.back(), shape{shape::int64_type, {nonzero_kernel::rank_of(x), static_cast<std::size_t>(*count->host)}});
     }
 };
 

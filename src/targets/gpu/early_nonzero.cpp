@@ -2,6 +2,7 @@
 #include "targets/gpu/device_sized.hpp"
 #include "targets/gpu/gpu_ops.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "passes/pass_utils.hpp"
 #include <migraphx/instruction.hpp>
 #include <algorithm>
 #include <unordered_map>
@@ -13,24 +14,6 @@ namespace gpu {
 namespace {
 
 const ref_fallback* fallback_of(instruction_ref ins) { return ins->get_operator().any_cast<ref_fallback>(); }
-
-/// The lowered module's instructions whose shape may be smaller at run time: a fallback of an op
-/// with a data-dependent result (nonzero, NMS...), a nonzero_finish, and all computed from them.
-std::unordered_set<const instruction*> lowered_data_dependent(const module& m)
-{
-    std::unordered_set<const instruction*> dd;
-    for(auto it = m.begin(); it != m.end(); ++it)
-    {
-        const auto* f = fallback_of(it);
-        auto a        = f ? f->op.attributes() : it->get_operator().attributes();
-        bool d        = a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool();
-        for(auto x : it->inputs())
-            d = d or dd.count(&*x) > 0;
-        if(d)
-            dd.insert(&*it);
-    }
-    return dd;
-}
 
 bool is_alloc(instruction_ref ins) { return ins->name() == "hip::hip_allocate_memory"; }
 
@@ -138,7 +121,9 @@ void early_nonzero::apply(module& m) const
 {
     if(m.name() != "main")
         return;
-    auto dd = lowered_data_dependent(m);
+    // data-dependent: a fallback of nonzero, NMS... (ref_fallback::attributes), a finish, and
+    // all computed from them
+    auto dd = pass_utils::data_dependent(m);
     std::vector<instruction_ref> todo;
     for(auto it = m.begin(); it != m.end(); ++it)
     {

@@ -364,6 +364,10 @@ struct ref_fallback
     /// the lowering (mark_host_only_values), saved.
     bool host_only = false;
     std::string name() const { return "gpu::ref::" + op.name(); }
+    /// {"dynamic_output": true} where its op's result size depends on the data (nonzero, NMS...),
+    /// so that pass_utils::data_dependent sees the lowered module as it saw the op; nothing else
+    /// of the op's (a host fallback is not "pointwise", whatever its op is).
+    value attributes() const;
     void print_attributes(std::ostream& os) const
     {
         os << op.attribute_string()

@@ -305,6 +305,14 @@ argument ref_fallback::compute_host(const shape& out, const std::vector<argument
     return real.compute(sized.output, args, {mod}, run_on_host);
 }
 
+value ref_fallback::attributes() const
+{
+    auto a = op.attributes();
+    if(a.is_object() and a.contains("dynamic_output") and a.at("dynamic_output").get_bool())
+        return {{"dynamic_output", true}};
+    return value::object{};
+}
+
 void ref_fallback::finalize(context& ctx, const shape& out, const std::vector<shape>& inputs)
 {
     in_shapes.assign(inputs.begin(), inputs.end() - (has_output and not inputs.empty() ? 1 : 0));
