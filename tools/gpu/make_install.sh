@@ -28,6 +28,9 @@ if [ -f /usr/local/cuda/include/cudnn.h ]; then
   g++ -O2 -std=c++17 tools/gpu/conv_first_use.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcudnn -lcudart \
       -o "$prefix/bin/conv_first_use"
 fi
+# The batch-split probe (tools/gpu/concurrent_probe.cpp; the installed API only)
+g++ -O2 -std=c++17 -pthread tools/gpu/concurrent_probe.cpp -I"$prefix/include" -L"$prefix/lib" -lmigraphx \
+    -Wl,-rpath,'$ORIGIN/../lib' -o "$prefix/bin/concurrent_probe"
 # migraphx-server (where configured): gRPC, abseil, httplib... are not on the GPU machine
 if [ -f "$prefix/bin/migraphx-server" ]; then
   ldd "$prefix/bin/migraphx-server" | awk '$3 ~ /^\/lib\/x86_64-linux-gnu\// {print $3}' |
