@@ -16,7 +16,6 @@
 // sector twice; Nsight Compute counted 43 % excess sectors before, BERT-base's kernel went from
 // 39.3 to 33.3 us at base clock with this and ex2 for exp2f).
 #include "targets/gpu/codegen.hpp"
-#include "ir/env.hpp"
 #include <algorithm>
 #include <sstream>
 
@@ -407,41 +406,23 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         ss << "                    s[nt][i] = key < " << N << " ? v : MIGX_NEG_INF;\n                }\n";
     // Online softmax over the rows g (i = 0, 1) and g + 8 (i = 2, 3); a row's values are spread
     // over the 4 lanes t of its group.
-    // Tree (MIGRAPHX_GPU_ATTENTION_TREE=1, an experiment): the row's max and sum in 4 partial
-    // chains, so that a warp has 4 independent dependency chains where it had one 16 long.
-    const bool tree = env_enabled("MIGRAPHX_GPU_ATTENTION_TREE");
-    const std::string row_max =
-        tree ? "                float mp[4] = {MIGX_NEG_INF, MIGX_NEG_INF, MIGX_NEG_INF, MIGX_NEG_INF};\n"
-               "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
-               "                    mp[nt & 3] = fmaxf(mp[nt & 3], fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));\n"
-               "                float mx = fmaxf(fmaxf(mp[0], mp[1]), fmaxf(mp[2], mp[3]));\n"
-             : "                float mx = MIGX_NEG_INF;\n"
-               "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
-               "                    mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));\n";
-    const std::string row_sum =
-        tree ? "                float sp[4] = {0.f, 0.f, 0.f, 0.f};\n"
-               "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
-               "                    for(int i = 2 * h; i < 2 * h + 2; i++)\n"
-               "                    {\n"
-               "                        s[nt][i] = ex2f(s[nt][i] - muse);\n"
-               "                        sp[nt & 3] += s[nt][i];\n"
-               "                    }\n"
-               "                float sum = (sp[0] + sp[1]) + (sp[2] + sp[3]);\n"
-             : "                float sum = 0.f;\n"
-               "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
-               "                    for(int i = 2 * h; i < 2 * h + 2; i++)\n"
-               "                    {\n"
-               "                        s[nt][i] = ex2f(s[nt][i] - muse);\n"
-               "                        sum += s[nt][i];\n"
-               "                    }\n";
-    ss << "            for(int h = 0; h < 2; h++)\n            {\n" << row_max
-       << "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+    ss << "            for(int h = 0; h < 2; h++)\n            {\n"
+          "                float mx = MIGX_NEG_INF;\n"
+          "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
+          "                    mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));\n"
+          "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
           "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
           "                const float mnew = fmaxf(mrow[h], mx);\n"
           "                const float muse = mnew == MIGX_NEG_INF ? 0.f : mnew;\n"
           "                const float alpha = ex2f(mrow[h] - muse);\n"
-       << row_sum
-       << "                sum += __shfl_xor_sync(0xffffffffu, sum, 1);\n"
+          "                float sum = 0.f;\n"
+          "                for(int nt = 0; nt < " + tiles + "; nt++)\n"
+          "                    for(int i = 2 * h; i < 2 * h + 2; i++)\n"
+          "                    {\n"
+          "                        s[nt][i] = ex2f(s[nt][i] - muse);\n"
+          "                        sum += s[nt][i];\n"
+          "                    }\n"
+          "                sum += __shfl_xor_sync(0xffffffffu, sum, 1);\n"
           "                sum += __shfl_xor_sync(0xffffffffu, sum, 2);\n"
           "                lrow[h] = lrow[h] * alpha + sum;\n"
           "                mrow[h] = mnew;\n"
