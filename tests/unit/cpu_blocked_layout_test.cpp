@@ -21,6 +21,16 @@ using migraphx::make_op;
 using migraphx::shape;
 
 namespace {
+#ifdef MIGRAPHX_HAVE_CPU
+// Whether oneDNN has real convolution kernels for the layout on this machine: nChw16c's are
+// AVX-512 only (elsewhere its convolutions are reference loops, and the pass leaves a module in
+// plain layout: no reorders at all).
+bool convolutions_run_in(const std::string& layout)
+{
+    return layout != "blocked16" or dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+}
+#endif
+
 migraphx::program two_convs_and_add(std::size_t channels, std::size_t size = 6)
 {
     migraphx::program p;
@@ -276,7 +286,8 @@ TEST(cpu_blocked_layout, per_channel_broadcasts_stay_in_the_layout)
             auto names = migx_test::op_names(m);
             SCOPED_TRACE(std::string(layout) + (se ? ", SE" : ", constant"));
             // the SE branch's pooled [1, C, 1, 1] goes back to plain for the sigmoid: one more
-            EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), se ? 3 : 2) << m;
+            auto want = not convolutions_run_in(layout) ? 0 : se ? 3 : 2;
+            EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), want) << m;
         }
 }
 #endif
@@ -329,7 +340,8 @@ TEST(cpu_blocked_layout, channel_concat_stays_in_the_layout)
         migraphx::context ctx = migraphx::cpu::dnnl_context{};
         lower_and_lay_out(m, ctx);
         auto names = migx_test::op_names(m);
-        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 2) << layout << m;
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), convolutions_run_in(layout) ? 2 : 0)
+            << layout << m;
     }
 }
 #endif
@@ -457,6 +469,12 @@ TEST(cpu_blocked_layout, deconvolution_of_a_value_in_the_layout_stays_there)
         ASSERT_NE(deconv, m.end());
         auto src   = deconv->get_operator().to_value().at("src_layout").to<std::string>();
         auto names = migx_test::op_names(m);
+        if(not convolutions_run_in(layout))
+        {
+            EXPECT_EQ(src, "plain") << m;
+            EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 0) << layout << m;
+            continue;
+        }
         EXPECT_EQ(src, expect_moved ? layout : "plain") << kernel << m;
         EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), expect_moved ? 3 : 6) << layout << m;
     }
@@ -510,7 +528,8 @@ TEST(cpu_blocked_layout, an_upsampling_between_convolutions_stays_in_the_layout)
         migraphx::context ctx = migraphx::cpu::dnnl_context{};
         lower_and_lay_out(m, ctx);
         auto names = migx_test::op_names(m);
-        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), 2) << layout << m;
+        EXPECT_EQ(std::count(names.begin(), names.end(), "dnnl::reorder"), convolutions_run_in(layout) ? 2 : 0)
+            << layout << m;
         EXPECT_EQ(std::count(names.begin(), names.end(), "cpu::lerp"), 2) << layout << m;
     }
 }
