@@ -8,13 +8,12 @@
 // and prints ms per whole batch (wall time over the N runs or pairs / N).
 // Built by tools/gpu/make_install.sh into the install:
 //   concurrent_probe WHOLE.onnx HALF.onnx [--fp16] [--runs N] [--rounds R]
-#include <migraphx/generate.hpp>
+#include "../../bench/bench_util.hpp" // make_input, ms_since: the inputs migx_gpu_bench times
 #include <migraphx/gpu/hip.hpp>
 #include <migraphx/onnx.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/quantization.hpp>
 #include <migraphx/target.hpp>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -23,12 +22,9 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
+using migx_bench::clock_type;
+using migx_bench::make_input;
+using migx_bench::ms_since;
 
 struct loaded
 {
@@ -51,17 +47,8 @@ loaded load(const std::string& path, bool fp16)
     {
         if(inputs.count(name) == 0)
             l.params[name] = migraphx::gpu::allocate_gpu(s); // an output buffer
-        else if(migraphx::shape::is_integral(s.type()))
-        {
-            migraphx::argument a{s}; // token ids and masks, as migx_gpu_bench makes them
-            a.visit([](auto v) {
-                for(std::size_t i = 0; i < v.size(); i++)
-                    v[i] = static_cast<typename decltype(v)::value_type>(static_cast<int>(i % 100));
-            });
-            l.params[name] = migraphx::gpu::to_gpu(a);
-        }
         else
-            l.params[name] = migraphx::gpu::to_gpu(migraphx::generate_argument(s, seed++));
+            l.params[name] = migraphx::gpu::to_gpu(make_input(s, seed++));
     }
     for(int i = 0; i < 20; i++)
         l.run();
@@ -89,6 +76,8 @@ int run(int argc, char** argv)
         else
             throw std::runtime_error("unknown option " + a);
     }
+    if(runs < 1 or rounds < 1)
+        throw std::runtime_error("--runs and --rounds must be at least 1");
     auto whole = load(argv[1], fp16);
     auto h1    = load(argv[2], fp16);
     auto h2    = load(argv[2], fp16);

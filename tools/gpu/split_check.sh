@@ -22,8 +22,6 @@ if [[ " $SKIP " != *" ssd "* ]]; then
 fi
 set -- ${SPLIT_MODELS:-bert:64 bert:32}
 whole=/tmp/gb/${1%%:*}_b${1##*:}.onnx half=/tmp/gb/${2%%:*}_b${2##*:}.onnx
-for f in $whole $half; do
-  [ -f $f ] || timeout 200 $PY tools/gpu/export_bench_models.py /tmp/gb $1 $2 >> $OUT/probe_export.log 2>&1
-done
+[ -f $whole ] && [ -f $half ] || timeout 200 $PY tools/gpu/export_bench_models.py /tmp/gb $1 $2 > $OUT/probe_export.log 2>&1
 timeout 300 $inst/bin/concurrent_probe $whole $half --fp16 --runs ${PROBE_RUNS:-200} --rounds ${PROBE_ROUNDS:-3} >> $OUT/probe.txt 2>&1
 echo "rc=$?" >> $OUT/probe.txt
