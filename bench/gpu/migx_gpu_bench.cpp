@@ -169,12 +169,18 @@ int run(int argc, char** argv)
         out = prog.eval(params);
     std::vector<double> times;
     times.reserve(runs);
+    // the timed runs' wall-clock span, to match against samples of the GPU's clock and power
+    auto epoch_s = [] {
+        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    };
+    double timed_from = epoch_s();
     for(int i = 0; i < runs; i++)
     {
         auto t = clock_type::now();
         out    = prog.eval(params);
         times.push_back(ms_since(t));
     }
+    double timed_to = epoch_s();
     std::sort(times.begin(), times.end());
     double med = times[times.size() / 2];
 
@@ -215,7 +221,7 @@ int run(int argc, char** argv)
                     agree.worst(), agree.cos(), agree.max_abs);
     }
     std::printf("migx model=%s precision=%s cuda_graph=%d parse_ms=%.1f quantize_ms=%.1f compile_ms=%.1f median_ms=%.4f "
-                "min_ms=%.4f p90_ms=%.4f runs=%d\n",
+                "min_ms=%.4f p90_ms=%.4f runs=%d timed_from_s=%.3f timed_to_s=%.3f\n",
                 model.c_str(),
                 int8 ? (fp16 ? "int8+fp16" : "int8") : fp16 ? "fp16" : "fp32",
                 graph ? 1 : 0,
@@ -225,7 +231,9 @@ int run(int argc, char** argv)
                 med,
                 times.front(),
                 times[times.size() * 9 / 10],
-                runs);
+                runs,
+                timed_from,
+                timed_to);
     return 0;
 }
 

@@ -216,6 +216,9 @@ def first_output(r):
     return r
 
 
+LAST_MIGX_FIELDS = {}  # the last run_migx's key=value output (e.g. timed_from_s, timed_to_s)
+
+
 def run_migx(exe, onnx_path, name, inputs, precision, runs, work):
     cmd = [exe, onnx_path, "--runs", str(runs)]
     if precision == "fp16":
@@ -233,6 +236,8 @@ def run_migx(exe, onnx_path, name, inputs, precision, runs, work):
     if p.returncode != 0:
         return None, None, (p.stderr.strip().splitlines() or ["failed"])[-1]
     fields = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+    LAST_MIGX_FIELDS.clear()
+    LAST_MIGX_FIELDS.update(fields)
     return float(fields["median_ms"]), np.fromfile(out_file, dtype=np.float32), f"compile {fields['compile_ms']} ms"
 
 

@@ -9,14 +9,18 @@ engine (the host's wall time of call + synchronize, median of --runs after --war
              (QKV 768->2304, attention output 768->768, FFN1 768->3072, FFN2 3072->768) on
              [64*128, 768] rows: the floor for an engine that runs these products with cuBLAS
   gemms+attn the same graph plus cuDNN's fused attention (no mask) after each QKV product
+  --floors adds what else an engine runs around the products with library kernels (product_graph)
+  --migx-env times migx again under an environment variable (an A/B in the same rounds)
 Prints a markdown table: each figure and eager / figure (1.5 is the bar).
 
 usage: bert_floor.py --migx install-gpu/bin/migx_gpu_bench [--work /tmp/gb] [--runs 50] [--rounds 3] [--out F.md]
+                     [--floors gemms,gemms+epi+ln+attn,...] [--migx-env LABEL=VAR=VALUE ...]
 """
 import argparse
 import os
 import statistics
 import sys
+import time
 
 import torch
 
@@ -26,8 +30,13 @@ import run  # noqa: E402
 BATCH, SEQ, D, HEADS, FFN, LAYERS = 64, 128, 768, 12, 3072, 12
 
 
-def product_graph(with_attention):
-    """One CUDA graph of BERT-base b64's products (and attention), random fp16 weights."""
+def product_graph(parts=()):
+    """One CUDA graph of BERT-base b64's products and, by `parts`, what an engine adds around them
+    with library kernels: "epi" (GELU in FFN1's cuBLASLt epilogue, the residual read as the
+    attention-output and FFN2 products' C; "gelu" or "res" one of them), "ln" (PyTorch's layer
+    norm: the embeddings' and two a layer), "attn" (cuDNN's fused attention, no mask, and the
+    heads' transposing copy) or "mask" (scaled_dot_product_attention with an additive padding
+    mask, 8 keys of 128 padded, PyTorch's own choice of kernel). Random fp16 weights."""
     g = torch.Generator(device="cuda").manual_seed(3)
     rows = BATCH * SEQ
 
@@ -36,23 +45,35 @@ def product_graph(with_attention):
 
     layers = [(w(D, 3 * D), w(D, D), w(D, FFN), w(FFN, D)) for _ in range(LAYERS)]
     bias = {n: torch.zeros(n, device="cuda", dtype=torch.half) for n in (D, 3 * D, FFN)}
+    gamma = (1 + 0.1 * torch.randn(D, device="cuda", generator=g)).half()
+    beta = (0.1 * torch.randn(D, device="cuda", generator=g)).half()
     x = torch.randn(rows, D, device="cuda", generator=g).half()
     attn_out = torch.randn(rows, D, device="cuda", generator=g).half()
+    mask = torch.zeros(BATCH, 1, 1, SEQ, device="cuda", dtype=torch.half)
+    mask[:, :, :, SEQ - 8:] = torch.finfo(torch.half).min  # a few padded keys, as a real batch has
+
+    def norm(t):
+        return torch.nn.functional.layer_norm(t, (D,), gamma, beta, 1e-12) if "ln" in parts else t
+
+    def attention(qkv):
+        q, k, v = qkv.view(BATCH, SEQ, 3, HEADS, D // HEADS).permute(2, 0, 3, 1, 4)
+        if "mask" in parts:
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        else:
+            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
+                a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        return a.transpose(1, 2).reshape(rows, D)
 
     def body():
-        h = x
+        h = norm(x)
         for wqkv, wo, w1, w2 in layers:
             qkv = torch.addmm(bias[3 * D], h, wqkv)
-            if with_attention:
-                q, k, v = qkv.view(BATCH, SEQ, 3, HEADS, D // HEADS).permute(2, 0, 3, 1, 4)
-                with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
-                    a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
-                a = a.transpose(1, 2).reshape(rows, D)
-            else:
-                a = attn_out  # contiguous, as an attention kernel leaves it
-            o = torch.addmm(bias[D], a, wo)
-            f = torch.addmm(bias[FFN], o, w1)
-            h = torch.addmm(bias[D], f, w2)
+            a = attention(qkv) if ("attn" in parts or "mask" in parts) else attn_out  # contiguous
+            res = "epi" in parts or "res" in parts
+            gelu = "epi" in parts or "gelu" in parts
+            o = norm(torch.addmm(h if res else bias[D], a, wo))
+            f = torch._addmm_activation(bias[FFN], o, w1, use_gelu=True) if gelu else torch.addmm(bias[FFN], o, w1)
+            h = norm(torch.addmm(o if res else bias[D], f, w2))
         return h
 
     s = torch.cuda.Stream()
@@ -67,6 +88,22 @@ def product_graph(with_attention):
     return graph.replay
 
 
+def with_env(fn, **env):
+    """fn() with these environment variables set (for migx_gpu_bench, a subprocess)."""
+    def call():
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            return fn()
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return call
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--migx", required=True)
@@ -75,7 +112,22 @@ def main():
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default="")
+    ap.add_argument("--floors", default="gemms,gemms+attn",
+                    help="comma-separated: gemms, gemms+attn, gemms+gelu, gemms+res, gemms+epi, gemms+epi+ln, "
+                         "gemms+epi+ln+attn, gemms+epi+ln+maskattn")
+    ap.add_argument("--migx-env", action="append", default=[], metavar="LABEL=VAR=VALUE",
+                    help="also time migx under this environment variable (repeatable)")
     a = ap.parse_args()
+    floors = {"gemms": (), "gemms+attn": ("attn",), "gemms+gelu": ("gelu",), "gemms+res": ("res",),
+              "gemms+epi": ("epi",), "gemms+epi+ln": ("epi", "ln"),
+              "gemms+epi+ln+attn": ("epi", "ln", "attn"), "gemms+epi+ln+maskattn": ("epi", "ln", "mask")}
+    unknown = set(a.floors.split(",")) - set(floors)
+    if unknown:
+        ap.error(f"--floors: unknown {', '.join(sorted(unknown))} (known: {', '.join(floors)})")
+    for v in a.migx_env:
+        label, _, setting = v.partition("=")
+        if not label or "=" not in setting or not setting.partition("=")[0]:
+            ap.error(f"--migx-env {v}: expected LABEL=VAR=VALUE")
     os.makedirs(a.work, exist_ok=True)
 
     model = run.make_model("bert")
@@ -87,20 +139,33 @@ def main():
     runners = {
         "eager": lambda: run.time_calls(eager, a.runs, a.warmup),
         "migx": lambda: run.run_migx(a.migx, onnx_path, "bert", inputs, "fp16", a.runs, a.work)[0],
-        "gemms": lambda: run.time_calls(product_graph(False), a.runs, a.warmup),
-        "gemms+attn": lambda: run.time_calls(product_graph(True), a.runs, a.warmup),
     }
+    for v in a.migx_env:  # LABEL=VAR=VALUE: migx again under that environment
+        label, _, setting = v.partition("=")
+        k, _, val = setting.partition("=")
+        runners[f"migx {label}"] = with_env(runners["migx"], **{k: val})
+    for k, parts in floors.items():
+        if k in a.floors.split(","):
+            runners[k] = (lambda p: lambda: run.time_calls(product_graph(p), a.runs, a.warmup))(parts)
     times = {k: [] for k in runners}
     for r in range(a.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))
         for k in order:
+            start = time.time()
+            run.LAST_MIGX_FIELDS.clear()
             try:
                 t = runners[k]()
             except Exception as e:  # noqa: BLE001 (a missing backend: that row says so)
                 run.log(f"round {r + 1} {k}: {type(e).__name__}: {e}")
                 t = None
             times[k].append(t if t is not None else float("nan"))
-            run.log(f"round {r + 1} {k}: {times[k][-1]:.3f} ms")
+            # the wall-clock span, for tools/gpu/power_by_run.py against nvidia-smi's samples:
+            # migx_gpu_bench's timed runs where it says (its compile and teardown left out)
+            end = time.time()
+            f = run.LAST_MIGX_FIELDS
+            if "timed_from_s" in f and "timed_to_s" in f:
+                start, end = float(f["timed_from_s"]), float(f["timed_to_s"])
+            run.log(f"round {r + 1} {k}: {times[k][-1]:.3f} ms [{start:.3f} {end:.3f}]")
     lines = [f"BERT-base b{BATCH} s{SEQ} fp16, {torch.cuda.get_device_name()}, torch {torch.__version__}, "
              f"median of {a.runs} calls a round, {a.rounds} rounds (order reversed every other round)", "",
              "| what | ms by round | eager / this (median round) |", "|---|---|---|"]
