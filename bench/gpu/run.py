@@ -216,10 +216,9 @@ def first_output(r):
     return r
 
 
-LAST_MIGX_FIELDS = {}  # the last run_migx's key=value output (e.g. timed_from_s, timed_to_s)
-
-
-def run_migx(exe, onnx_path, name, inputs, precision, runs, work):
+def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None):
+    """(median ms, first output, note) of migx_gpu_bench; `fields`, a dict, if given, receives
+    all of its key=value output (e.g. timed_from_s, timed_to_s)."""
     cmd = [exe, onnx_path, "--runs", str(runs)]
     if precision == "fp16":
         cmd.append("--fp16")
@@ -235,10 +234,10 @@ def run_migx(exe, onnx_path, name, inputs, precision, runs, work):
         return None, None, "timed out after 180 s"
     if p.returncode != 0:
         return None, None, (p.stderr.strip().splitlines() or ["failed"])[-1]
-    fields = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
-    LAST_MIGX_FIELDS.clear()
-    LAST_MIGX_FIELDS.update(fields)
-    return float(fields["median_ms"]), np.fromfile(out_file, dtype=np.float32), f"compile {fields['compile_ms']} ms"
+    out = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+    if fields is not None:
+        fields.update(out)
+    return float(out["median_ms"]), np.fromfile(out_file, dtype=np.float32), f"compile {out['compile_ms']} ms"
 
 
 def accuracy(got, ref):

@@ -32,8 +32,8 @@ BATCH, SEQ, D, HEADS, FFN, LAYERS = 64, 128, 768, 12, 3072, 12
 
 def product_graph(parts=()):
     """One CUDA graph of BERT-base b64's products and, by `parts`, what an engine adds around them
-    with library kernels: "epi" (GELU in FFN1's cuBLASLt epilogue, the residual read as the
-    attention-output and FFN2 products' C; "gelu" or "res" one of them), "ln" (PyTorch's layer
+    with library kernels: "gelu" (GELU in FFN1's cuBLASLt epilogue), "res" (the residual read as
+    the attention-output and FFN2 products' C), "ln" (PyTorch's layer
     norm: the embeddings' and two a layer), "attn" (cuDNN's fused attention, no mask, and the
     heads' transposing copy) or "mask" (scaled_dot_product_attention with an additive padding
     mask, 8 keys of 128 padded, PyTorch's own choice of kernel). Random fp16 weights."""
@@ -69,10 +69,12 @@ def product_graph(parts=()):
         for wqkv, wo, w1, w2 in layers:
             qkv = torch.addmm(bias[3 * D], h, wqkv)
             a = attention(qkv) if ("attn" in parts or "mask" in parts) else attn_out  # contiguous
-            res = "epi" in parts or "res" in parts
-            gelu = "epi" in parts or "gelu" in parts
+            res = "res" in parts
             o = norm(torch.addmm(h if res else bias[D], a, wo))
-            f = torch._addmm_activation(bias[FFN], o, w1, use_gelu=True) if gelu else torch.addmm(bias[FFN], o, w1)
+            if "gelu" in parts:
+                f = torch._addmm_activation(bias[FFN], o, w1, use_gelu=True)
+            else:
+                f = torch.addmm(bias[FFN], o, w1)
             h = norm(torch.addmm(o if res else bias[D], f, w2))
         return h
 
@@ -118,16 +120,21 @@ def main():
     ap.add_argument("--migx-env", action="append", default=[], metavar="LABEL=VAR=VALUE",
                     help="also time migx under this environment variable (repeatable)")
     a = ap.parse_args()
+    epi = ("gelu", "res")  # the epilogues BERT's products carry
     floors = {"gemms": (), "gemms+attn": ("attn",), "gemms+gelu": ("gelu",), "gemms+res": ("res",),
-              "gemms+epi": ("epi",), "gemms+epi+ln": ("epi", "ln"),
-              "gemms+epi+ln+attn": ("epi", "ln", "attn"), "gemms+epi+ln+maskattn": ("epi", "ln", "mask")}
-    unknown = set(a.floors.split(",")) - set(floors)
+              "gemms+epi": epi, "gemms+epi+ln": epi + ("ln",),
+              "gemms+epi+ln+attn": epi + ("ln", "attn"), "gemms+epi+ln+maskattn": epi + ("ln", "mask")}
+    wanted = a.floors.split(",")
+    unknown = set(wanted) - set(floors)
     if unknown:
         ap.error(f"--floors: unknown {', '.join(sorted(unknown))} (known: {', '.join(floors)})")
+    variants = []  # (label, variable, value) of each --migx-env
     for v in a.migx_env:
         label, _, setting = v.partition("=")
-        if not label or "=" not in setting or not setting.partition("=")[0]:
+        var, eq, val = setting.partition("=")
+        if not label or not var or not eq:
             ap.error(f"--migx-env {v}: expected LABEL=VAR=VALUE")
+        variants.append((label, var, val))
     os.makedirs(a.work, exist_ok=True)
 
     model = run.make_model("bert")
@@ -136,23 +143,22 @@ def main():
     if not os.path.exists(onnx_path):
         run.export(model, "bert", BATCH, onnx_path)
     eager = run.torch_runner(model, "bert", inputs, "fp16", False)
+    migx_fields = {}  # the last migx run's key=value output: its timed span
     runners = {
         "eager": lambda: run.time_calls(eager, a.runs, a.warmup),
-        "migx": lambda: run.run_migx(a.migx, onnx_path, "bert", inputs, "fp16", a.runs, a.work)[0],
+        "migx": lambda: run.run_migx(a.migx, onnx_path, "bert", inputs, "fp16", a.runs, a.work, migx_fields)[0],
     }
-    for v in a.migx_env:  # LABEL=VAR=VALUE: migx again under that environment
-        label, _, setting = v.partition("=")
-        k, _, val = setting.partition("=")
-        runners[f"migx {label}"] = with_env(runners["migx"], **{k: val})
+    for label, var, val in variants:
+        runners[f"migx {label}"] = with_env(runners["migx"], **{var: val})
     for k, parts in floors.items():
-        if k in a.floors.split(","):
+        if k in wanted:
             runners[k] = (lambda p: lambda: run.time_calls(product_graph(p), a.runs, a.warmup))(parts)
     times = {k: [] for k in runners}
     for r in range(a.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))
         for k in order:
             start = time.time()
-            run.LAST_MIGX_FIELDS.clear()
+            migx_fields.clear()
             try:
                 t = runners[k]()
             except Exception as e:  # noqa: BLE001 (a missing backend: that row says so)
@@ -162,9 +168,8 @@ def main():
             # the wall-clock span, for tools/gpu/power_by_run.py against nvidia-smi's samples:
             # migx_gpu_bench's timed runs where it says (its compile and teardown left out)
             end = time.time()
-            f = run.LAST_MIGX_FIELDS
-            if "timed_from_s" in f and "timed_to_s" in f:
-                start, end = float(f["timed_from_s"]), float(f["timed_to_s"])
+            if "timed_from_s" in migx_fields and "timed_to_s" in migx_fields:
+                start, end = float(migx_fields["timed_from_s"]), float(migx_fields["timed_to_s"])
             run.log(f"round {r + 1} {k}: {times[k][-1]:.3f} ms [{start:.3f} {end:.3f}]")
     lines = [f"BERT-base b{BATCH} s{SEQ} fp16, {torch.cuda.get_device_name()}, torch {torch.__version__}, "
              f"median of {a.runs} calls a round, {a.rounds} rounds (order reversed every other round)", "",

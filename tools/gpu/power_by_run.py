@@ -8,7 +8,8 @@ samples with the software power cap active over the line's last CALLS x its medi
 timed calls: a line's span also holds its set-up, migx's compile or a graph's capture; a migx
 line's span is migx_gpu_bench's own timed runs). nvidia-smi's power.draw is a moving average over
 about a second, too slow for runs this short (bert_limits.sh asks for power.draw.instant where the
-driver has it); the clock column is what the card ran at.
+driver has it); the clock column is what the card ran at. (nvidia-smi refreshes its readings
+about every 100 ms, so 50 ms samples come in repeated pairs: the count is of samples, not readings.)
 
 usage: power_by_run.py floor.log smi.csv CALLS   (CALLS: bert_floor's --runs plus --warmup)
 """
