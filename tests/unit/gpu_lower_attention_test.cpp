@@ -7,12 +7,14 @@
 #ifdef MIGRAPHX_HAVE_GPU
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/codegen.hpp"
+#include "targets/gpu/context.hpp"
 #include "targets/gpu/lowering.hpp"
 #include <migraphx/half.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
 #include <migraphx/make_op.hpp>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -280,10 +282,10 @@ TEST(gpu_lower_attention, eight_warps_for_more_than_64_rows)
 
 // On the device: the kernel against ref. Half inputs in [-1, 1]-ish; the kernel keeps the scores
 // in float and rounds P to half once (ref rounds the scores, the softmax and each product), so
-// the bound is a few half ulps of the outputs (|o| <= 1).
-TEST(gpu_lower_attention, matches_ref_on_device)
+// the bound is a few half ulps of the outputs (|o| <= 1). `kernel(c)` names the kernel case c
+// must have become.
+void check_cases_on_device(const std::function<std::string(const attention_case&)>& kernel)
 {
-    MIGX_REQUIRE_GPU();
     attention_case bert;                 // 70 x 70, d 64, mask, Q/K scaled, transposed out
     attention_case cross;                // 100 queries over 130 keys, d 32, dv 48, divided, no mask
     cross.m        = 100;
@@ -321,13 +323,38 @@ TEST(gpu_lower_attention, matches_ref_on_device)
     many_short.batch = 64;
     many_short.m     = 16;
     many_short.n     = 40;
-    for(const auto& c : {bert, cross, wide, narrow, padded, nan_rows, nan_kept, many, many_short})
+    attention_case keys_cross = cross;   // 100 queries over 72 keys, dv 48: wgmma n 48, keys padded to 80
+    keys_cross.n = 72;
+    for(const auto& c : {bert, cross, wide, narrow, padded, nan_rows, nan_kept, many, many_short, keys_cross})
     {
         auto p = attention(c);
         auto g = migx_test::expect_gpu_matches_ref(p, 5e-3, 5e-3);
         std::ostringstream ss;
         ss << g;
-        EXPECT_NE(ss.str().find("symbol_name=attention_kernel"), std::string::npos) << ss.str();
+        EXPECT_NE(ss.str().find("symbol_name=" + kernel(c) + ","), std::string::npos)
+            << "m " << c.m << " n " << c.n << " d " << c.d << ": " << ss.str();
     }
+}
+
+TEST(gpu_lower_attention, matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+    check_cases_on_device([](const attention_case&) { return std::string("attention_kernel"); });
+}
+
+// The Hopper kernel (codegen_attention_wgmma.cpp) on an sm_90 device, up to 128 keys; the
+// mma.sync kernel past them.
+TEST(gpu_lower_attention, hopper_kernel_matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    migraphx::gpu::gpu_context g;
+    const auto& st = g.get();
+    if(st.sm_major != 9 or st.sm_minor != 0)
+        GTEST_SKIP() << "the Hopper kernel needs an sm_90 device; this one is sm_" << st.sm_major << st.sm_minor;
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    check_cases_on_device([](const attention_case& c) {
+        return std::string(c.n <= 128 ? "attention_wgmma_kernel" : "attention_kernel");
+    });
 }
 #endif

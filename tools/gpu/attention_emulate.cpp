@@ -113,9 +113,93 @@ struct float2 { float x, y; };
 static inline float2 pair_of(const migx_half* p) { return {h2f(p[0]), h2f(p[1])}; }
 static inline float2 pair_of(const float* p) { return {p[0], p[1]}; }
 static inline float ex2f(float x) { return exp2f(x); }
+// wgmma (the Hopper kernel): the shared-memory address in a descriptor is the low 18 bits of the
+// host address; the high bits are the one 256 KiB window the kernel's big shared array lies in
+// (__align__(1024) arrays are aligned to 256 KiB here, so none crosses a window's end).
+#undef __align__
+#define __align__(n) __attribute__((aligned((n) >= 1024 ? 262144 : (n))))
+#include <atomic>
+static std::atomic<unsigned long long> migx_smem_hi{0};
+static std::atomic<bool> migx_wgmma_bad{false};
+static inline unsigned smem_addr(const void* p)
+{
+    const auto u = (unsigned long long)p;
+    unsigned long long none = 0;
+    if(!migx_smem_hi.compare_exchange_strong(none, u & ~0x3FFFFull) && none != (u & ~0x3FFFFull))
+        migx_wgmma_bad = true;
+    return (unsigned)(u & 0x3FFFFull);
+}
+static inline void wgmma_fence() {}
+static inline void wgmma_commit() {}
+template <int N>
+static inline void wgmma_wait() {}
+static inline void fence_async_shared() {}
+static inline void keep(float&) {}
+static inline unsigned long long wgmma_desc(const void* p, unsigned lbo, unsigned sbo)
+{
+    return (unsigned long long)((smem_addr(p) & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32);
+}
+// Element (mn, k) of a 16-deep wgmma operand without swizzle: core matrices of 8 x 16 bytes, SBO
+// apart along M/N, LBO along K; the 16 bytes run along K (K-major) or along M/N (MN-major).
+static inline float migx_operand(unsigned long long d, int mn, int k, bool mn_major)
+{
+    if((d >> 62) != 0 || ((d >> 49) & 7) != 0)
+        migx_wgmma_bad = true; // a swizzle or base offset this emulator does not model
+    const unsigned long long lbo = ((d >> 16) & 0x3FFF) << 4, sbo = ((d >> 32) & 0x3FFF) << 4;
+    const char* base = (const char*)(migx_smem_hi.load() | ((d & 0x3FFF) << 4));
+    const unsigned long long off = mn_major ? (mn / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (mn % 8) * 2
+                                            : (mn / 8) * sbo + (mn % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+    migx_half h;
+    std::memcpy(&h, base + off, 2);
+    return h2f(h);
+}
+// The accumulator of m64nNk16: warp w of the warpgroup, lane (g, t), d[4j + i] is row
+// 16w + g + 8 (i / 2), column 8j + 2t + (i % 2).
+template <int N, int TB>
+static inline void wgmma_ss(float* d, unsigned long long a, unsigned long long b, int accumulate)
+{
+    const int w = threadIdx.x % 128 / 32, l = threadIdx.x % 32, g = l / 4, t = l % 4;
+    for(int j = 0; j < N / 8; j++)
+        for(int i = 0; i < 4; i++)
+        {
+            const int row = 16 * w + g + (i >> 1) * 8, col = 8 * j + 2 * t + (i & 1);
+            float s = 0.f;
+            for(int k = 0; k < 16; k++)
+                s += migx_operand(a, row, k, false) * migx_operand(b, col, k, TB != 0);
+            d[4 * j + i] = (accumulate ? d[4 * j + i] : 0.f) + s;
+        }
+}
+// A from registers: each warp's 16 rows in mma.m16n8k16's A layout (mma16816 above).
+template <int N, int TB>
+static inline void wgmma_rs(float* d, const unsigned* a, unsigned long long b, int accumulate)
+{
+    const int w = threadIdx.x % 128 / 32, l = threadIdx.x % 32, g = l / 4, t = l % 4;
+    auto& me = migx_lane(l);
+    for(int i = 0; i < 4; i++)
+        me.a[i] = a[i];
+    migx_warp_sync();
+    float acc[N / 2];
+    for(int j = 0; j < N / 8; j++)
+        for(int i = 0; i < 4; i++)
+        {
+            const int row = g + (i >> 1) * 8, col = 8 * j + 2 * t + (i & 1);
+            float s = 0.f;
+            for(int k = 0; k < 16; k++)
+            {
+                const auto& ap = migx_lane((row % 8) * 4 + (k % 8) / 2);
+                s += migx_half_of(ap.a[(row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)], k) * migx_operand(b, col, k, TB != 0);
+            }
+            acc[4 * j + i] = (accumulate ? d[4 * j + i] : 0.f) + s;
+        }
+    (void)w;
+    migx_warp_sync();
+    for(int i = 0; i < N / 2; i++)
+        d[i] = acc[i];
+}
 )";
 
-std::string launcher(bool mask, const std::string& mtype)
+std::string launcher(const std::string& kernel, bool mask, const std::string& mtype)
 {
     std::string mp = mask ? "const void* m, " : "";
     std::string ma = mask ? "(const " + mtype + "*)m, " : "";
@@ -123,9 +207,10 @@ std::string launcher(bool mask, const std::string& mtype)
 extern "C" void migx_launch(const void* q, const void* kt, const void* v, )" + mp +
            R"(void* y, unsigned grid, unsigned block)
 {
-    migx_run_grid(grid, block, [&] { attention_kernel((const migx_half*)q, (const migx_half*)kt, (const migx_half*)v, )" +
+    migx_run_grid(grid, block, [&] { )" + kernel + R"(((const migx_half*)q, (const migx_half*)kt, (const migx_half*)v, )" +
            ma + R"((migx_half*)y); });
 }
+extern "C" int migx_wgmma_status() { return migx_wgmma_bad ? 1 : 0; }
 )";
 }
 
@@ -208,6 +293,7 @@ struct attention_case
     float masked = -10000.f; // the mask's value at masked keys
     double masked_share = 0.2;
     bool mask_all_row = false; // one batch's keys all masked (with -inf: the nan_to_zero rows)
+    bool hopper       = true;  // within the Hopper kernel's range (generate_attention_wgmma)
 };
 
 /// The reference: per batch index and query row, steps(scale q.k) over the keys, softmax, times v.
@@ -276,8 +362,12 @@ std::vector<double> reference(const attention_case& c, const tensor& q, const te
     return out;
 }
 
-void run_case(const attention_case& c)
+/// The case with the mma.sync kernel (`hopper` false) or the Hopper kernel (the spec marked
+/// sm 90, MIGRAPHX_GPU_ATTENTION_WGMMA=1; main sets it).
+void run_case(attention_case c, bool hopper)
 {
+    c.spec.sm = hopper ? 90 : 0;
+    c.name += hopper ? "-wgmma" : "-mma";
     const auto& a = c.spec;
     auto k        = gpu::generate_attention(a);
     if(not k)
@@ -286,6 +376,16 @@ void run_case(const attention_case& c)
         failures++;
         return;
     }
+    const bool got_hopper = k->name == "attention_wgmma_kernel";
+    if(got_hopper != (hopper and c.hopper))
+    {
+        std::cout << c.name << ": made " << k->name << ", expected "
+                  << (hopper and c.hopper ? "the Hopper kernel" : "the mma.sync kernel") << "\n";
+        failures++;
+        return;
+    }
+    if(hopper and not c.hopper)
+        return; // the same mma.sync kernel as the first run
     auto src = k->source;
     if(not migx_tools::plant_bug(src))
     {
@@ -296,10 +396,11 @@ void run_case(const attention_case& c)
     auto at = src.find("extern \"C\" __global__");
     bool has_mask = a.mask.has_value();
     std::string mtype = has_mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
-    src = shim + src.substr(at) + launcher(has_mask, mtype);
+    src = shim + src.substr(at) + launcher(k->name, has_mask, mtype);
     // the kernel is "extern C" with a __restrict__-free signature once the macros apply
     void* h = migx_tools::compile_and_load(work + "/" + c.name, src, "-std=c++20 -O1 -pthread");
     void* f = h != nullptr ? dlsym(h, "migx_launch") : nullptr;
+    auto* status = h != nullptr ? reinterpret_cast<int (*)()>(dlsym(h, "migx_wgmma_status")) : nullptr;
     if(f == nullptr)
     {
         std::cout << c.name << ": cannot load the launcher: " << dlerror() << "\n";
@@ -346,6 +447,12 @@ void run_case(const attention_case& c)
                 i++;
             }
             std::string path = skew == 0 ? "aligned" : "skewed";
+            if(status != nullptr and status() != 0)
+            {
+                bad++;
+                std::cout << "  " << c.name << ": a wgmma descriptor outside what the emulator models, or shared "
+                                               "arrays in two 256 KiB windows\n";
+            }
             if(bad != 0)
             {
                 failures++;
@@ -397,6 +504,7 @@ int main(int argc, char** argv)
     cases.push_back(bert_like("bert_128x64", 2, 3, 128, 64));
     // keys not a multiple of the step, rows not a multiple of 16, a third step
     cases.push_back(bert_like("ragged_150x64", 1, 2, 150, 64));
+    cases.back().hopper = false; // more than 128 keys
     // 64 rows: 4 warps, one step
     cases.push_back(bert_like("short_64x32", 2, 2, 64, 32));
     // no mask, packed [b, h, s, d] inputs, an output transposed back
@@ -408,6 +516,7 @@ int main(int argc, char** argv)
         c.spec.v     = shape{shape::half_type, {2, 2, 96, 128}};
         c.spec.out   = heads_in_place(2, 2, 96, 128);
         c.spec.scale = 0.125f;
+        c.hopper     = false; // Q, K and V over 48 KiB of shared memory
         cases.push_back(c);
     }
     // a full float mask with -inf rows and the NaN-to-zero rule (torch's SDPA export)
@@ -419,8 +528,29 @@ int main(int argc, char** argv)
         c.mask_all_row    = true;
         cases.push_back(c);
     }
+    // a 64-row block of 70 rows over 40 keys (padded to 48 for wgmma), BERT's row mask
+    {
+        attention_case c = bert_like("keys40_70x64", 2, 2, 70, 64);
+        c.spec.kt        = keys_transposed(2, 2, 40, 64);
+        c.spec.v         = heads_in_place(2, 2, 40, 64);
+        c.spec.mask      = shape{shape::half_type, {2, 2, 70, 40}, {40, 0, 0, 1}};
+        cases.push_back(c);
+    }
+    // DV other than D (wgmma n 48), no mask, packed inputs
+    {
+        attention_case c;
+        c.name       = "dv48_33x32_nomask";
+        c.spec.q     = shape{shape::half_type, {1, 2, 33, 32}};
+        c.spec.kt    = shape{shape::half_type, {1, 2, 32, 64}};
+        c.spec.v     = shape{shape::half_type, {1, 2, 64, 48}};
+        c.spec.out   = shape{shape::half_type, {1, 2, 33, 48}};
+        c.spec.scale = 0.2f;
+        cases.push_back(c);
+    }
+    setenv("MIGRAPHX_GPU_ATTENTION_WGMMA", "1", 1);
     for(const auto& c : cases)
-        run_case(c);
+        for(bool hopper : {false, true})
+            run_case(c, hopper);
     std::cout << (failures ? "FAILED: " : "all ok: ") << failures << " failure(s)\n";
     return failures ? 1 : 0;
 }

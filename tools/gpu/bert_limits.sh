@@ -19,6 +19,6 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,$pw,clocks_event_reasons.sw_power_cap
 kill $smi 2>/dev/null
 $PY tools/gpu/power_by_run.py $OUT/floor.log $OUT/smi.csv ${FLOOR_CALLS:-70} > $OUT/power.md 2>&1
 if [ -n "${VARIANTS:-}" ]; then
-  [[ " $SKIP " == *" ncu "* ]] || OUT=$OUT MODEL=bert:64 VARIANTS="$VARIANTS" LIMIT=90 bash tools/gpu/attention_ab.sh > /dev/null 2>&1
+  [[ " $SKIP " == *" ncu "* ]] || SKIP=0 OUT=$OUT MODEL=bert:64 VARIANTS="$VARIANTS" LIMIT=90 bash tools/gpu/attention_ab.sh > /dev/null 2>&1
   [[ " $SKIP " == *" e2e "* ]] || OUT=$OUT MODELS=bert:64 ROUNDS=${ROUNDS:-2} VARIANTS="$VARIANTS" timeout 240 bash tools/gpu/env_variants.sh > /dev/null 2>&1
 fi

@@ -149,8 +149,17 @@ struct attention_spec
     float scale = 1;
     std::vector<attention_step> steps;
     bool nan_to_zero = false; // a row whose softmax is NaN (every score -inf, or a NaN) gives 0s
+    /// The device's compute capability (major * 10 + minor) where the lowering knows it; 90
+    /// lets generate_attention pick the Hopper kernel (generate_attention_wgmma).
+    int sm = 0;
 };
 std::optional<kernel_source> generate_attention(const attention_spec& a);
+/// The Hopper (sm_90a) kernel: warpgroup MMA (wgmma) on operands in shared memory, a 64-row
+/// block's whole key range (up to 128 keys) at once, so no online rescaling. Nothing where the
+/// spec is outside it (more than 128 keys, Q/K/V over 48 KiB of shared memory, a device other
+/// than sm_90) or MIGRAPHX_GPU_ATTENTION_WGMMA is not 1; generate_attention then makes the
+/// mma.sync kernel.
+std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a);
 
 /// A kernel with more inputs than this takes their pointers from a table in device memory (its
 /// first parameter), not as one parameter each: CUDA limits a kernel's parameters to 32 KB (4 KB

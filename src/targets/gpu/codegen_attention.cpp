@@ -14,51 +14,20 @@
 // stage 1's space before the first step and the output's rows leave through the stage space after
 // the last (16-byte pieces a lane: coalesced, where a lane's own pairs would touch each 32-byte
 // sector twice; Nsight Compute counted 43 % excess sectors before, BERT-base's kernel went from
-// 39.3 to 33.3 us at base clock with this and ex2 for exp2f).
-#include "targets/gpu/codegen.hpp"
+// 39.3 to 33.3 us at base clock with this and ex2 for exp2f). On an sm_90 device, with
+// MIGRAPHX_GPU_ATTENTION_WGMMA=1, the shapes the Hopper kernel covers go to it instead
+// (codegen_attention_wgmma.cpp).
+#include "targets/gpu/codegen_attention_parts.hpp"
 #include <algorithm>
 #include <sstream>
 
 namespace migraphx {
 namespace gpu {
+using namespace attention_parts;
+
 namespace {
 
 constexpr std::size_t static_smem   = 48 * 1024; // static shared memory's limit
-
-bool half(const shape& s) { return not s.dynamic() and s.type() == shape::half_type; }
-
-/// The batch offset of `s` (rank r, batch dims 0..r-3) in the digits b0.. (or `digit`0..) as code.
-std::string batch_offset(const shape& s, const std::string& digit = "b")
-{
-    std::ostringstream ss;
-    ss << "(idx_t)0";
-    for(std::size_t d = 0; d + 2 < s.lens().size(); d++)
-        if(s.strides()[d] != 0 and s.lens()[d] != 1)
-            ss << " + " << digit << d << " * (idx_t)" << s.strides()[d] << "u";
-    return ss.str();
-}
-
-std::size_t stride(const shape& s, std::size_t from_end) { return s.strides()[s.lens().size() - from_end]; }
-
-/// Whether 16 bytes of consecutive elements along the innermost of the last two dims load as one
-/// vector wherever a row starts: unit stride there and every other stride a multiple of the
-/// vector's element count.
-bool rows_vectorize(const shape& s, std::size_t inner_from_end, std::size_t inner_len)
-{
-    std::size_t per = 16 / s.type_size();
-    if(stride(s, inner_from_end) != 1 or inner_len % per != 0)
-        return false;
-    for(std::size_t d = 0; d < s.lens().size(); d++)
-        if(d != s.lens().size() - inner_from_end and s.lens()[d] != 1 and s.strides()[d] % per != 0)
-            return false;
-    return true;
-}
-
-std::string step_code(const attention_step& st, const std::string& operand)
-{
-    std::string sym = st.op == "add" ? "+" : st.op == "sub" ? "-" : st.op == "mul" ? "*" : "/";
-    return st.operand_first ? "v = " + operand + " " + sym + " v;" : "v = v " + sym + " " + operand + ";";
-}
 
 /// A tile's rows copied to shared memory: `rows` rows of `width` elements (row r of the source
 /// at src + r * rs, element e at e * es; rows at or past `limit` (an expression) are zeros) into
@@ -91,19 +60,13 @@ void copy_tile(std::ostream& ss, const tile_rows& t, std::size_t threads)
        << "                }\n";
 }
 
+// mma.sync and ldmatrix (the common helpers are attention_parts::device_common).
 const char* device_helpers = R"(
-#define MIGX_NEG_INF __int_as_float(0xff800000)
 __device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1)
 {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ unsigned smem_addr(const void* p)
-{
-    unsigned a;
-    asm volatile("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
 }
 // Four 8x8 tiles of 16-bit values from shared memory, lanes 8j..8j+7 naming tile j's rows: B
 // fragments of K (rows = keys, d contiguous) as they are, of V (rows = keys) transposed.
@@ -121,40 +84,6 @@ __device__ __forceinline__ void ldsm_x4_trans(unsigned* b, const migx_half* p)
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
         : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3]) : "r"(smem_addr(p)));
 }
-// 16 bytes global -> shared without a register round trip; zeros when !ok.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(smem_addr(dst)), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
-__device__ __forceinline__ unsigned pack2(migx_half lo, migx_half hi) { return (unsigned)lo | ((unsigned)hi << 16); }
-// Two floats rounded to half in one instruction (lo in the low 16 bits).
-__device__ __forceinline__ unsigned packf(float lo, float hi)
-{
-    unsigned r;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-}
-// The mask's values for keys 2t, 2t + 1 in one shared-memory load.
-__device__ __forceinline__ float2 pair_of(const migx_half* p)
-{
-    const unsigned u = *reinterpret_cast<const unsigned*>(p);
-    float2 r;
-    r.x = h2f((migx_half)(u & 0xffffu));
-    r.y = h2f((migx_half)(u >> 16));
-    return r;
-}
-__device__ __forceinline__ float2 pair_of(const float* p) { return *reinterpret_cast<const float2*>(p); }
-// 2^x in one instruction (exp2f adds a denormal-output path: three more per score). Not volatile, so
-// the compiler schedules it like exp2f.
-__device__ __forceinline__ float ex2f(float x)
-{
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-    return r;
-}
 )";
 
 } // namespace
@@ -164,30 +93,14 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     // Keys a step. (32, for 3 blocks of 8 warps an SM at half the score registers, was slower on
     // BERT-base: bench/results/2026-12-05-session23.md.)
     const std::size_t keys_per_step = 64;
+    std::size_t M = 0, D = 0, N = 0, DV = 0;
+    if(not supported(a, M, D, N, DV))
+        return std::nullopt;
+    if(auto hopper = generate_attention_wgmma(a))
+        return hopper;
     const auto& ql = a.q.lens();
     auto r         = ql.size();
-    if(r < 2 or not half(a.q) or not half(a.kt) or not half(a.v) or a.out.type() != shape::half_type or
-       a.kt.lens().size() != r or a.v.lens().size() != r or a.out.lens().size() != r)
-        return std::nullopt;
-    std::size_t M = ql[r - 2], D = ql[r - 1], N = a.kt.lens()[r - 1], DV = a.v.lens()[r - 1];
-    if(a.kt.lens()[r - 2] != D or a.v.lens()[r - 2] != N or a.out.lens()[r - 2] != M or a.out.lens()[r - 1] != DV or
-       D % 16 != 0 or DV % 16 != 0 or D == 0 or DV == 0 or D > 128 or DV > 128 or M == 0 or N == 0)
-        return std::nullopt;
     std::vector<std::size_t> batch(ql.begin(), ql.end() - 2);
-    for(const auto* s : {&a.kt, &a.v, &a.out})
-        if(not std::equal(batch.begin(), batch.end(), s->lens().begin()))
-            return std::nullopt;
-    if(a.mask)
-    {
-        auto ml = batch;
-        ml.push_back(M);
-        ml.push_back(N);
-        if(a.mask->lens() != ml or (a.mask->type() != shape::half_type and a.mask->type() != shape::float_type))
-            return std::nullopt;
-    }
-    for(const auto& st : a.steps)
-        if((st.op != "add" and st.op != "sub" and st.op != "mul" and st.op != "div") or (st.mask and not a.mask))
-            return std::nullopt;
     std::size_t batches = 1;
     for(auto b : batch)
         batches *= b;
@@ -228,7 +141,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
 
     std::ostringstream ss;
     std::string name = "attention_kernel";
-    ss << detail::prelude() << device_helpers;
+    ss << detail::prelude() << device_common << device_helpers;
     ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << min_blocks << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
@@ -368,18 +281,11 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
            << " + ((lane >> 3) & 1) * 8);\n"
            << "                    mma16816(s[nt], qa[" << D / 16 - 1 << "], b[0], b[1]);\n                }\n";
     ss << "            }\n";
-    // The scores times log2 e go through the steps at once where they commute with it: every
-    // step but "constant / score" (sums scale their operand by it, products do not change).
-    const double log2e = 1.4426950408889634;
-    bool fold = std::none_of(a.steps.begin(), a.steps.end(), [](const attention_step& st) {
-        return st.op == "div" and st.operand_first;
-    });
-    // Score steps, then the keys past N masked out; scores kept in base 2 (times log2 e) so the
-    // softmax's exponentials are one ex2 each.
+    // Score steps (scores kept in base 2, times log2 e, so the softmax's exponentials are one ex2
+    // each), then the keys past N masked out.
     ss << "            for(int nt = 0; nt < " << tiles << "; nt++)\n                for(int i = 0; i < 4; i++)\n                {\n"
        << "                    const int key = n0 + nt * 8 + t * 2 + (i & 1);\n"
-       << "                    float v = s[nt][i] * "
-       << detail::float_literal(static_cast<float>(fold ? a.scale * log2e : a.scale)) << ";\n";
+       << "                    float v = s[nt][i];\n";
     if(a.mask)
     {
         std::string mrow_expr = mask_row ? "0" : "(warp * 16 + g + (i >> 1) * 8)";
@@ -387,19 +293,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
            << " + nt * 8 + t * 2);\n"
            << "                    const float mv = (i & 1) ? mp.y : mp.x;\n";
     }
-    for(const auto& st : a.steps)
-    {
-        // Folded: an added operand is scaled by log2 e (one FMA with the mask), products as they are.
-        bool additive       = st.op == "add" or st.op == "sub";
-        std::string operand = st.mask ? "mv"
-                                      : detail::float_literal(
-                                            static_cast<float>(fold and additive ? st.value * log2e : st.value));
-        if(fold and additive and st.mask)
-            operand = "(mv * " + detail::float_literal(static_cast<float>(log2e)) + ")";
-        ss << "                    " << step_code(st, operand) << "\n";
-    }
-    if(not fold)
-        ss << "                    v *= " << detail::float_literal(static_cast<float>(log2e)) << ";\n";
+    ss << score_code(a, "                    ");
     if(N % keys_per_step == 0)
         ss << "                    (void)key;\n                    s[nt][i] = v;\n                }\n";
     else

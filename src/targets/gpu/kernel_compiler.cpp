@@ -108,7 +108,14 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
 
 std::string compile_cuda(const std::string& source, const std::string& kernel_name, int major, int minor)
 {
-    std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor),
+    // Warpgroup MMA (generate_attention_wgmma) exists on sm_90 only, compiled for its "a" target.
+    const bool hopper_only = source.find("wgmma.") != std::string::npos;
+    if(hopper_only and (major != 9 or minor != 0))
+        MIGRAPHX_THROW("gpu: kernel " + kernel_name + " uses Hopper (sm_90a) instructions; this device is sm_" +
+                       std::to_string(major) + std::to_string(minor) +
+                       ": compile the model again on this device (or without MIGRAPHX_GPU_ATTENTION_WGMMA)");
+    std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor) +
+                                         (hopper_only ? "a" : ""),
                                      "--std=c++17"};
     int vmaj = 0, vmin = 0;
     nvrtcVersion(&vmaj, &vmin);

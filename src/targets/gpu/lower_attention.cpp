@@ -242,7 +242,7 @@ std::optional<attention_match> match(instruction_ref dot2)
 
 } // namespace
 
-std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip)
+std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip, int sm)
 {
     if(env_enabled("MIGRAPHX_DISABLE_ATTENTION_FUSION"))
         return 0;
@@ -260,6 +260,7 @@ std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)
                               std::any_of(found->inputs.begin(), found->inputs.end(), skip);
         if(data_dependent)
             continue;
+        found->spec.sm = sm;
         auto k = generate_attention(found->spec);
         if(not k)
             continue;

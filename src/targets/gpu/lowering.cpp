@@ -1274,7 +1274,7 @@ void write_outputs_to_params(module& m, bool host_values)
 
 } // namespace
 
-std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
+std::vector<pass> passes_before_device(bool offload_copy, bool fast_math, int sm)
 {
     std::vector<pass> passes{fuse_int8{}}; // first: quantize_int8's patterns as it made them
     // What cuDNN's recurrent kernels take stays one op (lowered to gpu::rnn); the rest unrolled,
@@ -1284,7 +1284,7 @@ std::vector<pass> passes_before_device(bool offload_copy, bool fast_math)
     passes.insert(passes.end(), simplify.begin(), simplify.end());
     passes.insert(passes.end(),
                   {fuse_layernorm{}, merge_parallel_dots{}, dead_code_elimination{}, fuse_pointwise{},
-                   fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math}, dead_code_elimination{},
+                   fuse_depthwise{}, layout_nhwc{}, dead_code_elimination{}, lowering{offload_copy, fast_math, sm}, dead_code_elimination{},
                    host_only_values{}, early_nonzero{}});
     return passes;
 }
@@ -1318,7 +1318,7 @@ void lowering::apply(module& m) const
     lowerer l{m};
     l.fast_math = fast_math;
     l.data_dependent = pass_utils::data_dependent(m);
-    lower_attention(m, [&](instruction_ref x) { return l.data_dependent.count(&*x) > 0; });
+    lower_attention(m, [&](instruction_ref x) { return l.data_dependent.count(&*x) > 0; }, sm);
     std::vector<instruction_ref> todo;
     std::size_t lit = 0;
     for(auto it = m.begin(); it != m.end(); ++it)

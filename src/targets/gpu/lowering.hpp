@@ -32,6 +32,7 @@ struct lowering
 {
     bool offload_copy = false;
     bool fast_math    = true; // compile_options::fast_math (lower_dot_gelu)
+    int sm            = 0;    // the device's compute capability, major * 10 + minor (0: unknown)
     std::string name() const { return "gpu::lowering"; }
     void apply(module& m) const;
 };
@@ -52,7 +53,9 @@ struct host_only_values
 /// (target::get_passes adds memory_coloring and a last DCE after them). Host tools and tests
 /// run these to see what the target makes of a program (tools/gpu/lowering_check.cpp: which
 /// ops would run on the host).
-std::vector<pass> passes_before_device(bool offload_copy, bool fast_math = true);
+/// `sm`: the device's compute capability (major * 10 + minor; 0 where there is none, as in host
+/// tools), for kernels made for one architecture (generate_attention_wgmma).
+std::vector<pass> passes_before_device(bool offload_copy, bool fast_math = true, int sm = 0);
 
 /// Whether bias (of the product's output shape out) can be the bias epilogue of a x b as a
 /// strided batch of products (not gemm::one_product): a row vector per batch (broadcast over the
@@ -78,8 +81,8 @@ operation make_kernel(const kernel_source& k);
 /// and a mask added), V) (then maybe transposed into a contiguous copy), becomes one generated
 /// kernel (lower_attention.cpp) writing a hip::hip_allocate_memory buffer; what it replaced is
 /// removed. `skip` names instructions that must stay (data-dependent results). Returns how many.
-/// MIGRAPHX_DISABLE_ATTENTION_FUSION=1 turns it off.
-std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip);
+/// MIGRAPHX_DISABLE_ATTENTION_FUSION=1 turns it off. `sm` as in passes_before_device.
+std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip, int sm = 0);
 
 } // namespace gpu
 } // namespace migraphx

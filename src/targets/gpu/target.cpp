@@ -20,9 +20,9 @@ std::vector<pass> target::get_passes(migraphx::context& ctx, const compile_optio
     g.set_device(options.device_id);
     g.tf32            = options.tf32;
     g.exhaustive_tune = options.exhaustive_tune;
-    g.get(); // fails here, clearly, when the device is absent
+    auto& st = g.get(); // fails here, clearly, when the device is absent
     // The same passes as the host tools see (tools/gpu/lowering_check), then the memory plan.
-    auto passes = passes_before_device(options.offload_copy, options.fast_math);
+    auto passes = passes_before_device(options.offload_copy, options.fast_math, st.sm_major * 10 + st.sm_minor);
     passes.insert(passes.end(), {memory_coloring{"hip::hip_allocate_memory", 256}, dead_code_elimination{}});
     return passes;
 }

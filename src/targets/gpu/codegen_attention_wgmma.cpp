@@ -1,0 +1,301 @@
+// The Hopper fused attention kernel: softmax(steps(scale Q K^T)) V for up to 128 keys with
+// warpgroup MMA (wgmma, sm_90a). A block is one warpgroup (4 warps) and takes 64 query rows of one
+// batch index. It copies Q's rows, all of K and all of V into shared memory (cp.async, 16 bytes a
+// thread, V in a second group so that S = Q K^T starts before V has landed), in the layout wgmma
+// reads without swizzle: 8 x 16-byte "core matrices", so piece i of a tile sits at i * 16 bytes
+// and each quarter warp writes 128 contiguous bytes. S (64 x keys, float) comes back in
+// registers whole: one max and one sum a row, no online rescaling. P, rounded to half, is the A
+// operand of O = P V straight from registers (the accumulator's layout is the A fragment's), V the
+// B operand read N-major from shared memory. The output passes through shared memory (Q's and
+// K's space, done with) and leaves in 16-byte stores. Why: the mma.sync kernel is latency-bound
+// (docs/internal/attention-wgmma.md); wgmma takes the products off the issue slots, and a block's
+// 40 KiB of loads in flight (3 blocks an SM) keeps memory busy.
+#include "targets/gpu/codegen_attention_parts.hpp"
+#include "ir/env.hpp"
+#include <sstream>
+
+namespace migraphx {
+namespace gpu {
+
+using namespace attention_parts;
+
+namespace {
+
+constexpr std::size_t static_smem = 48 * 1024;
+constexpr std::size_t block_rows  = 64; // query rows a block: one wgmma's M
+constexpr std::size_t max_keys    = 128;
+
+const char* wgmma_helpers = R"(
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
+// What the threads wrote to shared memory (cp.async, stores) made visible to wgmma's reads.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// A shared-memory matrix descriptor, no swizzle: core matrices of 8 rows x 16 bytes, `lbo` bytes
+// apart along K, `sbo` bytes apart along M or N.
+__device__ __forceinline__ unsigned long long wgmma_desc(const void* p, unsigned lbo, unsigned sbo)
+{
+    return (unsigned long long)((smem_addr(p) & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32);
+}
+// The accumulators are written when wgmma_wait returns, not at the wgmma: keep the compiler from
+// moving their uses across it.
+__device__ __forceinline__ void keep(float& x) { asm volatile("" : "+f"(x) :: "memory"); }
+template <int N, int TB>
+__device__ __forceinline__ void wgmma_ss(float* d, unsigned long long a, unsigned long long b, int accumulate);
+template <int N, int TB>
+__device__ __forceinline__ void wgmma_rs(float* d, const unsigned* a, unsigned long long b, int accumulate);
+)";
+
+/// The specialization of wgmma_ss (A from a descriptor) or wgmma_rs (A from 4 registers) for
+/// m64 n `n` k16, f32 += f16 x f16, B N-major when `trans_b`.
+std::string wgmma_function(std::size_t n, bool a_regs, bool trans_b)
+{
+    const std::size_t dn = n / 2; // accumulator registers a thread
+    const std::size_t an = a_regs ? 4 : 1;
+    std::ostringstream ss;
+    ss << "template <>\n__device__ __forceinline__ void " << (a_regs ? "wgmma_rs" : "wgmma_ss") << "<" << n << ", "
+       << (trans_b ? 1 : 0) << ">(float* d, " << (a_regs ? "const unsigned* a" : "unsigned long long a")
+       << ", unsigned long long b, int accumulate)\n{\n";
+    ss << "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << dn + an + 1 << ", 0;\\n"
+       << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32.f16.f16 {";
+    for(std::size_t i = 0; i < dn; i++)
+        ss << (i ? ", " : "") << "%" << i;
+    ss << "}, ";
+    if(a_regs)
+        ss << "{%" << dn << ", %" << dn + 1 << ", %" << dn + 2 << ", %" << dn + 3 << "}";
+    else
+        ss << "%" << dn;
+    ss << ", %" << dn + an << ", p, 1, 1, " << (a_regs ? "" : "0, ") << (trans_b ? 1 : 0) << ";\\n}\\n\"\n        : ";
+    for(std::size_t i = 0; i < dn; i++)
+        ss << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
+    ss << "\n        : ";
+    if(a_regs)
+        ss << "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3])";
+    else
+        ss << "\"l\"(a)";
+    ss << ", \"l\"(b), \"r\"(accumulate));\n}\n";
+    return ss.str();
+}
+
+/// Code copying `rows` rows (a multiple of 8) of `width` halves into `dst` in core-matrix order:
+/// piece i (16 bytes) is row (i % 8) + 8 * (i / (8 C)), columns 8 ((i / 8) % C).. of the row, C =
+/// width / 8, and sits at dst + 8 i. Row r is source row `first` + r at src + row * rs, element e at
+/// e * es; rows at or past `limit` are zeros. `vec` names the run-time flag of the 16-byte path.
+std::string copy_core_tile(const std::string& vec,
+                           const std::string& src,
+                           const std::string& dst,
+                           const std::string& first,
+                           const std::string& limit,
+                           std::size_t rows,
+                           std::size_t width,
+                           std::size_t rs,
+                           std::size_t es,
+                           std::size_t threads)
+{
+    const std::size_t c = width / 8;
+    std::ostringstream ss;
+    ss << "        for(int i = tid; i < " << rows * c << "; i += " << threads << ")\n        {\n"
+       << "            const int row = " << first << " + (i & 7) + (i / " << 8 * c << ") * 8, col = ((i >> 3) % " << c
+       << ") * 8;\n"
+       << "            const bool ok = row < " << limit << ";\n"
+       << "            if(" << vec << ")\n"
+       << "                cp_async16(" << dst << " + i * 8, " << src << " + (ok ? (idx_t)row * " << rs
+       << "u + (idx_t)col : (idx_t)0), ok);\n"
+       << "            else\n"
+       << "                for(int e = 0; e < 8; e++)\n"
+       << "                    " << dst << "[i * 8 + e] = ok ? " << src << "[(idx_t)row * " << rs << "u + (idx_t)(col + e) * "
+       << es << "u] : (migx_half)0;\n"
+       << "        }\n";
+    return ss.str();
+}
+
+} // namespace
+
+std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
+{
+    if(a.sm != 90 or env_string("MIGRAPHX_GPU_ATTENTION_WGMMA") != "1")
+        return std::nullopt;
+    std::size_t M = 0, D = 0, N = 0, DV = 0;
+    if(not supported(a, M, D, N, DV) or N > max_keys)
+        return std::nullopt;
+    const std::size_t NP = (N + 15) / 16 * 16; // keys padded to wgmma's k (P V) and n steps
+    const std::size_t q_halves = block_rows * D, k_halves = NP * D, v_halves = NP * DV;
+    const std::size_t op       = DV + 8; // the staged output's row pitch: 8 rows of a store hit all banks
+    const bool mask_row        = a.mask and (stride(*a.mask, 2) == 0 or M == 1);
+    std::size_t smem           = (q_halves + k_halves + v_halves) * 2 + (mask_row ? NP * 4 : 0);
+    if(smem > static_smem or block_rows * op > q_halves + k_halves)
+        return std::nullopt;
+    const auto& ql = a.q.lens();
+    std::vector<std::size_t> batch(ql.begin(), ql.end() - 2);
+    std::size_t batches = 1;
+    for(auto b : batch)
+        batches *= b;
+    const std::size_t row_blocks = (M + block_rows - 1) / block_rows;
+    const std::size_t blocks     = batches * row_blocks;
+    const std::size_t threads    = 128;
+    std::vector<shape> all{a.q, a.kt, a.v, a.out};
+    if(a.mask)
+        all.push_back(*a.mask);
+    std::string mtype = a.mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
+
+    std::ostringstream ss;
+    const std::string name = "attention_wgmma_kernel";
+    ss << detail::prelude() << device_common << wgmma_helpers << wgmma_function(NP, false, false)
+       << wgmma_function(DV, true, true);
+    // 3 blocks an SM: at most 168 registers a thread (S's 64 floats, O's 32, P's 32 halves pairs).
+    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", 3) " << name
+       << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
+    if(a.mask)
+        ss << "const " << mtype << "* __restrict__ mask, ";
+    ss << "migx_half* __restrict__ y)\n{\n";
+    ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
+    ss << "    __shared__ __align__(1024) migx_half sm[" << q_halves + k_halves + v_halves << "];\n";
+    if(mask_row)
+        ss << "    __shared__ float ms[" << NP << "];\n";
+    ss << "    migx_half* qs = sm;\n    migx_half* ks = sm + " << q_halves << ";\n    migx_half* vs = ks + " << k_halves
+       << ";\n";
+    ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
+    auto vec_flag = [&](const char* flag, const char* ptr, bool ok) {
+        ss << "    const bool " << flag << " = "
+           << (ok ? std::string("((unsigned long long)") + ptr + " & 15) == 0" : std::string("false")) << ";\n";
+    };
+    vec_flag("qvec", "q", rows_vectorize(a.q, 1, D));
+    vec_flag("kvec", "kt", rows_vectorize(a.kt, 2, D));
+    vec_flag("vvec", "v", rows_vectorize(a.v, 1, DV));
+    vec_flag("yvec", "y", rows_vectorize(a.out, 1, DV));
+    ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x)\n    {\n";
+    ss << "        const idx_t bi = blk / " << row_blocks << "u;\n";
+    ss << "        const int row0 = (int)(blk % " << row_blocks << "u) * " << block_rows << ";\n";
+    ss << detail::digits("bi", batch.empty() ? std::vector<std::size_t>{1} : batch, "b");
+    if(batch.empty())
+        ss << "        (void)b0;\n";
+    ss << "        const migx_half* qb = q + (" << batch_offset(a.q) << ");\n";
+    ss << "        const migx_half* kb = kt + (" << batch_offset(a.kt) << ");\n";
+    ss << "        const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
+    ss << "        migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
+    if(a.mask)
+        ss << "        const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
+    // Q and K (group 1), V (group 2).
+    ss << copy_core_tile("qvec", "qb", "qs", "row0", std::to_string(M), block_rows, D, stride(a.q, 2), stride(a.q, 1),
+                         threads);
+    ss << copy_core_tile("kvec", "kb", "ks", "0", std::to_string(N), NP, D, stride(a.kt, 1), stride(a.kt, 2), threads);
+    ss << "        cp_async_commit();\n";
+    ss << copy_core_tile("vvec", "vb", "vs", "0", std::to_string(N), NP, DV, stride(a.v, 2), stride(a.v, 1), threads);
+    ss << "        cp_async_commit();\n";
+    if(mask_row)
+        ss << "        for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
+           << "            ms[i] = i < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)i * "
+           << stride(*a.mask, 1) << "u]) : 0.f;\n";
+    ss << "        cp_async_wait<1>();\n        fence_async_shared();\n        __syncthreads();\n";
+    // S = Q K^T: K-major A (Q) and B (K); a k-step of 16 is two core matrices (256 bytes) on.
+    const std::size_t qk_sbo = D / 8 * 128;
+    ss << "        float s[" << NP / 2 << "];\n";
+    ss << "        wgmma_fence();\n";
+    ss << "        #pragma unroll\n"
+       << "        for(int kk = 0; kk < " << D / 16 << "; kk++)\n"
+       << "            wgmma_ss<" << NP << ", 0>(s, wgmma_desc(qs + kk * 128, 128, " << qk_sbo
+       << "), wgmma_desc(ks + kk * 128, 128, " << qk_sbo << "), kk);\n";
+    ss << "        wgmma_commit();\n        wgmma_wait<0>();\n";
+    ss << "        #pragma unroll\n"
+       << "        for(int i = 0; i < " << NP / 2 << "; i++)\n            keep(s[i]);\n";
+    // The score steps; s[4j + i] is row g (i < 2) or g + 8 of this warp's 16, key 8j + 2t + (i & 1).
+    ss << "        #pragma unroll\n"
+       << "        for(int j = 0; j < " << NP / 8 << "; j++)\n            #pragma unroll\n            for(int i = 0; i < 4; i++)\n            {\n"
+       << "                const int key = j * 8 + t * 2 + (i & 1);\n"
+       << "                float v = s[4 * j + i];\n";
+    if(a.mask and mask_row)
+        ss << "                const float mv = ms[key];\n";
+    else if(a.mask)
+        ss << "                const int mrow = row0 + warp * 16 + g + (i >> 1) * 8;\n"
+           << "                const float mv = mrow < " << M << " && key < " << N << " ? (float)"
+           << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)mrow * " << stride(*a.mask, 2) << "u + (idx_t)key * "
+           << stride(*a.mask, 1) << "u]) : 0.f;\n";
+    ss << score_code(a, "                ");
+    if(NP != N)
+        ss << "                s[4 * j + i] = key < " << N << " ? v : MIGX_NEG_INF;\n            }\n";
+    else
+        ss << "                (void)key;\n                s[4 * j + i] = v;\n            }\n";
+    // The softmax of rows g (h = 0) and g + 8; a row's values are spread over the 4 lanes t.
+    std::string rl_expr = a.nan_to_zero ? "sum > 0.f ? 1.f / sum : 0.f" : "1.f / sum";
+    ss << "        float rl[2];\n"
+       << "        #pragma unroll\n"
+       << "        for(int h = 0; h < 2; h++)\n        {\n"
+       << "            float mx = MIGX_NEG_INF;\n"
+       << "            #pragma unroll\n"
+       << "            for(int j = 0; j < " << NP / 8 << "; j++)\n"
+       << "                mx = fmaxf(mx, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));\n"
+       << "            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+       << "            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+       << "            const float muse = mx == MIGX_NEG_INF ? 0.f : mx;\n"
+       << "            float sum = 0.f;\n"
+       << "            #pragma unroll\n"
+       << "            for(int j = 0; j < " << NP / 8 << "; j++)\n"
+       << "                #pragma unroll\n"
+       << "                for(int i = 2 * h; i < 2 * h + 2; i++)\n"
+       << "                {\n"
+       << "                    s[4 * j + i] = ex2f(s[4 * j + i] - muse);\n"
+       << "                    sum += s[4 * j + i];\n"
+       << "                }\n"
+       << "            sum += __shfl_xor_sync(0xffffffffu, sum, 1);\n"
+       << "            sum += __shfl_xor_sync(0xffffffffu, sum, 2);\n"
+       << "            rl[h] = " << rl_expr << ";\n        }\n";
+    // P in A fragments: keys 16kc.. are accumulator tiles 2kc and 2kc + 1.
+    ss << "        unsigned pa[" << NP / 16 << "][4];\n"
+       << "        #pragma unroll\n"
+       << "        for(int kc = 0; kc < " << NP / 16 << "; kc++)\n        {\n"
+       << "            pa[kc][0] = packf(s[8 * kc], s[8 * kc + 1]);\n"
+       << "            pa[kc][1] = packf(s[8 * kc + 2], s[8 * kc + 3]);\n"
+       << "            pa[kc][2] = packf(s[8 * kc + 4], s[8 * kc + 5]);\n"
+       << "            pa[kc][3] = packf(s[8 * kc + 6], s[8 * kc + 7]);\n        }\n";
+    // O = P V: V N-major; core matrices 8 keys x 8 columns, 128 bytes apart along the columns (N)
+    // and DV / 8 * 128 bytes along the keys (K); a k-step of 16 keys is two rows of them on.
+    const std::size_t v_lbo = DV / 8 * 128;
+    ss << "        cp_async_wait<0>();\n        fence_async_shared();\n        __syncthreads();\n";
+    ss << "        float o[" << DV / 2 << "];\n";
+    ss << "        wgmma_fence();\n";
+    ss << "        #pragma unroll\n"
+       << "        for(int kc = 0; kc < " << NP / 16 << "; kc++)\n"
+       << "            wgmma_rs<" << DV << ", 1>(o, pa[kc], wgmma_desc(vs + kc * " << 2 * DV / 8 * 64 << ", " << v_lbo
+       << ", 128), kc);\n";
+    ss << "        wgmma_commit();\n        wgmma_wait<0>();\n";
+    ss << "        #pragma unroll\n"
+       << "        for(int i = 0; i < " << DV / 2 << "; i++)\n            keep(o[i]);\n";
+    // O / l into Q's and K's space (every wgmma reading them done: each thread waited for its
+    // own before the barrier above), then out in 16-byte pieces or at the output's strides.
+    auto scaled = [&](const char* e) {
+        std::string v = std::string("o[4 * j + 2 * h + ") + e + "]";
+        return a.nan_to_zero ? "(rl[h] == 0.f ? 0.f : " + v + " * rl[h])" : v + " * rl[h]";
+    };
+    ss << "        #pragma unroll\n"
+       << "        for(int h = 0; h < 2; h++)\n"
+       << "            #pragma unroll\n"
+       << "            for(int j = 0; j < " << DV / 8 << "; j++)\n"
+       << "                *reinterpret_cast<unsigned*>(sm + (warp * 16 + g + h * 8) * " << op
+       << " + j * 8 + t * 2) = packf(" << scaled("0") << ", " << scaled("1") << ");\n";
+    ss << "        __syncthreads();\n";
+    ss << "        for(int i = tid; i < " << block_rows * DV / 8 << "; i += " << threads << ")\n        {\n"
+       << "            const int rr = i / " << DV / 8 << ", c = (i % " << DV / 8 << ") * 8;\n"
+       << "            if(row0 + rr >= " << M << ")\n                continue;\n"
+       << "            migx_half* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
+       << "            if(yvec)\n"
+       << "                *reinterpret_cast<uint4*>(yp + c) = *reinterpret_cast<const uint4*>(sm + rr * " << op
+       << " + c);\n"
+       << "            else\n"
+       << "                for(int e = 0; e < 8; e++)\n"
+       << "                    yp[(idx_t)(c + e) * " << stride(a.out, 1) << "u] = sm[rr * " << op << " + c + e];\n"
+       << "        }\n";
+    // The next item's copies overwrite what this one's stores read.
+    ss << "        __syncthreads();\n    }\n}\n";
+
+    kernel_source k;
+    k.name     = name;
+    k.source   = ss.str();
+    k.local    = threads;
+    k.elements = blocks * threads;
+    return k;
+}
+
+} // namespace gpu
+} // namespace migraphx

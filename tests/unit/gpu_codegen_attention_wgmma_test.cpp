@@ -1,0 +1,125 @@
+// The Hopper attention kernel's generator (codegen_attention_wgmma.cpp), no device needed: when
+// generate_attention picks it (an sm_90 device, MIGRAPHX_GPU_ATTENTION_WGMMA=1, up to 128 keys,
+// Q/K/V within 48 KiB of shared memory), the wgmma shapes it asks for, and that NVRTC compiles its
+// variants for sm_90a and refuses it, naming why, for another device. Results against ref on a
+// device: gpu_lower_attention_test.cpp (hopper_kernel_matches_ref_on_device); fragment and
+// descriptor bookkeeping on the host: tools/gpu/attention_emulate.cpp.
+#include <gtest/gtest.h>
+#ifdef MIGRAPHX_HAVE_GPU
+#include "scoped_env.hpp"
+#include "targets/gpu/codegen.hpp"
+#include "targets/gpu/kernel_compiler.hpp"
+#include <migraphx/errors.hpp>
+
+using migraphx::shape;
+namespace gpu = migraphx::gpu;
+
+namespace {
+
+/// BERT-base's heads read in place from [batch, seq, 3 * 768], written to [batch, seq, 768], its
+/// padding mask one row a batch; on an sm_90 device.
+gpu::attention_spec bert(std::size_t keys = 128)
+{
+    gpu::attention_spec a;
+    a.q     = shape{shape::half_type, {2, 12, 128, 64}, {128 * 2304, 64, 2304, 1}};
+    a.kt    = shape{shape::half_type, {2, 12, 64, keys}, {keys * 2304, 64, 1, 2304}};
+    a.v     = shape{shape::half_type, {2, 12, keys, 64}, {keys * 2304, 64, 2304, 1}};
+    a.out   = shape{shape::half_type, {2, 12, 128, 64}, {128 * 768, 64, 768, 1}};
+    a.mask  = shape{shape::half_type, {2, 12, 128, keys}, {keys, 0, 0, 1}};
+    a.scale = 0.125f;
+    a.steps.push_back({"add", true, 0, false});
+    a.sm = 90;
+    return a;
+}
+
+std::string kernel_of(const gpu::attention_spec& a)
+{
+    auto k = gpu::generate_attention(a);
+    return k ? k->name : "none";
+}
+
+} // namespace
+
+TEST(gpu_codegen_attention_wgmma, chosen_on_sm_90_when_asked)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    EXPECT_EQ(kernel_of(bert()), "attention_wgmma_kernel");
+    auto other = bert();
+    other.sm   = 80;
+    EXPECT_EQ(kernel_of(other), "attention_kernel");
+    other.sm = 0; // host tools: no device known
+    EXPECT_EQ(kernel_of(other), "attention_kernel");
+    {
+        migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+        EXPECT_EQ(kernel_of(bert()), "attention_kernel");
+    }
+    migx_test::scoped_env zero("MIGRAPHX_GPU_ATTENTION_WGMMA", "0");
+    EXPECT_EQ(kernel_of(bert()), "attention_kernel");
+}
+
+TEST(gpu_codegen_attention_wgmma, its_range)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    EXPECT_EQ(kernel_of(bert(129)), "attention_kernel"); // past 128 keys: the online-softmax kernel
+    // head size 128 at 128 keys: Q, K and V take 80 KiB
+    gpu::attention_spec wide;
+    wide.q   = shape{shape::half_type, {2, 128, 128}};
+    wide.kt  = shape{shape::half_type, {2, 128, 128}};
+    wide.v   = shape{shape::half_type, {2, 128, 128}};
+    wide.out = shape{shape::half_type, {2, 128, 128}};
+    wide.sm  = 90;
+    EXPECT_EQ(kernel_of(wide), "attention_kernel");
+    // what the mma.sync kernel refuses, this one does too (D not a multiple of 16)
+    auto bad = bert();
+    bad.q    = shape{shape::half_type, {2, 12, 128, 40}};
+    bad.kt   = shape{shape::half_type, {2, 12, 40, 128}};
+    EXPECT_FALSE(gpu::generate_attention_wgmma(bad).has_value());
+}
+
+TEST(gpu_codegen_attention_wgmma, wgmma_shapes_follow_keys_and_head_size)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    auto k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->local, 128u);
+    EXPECT_EQ(k->elements, 2u * 12 * 2 * 128); // two 64-row blocks an item
+    EXPECT_NE(k->source.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), std::string::npos);
+    EXPECT_NE(k->source.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), std::string::npos);
+    EXPECT_NE(k->source.find("__shared__ float ms[128];"), std::string::npos); // the mask row staged
+    // 40 keys are padded to 48 (wgmma's k is 16); the padding masked out
+    k = gpu::generate_attention(bert(40));
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("m64n48k16"), std::string::npos);
+    EXPECT_NE(k->source.find("key < 40 ? v : MIGX_NEG_INF"), std::string::npos);
+}
+
+TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    auto row_mask = bert();
+    auto no_mask  = bert(72);
+    no_mask.mask.reset();
+    no_mask.steps.clear();
+    auto full_mask = bert();
+    full_mask.mask = shape{shape::float_type, {2, 12, 128, 128}};
+    full_mask.nan_to_zero = true;
+    for(const auto& a : {row_mask, no_mask, full_mask})
+    {
+        auto k = gpu::generate_attention(a);
+        ASSERT_TRUE(k.has_value());
+        ASSERT_EQ(k->name, "attention_wgmma_kernel");
+        EXPECT_NO_THROW(gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+    }
+    auto k = gpu::generate_attention(row_mask);
+    try
+    {
+        gpu::compile_cuda(k->source, k->name, 8, 0);
+        ADD_FAILURE() << "compiled a wgmma kernel for sm_80";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("sm_80"), std::string::npos) << e.what();
+    }
+}
+#endif
