@@ -81,16 +81,57 @@ TEST(gpu_codegen_attention_wgmma, wgmma_shapes_follow_keys_and_head_size)
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
     auto k = gpu::generate_attention(bert());
     ASSERT_TRUE(k.has_value());
-    EXPECT_EQ(k->local, 128u);
-    EXPECT_EQ(k->elements, 2u * 12 * 2 * 128); // two 64-row blocks an item
     EXPECT_NE(k->source.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"), std::string::npos);
     EXPECT_NE(k->source.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), std::string::npos);
-    EXPECT_NE(k->source.find("__shared__ float ms[128];"), std::string::npos); // the mask row staged
     // 40 keys are padded to 48 (wgmma's k is 16); the padding masked out
     k = gpu::generate_attention(bert(40));
     ASSERT_TRUE(k.has_value());
     EXPECT_NE(k->source.find("m64n48k16"), std::string::npos);
     EXPECT_NE(k->source.find("key < 40 ? v : MIGX_NEG_INF"), std::string::npos);
+}
+
+// BERT's 128 rows: two warpgroups a block (K and V read once an item), Q, K and V filling the 48
+// KiB, so the mask row is read in place; one warpgroup (64 rows) leaves room to stage it.
+TEST(gpu_codegen_attention_wgmma, two_warpgroups_for_more_than_64_rows)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    auto k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->local, 256u);
+    EXPECT_EQ(k->elements, 2u * 12 * 256); // a block an item
+    EXPECT_NE(k->source.find("__launch_bounds__(256, 2)"), std::string::npos);
+    EXPECT_EQ(k->source.find("__shared__ float ms["), std::string::npos);
+    migx_test::scoped_env rows("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", "64");
+    k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->local, 128u);
+    EXPECT_EQ(k->elements, 2u * 12 * 2 * 128); // two blocks an item
+    EXPECT_NE(k->source.find("__launch_bounds__(128, 3)"), std::string::npos);
+    EXPECT_NE(k->source.find("__shared__ float ms[128];"), std::string::npos);
+}
+
+// Head size 64: 128-byte rows in the 128-byte swizzle; other head sizes (and the switch) the
+// unswizzled core-matrix layout.
+TEST(gpu_codegen_attention_wgmma, swizzled_rows_at_head_size_64)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    auto k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_NE(k->source.find("wgmma_desc_sw128(qw"), std::string::npos);
+    EXPECT_NE(k->source.find("wgmma_desc_sw128(vs"), std::string::npos);
+    auto narrow = bert();
+    narrow.q    = shape{shape::half_type, {2, 12, 128, 32}};
+    narrow.kt   = shape{shape::half_type, {2, 12, 32, 128}};
+    narrow.v    = shape{shape::half_type, {2, 12, 128, 32}};
+    narrow.out  = shape{shape::half_type, {2, 12, 128, 32}};
+    k           = gpu::generate_attention(narrow);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->name, "attention_wgmma_kernel");
+    EXPECT_EQ(k->source.find("wgmma_desc_sw128(qw"), std::string::npos);
+    migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", "0");
+    k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->source.find("wgmma_desc_sw128(qw"), std::string::npos);
 }
 
 TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
@@ -103,13 +144,19 @@ TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
     auto full_mask = bert();
     full_mask.mask = shape{shape::float_type, {2, 12, 128, 128}};
     full_mask.nan_to_zero = true;
-    for(const auto& a : {row_mask, no_mask, full_mask})
-    {
-        auto k = gpu::generate_attention(a);
-        ASSERT_TRUE(k.has_value());
-        ASSERT_EQ(k->name, "attention_wgmma_kernel");
-        EXPECT_NO_THROW(gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
-    }
+    for(const char* rows : {"128", "64"})
+        for(const char* swizzle : {"1", "0"})
+        {
+            migx_test::scoped_env r("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", rows);
+            migx_test::scoped_env z("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", swizzle);
+            for(const auto& a : {row_mask, no_mask, full_mask})
+            {
+                auto k = gpu::generate_attention(a);
+                ASSERT_TRUE(k.has_value());
+                ASSERT_EQ(k->name, "attention_wgmma_kernel");
+                EXPECT_NO_THROW(gpu::compile_cuda(k->source, k->name, 9, 0)) << k->source;
+            }
+        }
     auto k = gpu::generate_attention(row_mask);
     try
     {

@@ -353,8 +353,16 @@ TEST(gpu_lower_attention, hopper_kernel_matches_ref_on_device)
     if(st.sm_major != 9 or st.sm_minor != 0)
         GTEST_SKIP() << "the Hopper kernel needs an sm_90 device; this one is sm_" << st.sm_major << st.sm_minor;
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
-    check_cases_on_device([](const attention_case& c) {
-        return std::string(c.n <= 128 ? "attention_wgmma_kernel" : "attention_kernel");
-    });
+    // its layouts: two warpgroups a block or one, the 128-byte swizzle (head size 64) or none
+    for(const char* rows : {"128", "64"})
+        for(const char* swizzle : {"1", "0"})
+        {
+            SCOPED_TRACE(std::string("rows ") + rows + ", swizzle " + swizzle);
+            migx_test::scoped_env r("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", rows);
+            migx_test::scoped_env z("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", swizzle);
+            check_cases_on_device([](const attention_case& c) {
+                return std::string(c.n <= 128 ? "attention_wgmma_kernel" : "attention_kernel");
+            });
+        }
 }
 #endif

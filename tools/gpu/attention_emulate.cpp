@@ -140,18 +140,34 @@ static inline unsigned long long wgmma_desc(const void* p, unsigned lbo, unsigne
     return (unsigned long long)((smem_addr(p) & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
            ((unsigned long long)(sbo >> 4) << 32);
 }
-// Element (mn, k) of a 16-deep wgmma operand without swizzle: core matrices of 8 x 16 bytes, SBO
-// apart along M/N, LBO along K; the 16 bytes run along K (K-major) or along M/N (MN-major).
+static inline unsigned long long wgmma_desc_sw128(const void* p, unsigned lbo, unsigned sbo)
+{
+    return wgmma_desc(p, lbo, sbo) | (1ull << 62);
+}
+// Element (mn, k) of a 16-deep wgmma operand. Without swizzle (layout type 0): core matrices of
+// 8 x 16 bytes, SBO apart along M/N, LBO along K; the 16 bytes run along K (K-major) or along M/N
+// (MN-major). 128-byte swizzle (type 1): rows of 128 bytes (K-major: an M/N index's K values from
+// the start address on; MN-major: a K index's 64 M/N values, LBO to the next 64), 8 rows an atom,
+// SBO between atoms, and address bits 4-6 XOR bits 7-9 (of the shared address: the array is
+// aligned, so of its offset here).
 static inline float migx_operand(unsigned long long d, int mn, int k, bool mn_major)
 {
-    if((d >> 62) != 0 || ((d >> 49) & 7) != 0)
+    const unsigned type = (unsigned)(d >> 62);
+    if(type > 1 || ((d >> 49) & 7) != 0)
         migx_wgmma_bad = true; // a swizzle or base offset this emulator does not model
     const unsigned long long lbo = ((d >> 16) & 0x3FFF) << 4, sbo = ((d >> 32) & 0x3FFF) << 4;
-    const char* base = (const char*)(migx_smem_hi.load() | ((d & 0x3FFF) << 4));
-    const unsigned long long off = mn_major ? (mn / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (mn % 8) * 2
-                                            : (mn / 8) * sbo + (mn % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+    unsigned long long a = (d & 0x3FFF) << 4;
+    if(type == 0)
+        a += mn_major ? (mn / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (mn % 8) * 2
+                      : (mn / 8) * sbo + (mn % 8) * 16 + (k / 8) * lbo + (k % 8) * 2;
+    else
+    {
+        a += mn_major ? (mn / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + (mn % 64) * 2
+                      : (mn / 8) * sbo + (mn % 8) * 128 + k * 2;
+        a ^= ((a >> 7) & 7) << 4;
+    }
     migx_half h;
-    std::memcpy(&h, base + off, 2);
+    std::memcpy(&h, (const char*)(migx_smem_hi.load() | a), 2);
     return h2f(h);
 }
 // The accumulator of m64nNk16: warp w of the warpgroup, lane (g, t), d[4j + i] is row

@@ -22,7 +22,7 @@ using namespace attention_parts;
 namespace {
 
 constexpr std::size_t static_smem = 48 * 1024;
-constexpr std::size_t block_rows  = 64; // query rows a block: one wgmma's M
+constexpr std::size_t wg_rows     = 64; // query rows a warpgroup: one wgmma's M
 constexpr std::size_t max_keys    = 128;
 
 const char* wgmma_helpers = R"(
@@ -38,6 +38,12 @@ __device__ __forceinline__ unsigned long long wgmma_desc(const void* p, unsigned
 {
     return (unsigned long long)((smem_addr(p) & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
            ((unsigned long long)(sbo >> 4) << 32);
+}
+// The same for the 128-byte swizzle (layout type 1): rows of 128 bytes, 8 a 1024-byte atom whose
+// 16-byte pieces are permuted by the row (piece c of row r at c ^ (r % 8)); `sbo` between atoms.
+__device__ __forceinline__ unsigned long long wgmma_desc_sw128(const void* p, unsigned lbo, unsigned sbo)
+{
+    return wgmma_desc(p, lbo, sbo) | (1ull << 62);
 }
 // The accumulators are written when wgmma_wait returns, not at the wgmma: keep the compiler from
 // moving their uses across it.
@@ -111,6 +117,35 @@ std::string copy_core_tile(const std::string& vec,
     return ss.str();
 }
 
+/// Code copying `rows` rows of 64 halves (128 bytes) into `dst` in the 128-byte swizzle: row r
+/// at dst + 64 r, its piece c (8 halves) at piece c ^ (r % 8); 8 threads a row, so a row is read
+/// as 128 contiguous bytes and written to 128 contiguous bytes. Rows as in copy_core_tile.
+std::string copy_swizzled_tile(const std::string& vec,
+                               const std::string& src,
+                               const std::string& dst,
+                               const std::string& first,
+                               const std::string& limit,
+                               std::size_t rows,
+                               std::size_t rs,
+                               std::size_t es,
+                               std::size_t threads)
+{
+    std::ostringstream ss;
+    ss << "        for(int i = tid; i < " << rows * 8 << "; i += " << threads << ")\n        {\n"
+       << "            const int r = i >> 3, c = i & 7, row = " << first << " + r;\n"
+       << "            const bool ok = row < " << limit << ";\n"
+       << "            migx_half* d = " << dst << " + r * 64 + ((c ^ (r & 7)) << 3);\n"
+       << "            if(" << vec << ")\n"
+       << "                cp_async16(d, " << src << " + (ok ? (idx_t)row * " << rs
+       << "u + (idx_t)(c * 8) : (idx_t)0), ok);\n"
+       << "            else\n"
+       << "                for(int e = 0; e < 8; e++)\n"
+       << "                    d[e] = ok ? " << src << "[(idx_t)row * " << rs << "u + (idx_t)(c * 8 + e) * " << es
+       << "u] : (migx_half)0;\n"
+       << "        }\n";
+    return ss.str();
+}
+
 } // namespace
 
 std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
@@ -121,12 +156,27 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     if(not supported(a, M, D, N, DV) or N > max_keys)
         return std::nullopt;
     const std::size_t NP = (N + 15) / 16 * 16; // keys padded to wgmma's k (P V) and n steps
-    const std::size_t q_halves = block_rows * D, k_halves = NP * D, v_halves = NP * DV;
+    const std::size_t k_halves = NP * D, v_halves = NP * DV;
     const std::size_t op       = DV + 8; // the staged output's row pitch: 8 rows of a store hit all banks
     const bool mask_row        = a.mask and (stride(*a.mask, 2) == 0 or M == 1);
-    std::size_t smem           = (q_halves + k_halves + v_halves) * 2 + (mask_row ? NP * 4 : 0);
-    if(smem > static_smem or block_rows * op > q_halves + k_halves)
+    // Two warpgroups (128 rows) a block where there are more than 64 rows and Q, K and V fit, so
+    // that K and V are read once an item; MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS=64 keeps one.
+    auto fits = [&](std::size_t wgs, bool staged_mask) {
+        const std::size_t q = wgs * wg_rows * D;
+        return (q + k_halves + v_halves) * 2 + (staged_mask ? NP * 4 : 0) <= static_smem and
+               wgs * wg_rows * op <= q + k_halves;
+    };
+    std::size_t wgs = M > wg_rows and env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS") != "64" and fits(2, false) ? 2 : 1;
+    if(not fits(wgs, false))
         return std::nullopt;
+    // The mask's one row staged in shared memory where it fits; else read at its place (L1).
+    const bool mask_staged = mask_row and fits(wgs, true);
+    // Rows of 128 bytes (head size 64) in the 128-byte swizzle (conflict-free copies and wgmma
+    // reads); others in the unswizzled core-matrix layout. MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE=0
+    // keeps the latter for measurements.
+    const bool swz = D == 64 and DV == 64 and env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE") != "0";
+    const std::size_t block_rows = wgs * wg_rows;
+    const std::size_t q_halves   = block_rows * D;
     const auto& ql = a.q.lens();
     std::vector<std::size_t> batch(ql.begin(), ql.end() - 2);
     std::size_t batches = 1;
@@ -134,7 +184,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         batches *= b;
     const std::size_t row_blocks = (M + block_rows - 1) / block_rows;
     const std::size_t blocks     = batches * row_blocks;
-    const std::size_t threads    = 128;
+    const std::size_t threads    = 128 * wgs;
     std::vector<shape> all{a.q, a.kt, a.v, a.out};
     if(a.mask)
         all.push_back(*a.mask);
@@ -144,19 +194,22 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     const std::string name = "attention_wgmma_kernel";
     ss << detail::prelude() << device_common << wgmma_helpers << wgmma_function(NP, false, false)
        << wgmma_function(DV, true, true);
-    // 3 blocks an SM: at most 168 registers a thread (S's 64 floats, O's 32, P's 32 halves pairs).
-    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", 3) " << name
+    // One warpgroup: 3 blocks an SM, at most 168 registers a thread (S's 64 floats, O's 32, P's 32
+    // half pairs); two: 2 blocks an SM, 128 registers.
+    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << (wgs == 1 ? 3 : 2) << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << mtype << "* __restrict__ mask, ";
     ss << "migx_half* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
     ss << "    __shared__ __align__(1024) migx_half sm[" << q_halves + k_halves + v_halves << "];\n";
-    if(mask_row)
+    if(mask_staged)
         ss << "    __shared__ float ms[" << NP << "];\n";
     ss << "    migx_half* qs = sm;\n    migx_half* ks = sm + " << q_halves << ";\n    migx_half* vs = ks + " << k_halves
        << ";\n";
     ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
+    // this warpgroup's 64 rows of Q
+    ss << "    const migx_half* qw = qs + (tid >> 7) * " << wg_rows * D << ";\n";
     auto vec_flag = [&](const char* flag, const char* ptr, bool ok) {
         ss << "    const bool " << flag << " = "
            << (ok ? std::string("((unsigned long long)") + ptr + " & 15) == 0" : std::string("false")) << ";\n";
@@ -178,25 +231,33 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     if(a.mask)
         ss << "        const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
     // Q and K (group 1), V (group 2).
-    ss << copy_core_tile("qvec", "qb", "qs", "row0", std::to_string(M), block_rows, D, stride(a.q, 2), stride(a.q, 1),
-                         threads);
-    ss << copy_core_tile("kvec", "kb", "ks", "0", std::to_string(N), NP, D, stride(a.kt, 1), stride(a.kt, 2), threads);
+    auto copy = [&](const char* vec, const char* src, const char* dst, const char* first, std::size_t limit,
+                    std::size_t rows, std::size_t width, std::size_t rs, std::size_t es) {
+        ss << (swz ? copy_swizzled_tile(vec, src, dst, first, std::to_string(limit), rows, rs, es, threads)
+                   : copy_core_tile(vec, src, dst, first, std::to_string(limit), rows, width, rs, es, threads));
+    };
+    copy("qvec", "qb", "qs", "row0", M, block_rows, D, stride(a.q, 2), stride(a.q, 1));
+    copy("kvec", "kb", "ks", "0", N, NP, D, stride(a.kt, 1), stride(a.kt, 2));
     ss << "        cp_async_commit();\n";
-    ss << copy_core_tile("vvec", "vb", "vs", "0", std::to_string(N), NP, DV, stride(a.v, 2), stride(a.v, 1), threads);
+    copy("vvec", "vb", "vs", "0", N, NP, DV, stride(a.v, 2), stride(a.v, 1));
     ss << "        cp_async_commit();\n";
-    if(mask_row)
+    if(mask_staged)
         ss << "        for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
            << "            ms[i] = i < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)i * "
            << stride(*a.mask, 1) << "u]) : 0.f;\n";
     ss << "        cp_async_wait<1>();\n        fence_async_shared();\n        __syncthreads();\n";
-    // S = Q K^T: K-major A (Q) and B (K); a k-step of 16 is two core matrices (256 bytes) on.
+    // S = Q K^T: K-major A (Q) and B (K). A k-step of 16 is 32 bytes on in a swizzled row (the
+    // hardware applies the swizzle to the address), or two core matrices (256 bytes) on.
     const std::size_t qk_sbo = D / 8 * 128;
+    auto qk_desc = [&](const char* base) {
+        return swz ? "wgmma_desc_sw128(" + std::string(base) + " + kk * 16, 16, 1024)"
+                   : "wgmma_desc(" + std::string(base) + " + kk * 128, 128, " + std::to_string(qk_sbo) + ")";
+    };
     ss << "        float s[" << NP / 2 << "];\n";
     ss << "        wgmma_fence();\n";
     ss << "        #pragma unroll\n"
        << "        for(int kk = 0; kk < " << D / 16 << "; kk++)\n"
-       << "            wgmma_ss<" << NP << ", 0>(s, wgmma_desc(qs + kk * 128, 128, " << qk_sbo
-       << "), wgmma_desc(ks + kk * 128, 128, " << qk_sbo << "), kk);\n";
+       << "            wgmma_ss<" << NP << ", 0>(s, " << qk_desc("qw") << ", " << qk_desc("ks") << ", kk);\n";
     ss << "        wgmma_commit();\n        wgmma_wait<0>();\n";
     ss << "        #pragma unroll\n"
        << "        for(int i = 0; i < " << NP / 2 << "; i++)\n            keep(s[i]);\n";
@@ -205,8 +266,11 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "        for(int j = 0; j < " << NP / 8 << "; j++)\n            #pragma unroll\n            for(int i = 0; i < 4; i++)\n            {\n"
        << "                const int key = j * 8 + t * 2 + (i & 1);\n"
        << "                float v = s[4 * j + i];\n";
-    if(a.mask and mask_row)
+    if(a.mask and mask_staged)
         ss << "                const float mv = ms[key];\n";
+    else if(a.mask and mask_row)
+        ss << "                const float mv = key < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f")
+           << "(mb[(idx_t)key * " << stride(*a.mask, 1) << "u]) : 0.f;\n";
     else if(a.mask)
         ss << "                const int mrow = row0 + warp * 16 + g + (i >> 1) * 8;\n"
            << "                const float mv = mrow < " << M << " && key < " << N << " ? (float)"
@@ -249,16 +313,19 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "            pa[kc][1] = packf(s[8 * kc + 2], s[8 * kc + 3]);\n"
        << "            pa[kc][2] = packf(s[8 * kc + 4], s[8 * kc + 5]);\n"
        << "            pa[kc][3] = packf(s[8 * kc + 6], s[8 * kc + 7]);\n        }\n";
-    // O = P V: V N-major; core matrices 8 keys x 8 columns, 128 bytes apart along the columns (N)
-    // and DV / 8 * 128 bytes along the keys (K); a k-step of 16 keys is two rows of them on.
+    // O = P V: V N-major. Swizzled: a key's 64 halves a 128-byte row, 8 keys an atom (1024 bytes
+    // apart along K); unswizzled: core matrices of 8 keys x 8 columns, 128 bytes apart along the
+    // columns (N) and DV / 8 * 128 bytes along the keys (K). A k-step is 16 keys on.
     const std::size_t v_lbo = DV / 8 * 128;
+    const std::string v_desc =
+        swz ? "wgmma_desc_sw128(vs + kc * 1024, 16, 1024)"
+            : "wgmma_desc(vs + kc * " + std::to_string(2 * DV / 8 * 64) + ", " + std::to_string(v_lbo) + ", 128)";
     ss << "        cp_async_wait<0>();\n        fence_async_shared();\n        __syncthreads();\n";
     ss << "        float o[" << DV / 2 << "];\n";
     ss << "        wgmma_fence();\n";
     ss << "        #pragma unroll\n"
        << "        for(int kc = 0; kc < " << NP / 16 << "; kc++)\n"
-       << "            wgmma_rs<" << DV << ", 1>(o, pa[kc], wgmma_desc(vs + kc * " << 2 * DV / 8 * 64 << ", " << v_lbo
-       << ", 128), kc);\n";
+       << "            wgmma_rs<" << DV << ", 1>(o, pa[kc], " << v_desc << ", kc);\n";
     ss << "        wgmma_commit();\n        wgmma_wait<0>();\n";
     ss << "        #pragma unroll\n"
        << "        for(int i = 0; i < " << DV / 2 << "; i++)\n            keep(o[i]);\n";
