@@ -1,5 +1,5 @@
 // The Hopper attention kernel's generator (codegen_attention_wgmma.cpp), no device needed: when
-// generate_attention picks it (an sm_90 device, MIGRAPHX_GPU_ATTENTION_WGMMA=1, up to 128 keys,
+// generate_attention picks it (an sm_90 device unless MIGRAPHX_GPU_ATTENTION_WGMMA=0, up to 128 keys,
 // Q/K/V within 48 KiB of shared memory), the wgmma shapes it asks for, and that NVRTC compiles its
 // variants for sm_90a and refuses it, naming why, for another device. Results against ref on a
 // device: gpu_lower_attention_test.cpp (hopper_kernel_matches_ref_on_device); fragment and
@@ -40,8 +40,12 @@ std::string kernel_of(const gpu::attention_spec& a)
 
 } // namespace
 
-TEST(gpu_codegen_attention_wgmma, chosen_on_sm_90_when_asked)
+TEST(gpu_codegen_attention_wgmma, chosen_on_sm_90_unless_turned_off)
 {
+    {
+        migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+        EXPECT_EQ(kernel_of(bert()), "attention_wgmma_kernel"); // the default
+    }
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
     EXPECT_EQ(kernel_of(bert()), "attention_wgmma_kernel");
     auto other = bert();
@@ -49,10 +53,6 @@ TEST(gpu_codegen_attention_wgmma, chosen_on_sm_90_when_asked)
     EXPECT_EQ(kernel_of(other), "attention_kernel");
     other.sm = 0; // host tools: no device known
     EXPECT_EQ(kernel_of(other), "attention_kernel");
-    {
-        migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
-        EXPECT_EQ(kernel_of(bert()), "attention_kernel");
-    }
     migx_test::scoped_env zero("MIGRAPHX_GPU_ATTENTION_WGMMA", "0");
     EXPECT_EQ(kernel_of(bert()), "attention_kernel");
 }

@@ -157,8 +157,8 @@ std::optional<kernel_source> generate_attention(const attention_spec& a);
 /// The Hopper (sm_90a) kernel: warpgroup MMA (wgmma) on operands in shared memory, a 64-row
 /// block's whole key range (up to 128 keys) at once, so no online rescaling. Nothing where the
 /// spec is outside it (more than 128 keys, Q/K/V over 48 KiB of shared memory, a device other
-/// than sm_90) or MIGRAPHX_GPU_ATTENTION_WGMMA is not 1; generate_attention then makes the
-/// mma.sync kernel.
+/// than sm_90) or MIGRAPHX_GPU_ATTENTION_WGMMA=0; generate_attention then makes the mma.sync
+/// kernel.
 std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a);
 
 /// A kernel with more inputs than this takes their pointers from a table in device memory (its

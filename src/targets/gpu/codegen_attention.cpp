@@ -14,9 +14,9 @@
 // stage 1's space before the first step and the output's rows leave through the stage space after
 // the last (16-byte pieces a lane: coalesced, where a lane's own pairs would touch each 32-byte
 // sector twice; Nsight Compute counted 43 % excess sectors before, BERT-base's kernel went from
-// 39.3 to 33.3 us at base clock with this and ex2 for exp2f). On an sm_90 device, with
-// MIGRAPHX_GPU_ATTENTION_WGMMA=1, the shapes the Hopper kernel covers go to it instead
-// (codegen_attention_wgmma.cpp).
+// 39.3 to 33.3 us at base clock with this and ex2 for exp2f). On an sm_90 device the shapes the
+// Hopper kernel covers go to it instead (codegen_attention_wgmma.cpp; MIGRAPHX_GPU_ATTENTION_WGMMA=0
+// keeps this one).
 #include "targets/gpu/codegen_attention_parts.hpp"
 #include <algorithm>
 #include <sstream>

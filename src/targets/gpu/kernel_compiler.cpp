@@ -113,7 +113,7 @@ std::string compile_cuda(const std::string& source, const std::string& kernel_na
     if(hopper_only and (major != 9 or minor != 0))
         MIGRAPHX_THROW("gpu: kernel " + kernel_name + " uses Hopper (sm_90a) instructions; this device is sm_" +
                        std::to_string(major) + std::to_string(minor) +
-                       ": compile the model again on this device (or without MIGRAPHX_GPU_ATTENTION_WGMMA)");
+                       ": compile the model again on this device (or with MIGRAPHX_GPU_ATTENTION_WGMMA=0)");
     std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor) +
                                          (hopper_only ? "a" : ""),
                                      "--std=c++17"};
