@@ -1,9 +1,13 @@
-// attention_emulate: the generated fused attention kernel (codegen_attention.cpp) checked against
+// attention_emulate: the generated fused attention kernels (codegen_attention.cpp, and the Hopper
+// one, codegen_attention_wgmma.cpp, each case run with both) checked against
 // a double-precision softmax(steps(scale Q K^T)) V WITHOUT a GPU. Each block's threads run as host
 // threads (blocks one after another); the warp-collective instructions the kernel uses are
 // emulated lane by lane through a per-warp exchange: mma.sync m16n8k16 (its A/B/C fragment
-// layouts), ldmatrix x2/x4 (and .trans), shuffles; cp.async copies at once (commit/wait do
-// nothing), so a warp that overwrote a tile another warp still reads would show as wrong results.
+// layouts), ldmatrix x2/x4 (and .trans), shuffles, wgmma m64nNk16 (shared-memory descriptors
+// unswizzled and 128-byte swizzled, K- and MN-major, the accumulator and register-A layouts); cp.async
+// copies at once (commit/wait do nothing), so a warp that overwrote a tile another warp still reads
+// would show as wrong results. wgmma computes at once too: a use of its accumulators before
+// wgmma_wait would not show here (only on a device).
 // It checks the generated code's indexing, fragment bookkeeping, pipelining and softmax, not NVRTC
 // or the device (gpu_lower_attention_test does that on a device). Each case runs with 16-byte
 // aligned pointers (the vector and staged paths) and with pointers skewed by one element (the
