@@ -185,6 +185,20 @@ TEST(gpu_lower_attention, can_be_turned_off)
     EXPECT_EQ(occurrences(t, "attention_kernel"), 0u) << t;
 }
 
+// The device's compute capability reaches the generator through the passes: sm 90 lowers to the
+// Hopper kernel unless it is turned off, other devices (and none) to the mma.sync kernel.
+TEST(gpu_lower_attention, lowering_for_sm_90_picks_the_hopper_kernel)
+{
+    migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+    auto t = migx_test::lowered_for_gpu(attention({}), 90);
+    EXPECT_EQ(occurrences(t, "symbol_name=attention_wgmma_kernel,"), 1u) << t;
+    t = migx_test::lowered_for_gpu(attention({}), 80);
+    EXPECT_EQ(occurrences(t, "symbol_name=attention_kernel,"), 1u) << t;
+    migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", "0");
+    t = migx_test::lowered_for_gpu(attention({}), 90);
+    EXPECT_EQ(occurrences(t, "symbol_name=attention_kernel,"), 1u) << t;
+}
+
 TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)
 {
     migraphx::gpu::attention_spec a;

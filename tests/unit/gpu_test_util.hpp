@@ -209,10 +209,11 @@ inline std::size_t occurrences(const std::string& text, const std::string& what)
 
 namespace migx_test {
 /// The program's text after the gpu target's device-free passes (lowering included): what the
-/// target makes of it, seen without a device.
-inline std::string lowered_for_gpu(migraphx::program p)
+/// target makes of it, seen without a device (`sm`: the compute capability to lower for, as
+/// passes_before_device takes it; 0, none known).
+inline std::string lowered_for_gpu(migraphx::program p, int sm = 0)
 {
-    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true));
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true, true, sm));
     std::ostringstream ss;
     ss << p;
     return ss.str();
