@@ -134,6 +134,39 @@ TEST(gpu_codegen_attention_wgmma, swizzled_rows_at_head_size_64)
     EXPECT_EQ(k->source.find("wgmma_desc_sw128(qw"), std::string::npos);
 }
 
+// MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=2: a persistent grid (2 blocks an SM) whose blocks copy the
+// next item into a second buffer of dynamic shared memory while they compute this one; where two
+// buffers a block do not fit the blocks an SM (one warpgroup, 3 blocks of BERT's 40 KiB), one stage.
+TEST(gpu_codegen_attention_wgmma, two_stages_on_request)
+{
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    {
+        migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", nullptr);
+        auto k = gpu::generate_attention(bert());
+        ASSERT_TRUE(k.has_value());
+        EXPECT_EQ(k->shared_bytes, 0u);
+        EXPECT_EQ(k->blocks_per_sm, 0u);
+        EXPECT_EQ(k->source.find("extern __shared__"), std::string::npos);
+    }
+    migx_test::scoped_env two("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", "2");
+    auto k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->shared_bytes, 2u * 48 * 1024 + 1024); // two 48 KiB buffers, aligned to 1024 at run time
+    EXPECT_EQ(k->blocks_per_sm, 2u);
+    EXPECT_EQ(k->elements, 2u * 12 * 256); // the items; the launch caps the grid at 2 blocks an SM
+    EXPECT_NE(k->source.find("extern __shared__ unsigned char migx_dyn[];"), std::string::npos);
+    EXPECT_NE(k->source.find("load_item(blk + gridDim.x"), std::string::npos);
+    // this item's two groups wait behind the next item's two
+    EXPECT_NE(k->source.find("cp_async_wait<3>();"), std::string::npos);
+    EXPECT_NE(k->source.find("cp_async_wait<2>();"), std::string::npos);
+    EXPECT_EQ(k->source.find("cp_async_wait<0>();"), std::string::npos);
+    migx_test::scoped_env rows("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", "64");
+    k = gpu::generate_attention(bert());
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->shared_bytes, 0u);
+    EXPECT_NE(k->source.find("cp_async_wait<0>();"), std::string::npos);
+}
+
 TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
 {
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
@@ -146,9 +179,11 @@ TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
     full_mask.nan_to_zero = true;
     for(const char* rows : {"128", "64"})
         for(const char* swizzle : {"1", "0"})
+            for(const char* stages : {"1", "2"})
         {
             migx_test::scoped_env r("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", rows);
             migx_test::scoped_env z("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", swizzle);
+            migx_test::scoped_env st("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", stages);
             for(const auto& a : {row_mask, no_mask, full_mask})
             {
                 auto k = gpu::generate_attention(a);

@@ -4,6 +4,7 @@
 // kernel's 64-row and 64-key tiles, head sizes 16 to 128, output transposed back in the store.
 #include "gpu_test_util.hpp"
 #include "scoped_env.hpp"
+#include "serialize_test_util.hpp"
 #ifdef MIGRAPHX_HAVE_GPU
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/codegen.hpp"
@@ -12,6 +13,7 @@
 #include <migraphx/half.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
+#include <migraphx/load_save.hpp>
 #include <migraphx/make_op.hpp>
 #include <cstdlib>
 #include <functional>
@@ -367,16 +369,50 @@ TEST(gpu_lower_attention, hopper_kernel_matches_ref_on_device)
     if(st.sm_major != 9 or st.sm_minor != 0)
         GTEST_SKIP() << "the Hopper kernel needs an sm_90 device; this one is sm_" << st.sm_major << st.sm_minor;
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
-    // its layouts: two warpgroups a block or one, the 128-byte swizzle (head size 64) or none
+    // its layouts: two warpgroups a block or one, the 128-byte swizzle (head size 64) or none,
+    // one stage or two (persistent, dynamic shared memory)
     for(const char* rows : {"128", "64"})
         for(const char* swizzle : {"1", "0"})
+            for(const char* stages : {"1", "2"})
         {
-            SCOPED_TRACE(std::string("rows ") + rows + ", swizzle " + swizzle);
+            SCOPED_TRACE(std::string("rows ") + rows + ", swizzle " + swizzle + ", stages " + stages);
             migx_test::scoped_env r("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", rows);
             migx_test::scoped_env z("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", swizzle);
+            migx_test::scoped_env st("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", stages);
             check_cases_on_device([](const attention_case& c) {
                 return std::string(c.n <= 128 ? "attention_wgmma_kernel" : "attention_kernel");
             });
         }
+}
+// The two-stage kernel's launch (2 blocks an SM, 97 KiB of dynamic shared memory) comes back
+// from a saved program: loaded, it runs bit for bit as compiled.
+TEST(gpu_lower_attention, two_stage_kernel_saved_and_loaded_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    migraphx::gpu::gpu_context g;
+    if(g.get().sm_major != 9 or g.get().sm_minor != 0)
+        GTEST_SKIP() << "the Hopper kernel needs an sm_90 device";
+    migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
+    migx_test::scoped_env two("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", "2");
+    attention_case many; // BERT-base's heads at batch 48: 576 items, 2 or 3 a block
+    many.batch    = 48;
+    many.heads    = 12;
+    many.m        = 128;
+    many.n        = 128;
+    many.row_mask = true;
+    auto p = migx_test::expect_gpu_matches_ref(attention(many), 5e-3, 5e-3);
+    auto code = migraphx::value();
+    for(auto ins : *p.get_main_module())
+        if(ins.name() == "gpu::code_object" and
+           ins.get_operator().to_value().at("symbol_name") == migraphx::value("attention_wgmma_kernel"))
+            code = ins.get_operator().to_value();
+    ASSERT_FALSE(code.is_null()) << p;
+    EXPECT_EQ(code.at("shared").to<std::size_t>(), 2u * 48 * 1024 + 1024);
+    EXPECT_EQ(code.at("blocks_per_sm").to<std::size_t>(), 2u);
+    auto params = migx_test::fresh_params(p);
+    auto want   = p.eval(params);
+    migraphx::file_options o;
+    auto q = migraphx::load_buffer(migraphx::save_buffer(p, o), o);
+    migx_test::expect_bitwise_equal(q.eval(params), want);
 }
 #endif

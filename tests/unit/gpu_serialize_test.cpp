@@ -183,6 +183,24 @@ TEST(gpu_serialize, hand_made_program_round_trips_both_formats)
     }
 }
 
+// A kernel's launch needs (dynamic shared memory, blocks an SM: the persistent attention kernel)
+// are attributes, saved with it; a file written before they existed reads as 0 (as launched then).
+TEST(gpu_serialize, kernel_launch_attributes_saved_and_absent_ones_zero)
+{
+    MIGX_REQUIRE_GPU_OPS();
+    auto op = make_op("gpu::code_object",
+                      {{"symbol_name", "k"}, {"global", 512}, {"local", 256}, {"shared", 99328}, {"blocks_per_sm", 2}});
+    auto v = op.to_value();
+    EXPECT_EQ(v.at("shared").to<std::size_t>(), 99328u);
+    EXPECT_EQ(v.at("blocks_per_sm").to<std::size_t>(), 2u);
+    auto back = make_op("gpu::code_object", v);
+    EXPECT_EQ(back, op);
+    auto old = make_op("gpu::code_object", {{"symbol_name", "k"}, {"global", 512}, {"local", 256}});
+    EXPECT_EQ(old.to_value().at("shared").to<std::size_t>(), 0u);
+    EXPECT_EQ(old.to_value().at("blocks_per_sm").to<std::size_t>(), 0u);
+    EXPECT_NE(old, op);
+}
+
 // The json shows the gpu ops with their attributes; the weights and the binary are base64 text
 // (not arrays of numbers).
 TEST(gpu_serialize, json_shows_the_ops)

@@ -4,10 +4,12 @@
 // threads (blocks one after another); the warp-collective instructions the kernel uses are
 // emulated lane by lane through a per-warp exchange: mma.sync m16n8k16 (its A/B/C fragment
 // layouts), ldmatrix x2/x4 (and .trans), shuffles, wgmma m64nNk16 (shared-memory descriptors
-// unswizzled and 128-byte swizzled, K- and MN-major, the accumulator and register-A layouts); cp.async
-// copies at once (commit/wait do nothing), so a warp that overwrote a tile another warp still reads
-// would show as wrong results. wgmma computes at once too: a use of its accumulators before
-// wgmma_wait would not show here (only on a device).
+// unswizzled and 128-byte swizzled, K- and MN-major, the accumulator and register-A layouts);
+// cp.async copies land at the wait that releases their group, and in a second run at once, so
+// a wait for too few groups, or a tile overwritten while another warp still reads it, shows as
+// wrong results. wgmma computes at once: a use of its accumulators before wgmma_wait would not
+// show here (only on a device). The Hopper kernel runs in one stage and in two (persistent, its
+// dynamic shared memory a static array here).
 // It checks the generated code's indexing, fragment bookkeeping, pipelining and softmax, not NVRTC
 // or the device (gpu_lower_attention_test does that on a device). Each case runs with 16-byte
 // aligned pointers (the vector and staged paths) and with pointers skewed by one element (the
@@ -101,16 +103,39 @@ static inline void migx_ldsm(unsigned* b, const migx_half* p, int n, bool trans)
 static inline void ldsm_x4(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 4, false); }
 static inline void ldsm_x2(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 2, false); }
 static inline void ldsm_x4_trans(unsigned* b, const migx_half* p) { migx_ldsm(b, p, 4, true); }
+// cp.async: a thread's copies land at its cp_async_wait that lets their group go (the latest
+// the hardware may land them), or at once with MIGX_COPIES_AT_ONCE (the earliest): a kernel that
+// waits for too few groups reads stale tiles in the first mode, one that overwrites a tile still
+// read shows in the second. The source is read at the copy (the kernel's inputs do not change).
+struct migx_copy { void* dst; unsigned char bytes[16]; };
+static thread_local std::vector<std::vector<migx_copy>> migx_groups; // committed, oldest first
+static thread_local std::vector<migx_copy> migx_open;
 static inline void cp_async16(void* dst, const void* src, bool ok)
 {
+    migx_copy c{dst, {}};
     if(ok)
-        std::memcpy(dst, src, 16);
-    else
-        std::memset(dst, 0, 16);
+        std::memcpy(c.bytes, src, 16);
+#ifdef MIGX_COPIES_AT_ONCE
+    std::memcpy(dst, c.bytes, 16);
+#else
+    migx_open.push_back(c);
+#endif
 }
-static inline void cp_async_commit() {}
+static inline void cp_async_commit()
+{
+    migx_groups.push_back(std::move(migx_open));
+    migx_open.clear();
+}
 template <int N>
-static inline void cp_async_wait() {}
+static inline void cp_async_wait()
+{
+    while(migx_groups.size() > N)
+    {
+        for(const auto& c : migx_groups.front())
+            std::memcpy(c.dst, c.bytes, 16);
+        migx_groups.erase(migx_groups.begin());
+    }
+}
 static inline unsigned pack2(migx_half lo, migx_half hi) { return migx_pack(lo, hi); }
 static inline unsigned packf(float lo, float hi) { return migx_pack(f2h(lo), f2h(hi)); }
 struct float2 { float x, y; };
@@ -384,10 +409,12 @@ std::vector<double> reference(const attention_case& c, const tensor& q, const te
 
 /// The case with the mma.sync kernel (`hopper` false) or the Hopper kernel (the spec marked
 /// sm 90, MIGRAPHX_GPU_ATTENTION_WGMMA=1; main sets it).
-void run_case(attention_case c, bool hopper)
+void run_case(attention_case c, bool hopper, const std::string& stages, bool at_once)
 {
     c.spec.sm = hopper ? 90 : 0;
-    c.name += hopper ? "-wgmma" : "-mma";
+    c.name += hopper ? "-wgmma" + stages : "-mma";
+    if(at_once)
+        c.name += "-at-once";
     const auto& a = c.spec;
     auto k        = gpu::generate_attention(a);
     if(not k)
@@ -406,6 +433,12 @@ void run_case(attention_case c, bool hopper)
     }
     if(hopper and not c.hopper)
         return; // the same mma.sync kernel as the first run
+    if(hopper and stages == "2" and k->shared_bytes == 0)
+    {
+        std::cout << c.name << ": expected the two-stage kernel\n";
+        failures++;
+        return;
+    }
     auto src = k->source;
     if(not migx_tools::plant_bug(src))
     {
@@ -416,7 +449,13 @@ void run_case(attention_case c, bool hopper)
     auto at = src.find("extern \"C\" __global__");
     bool has_mask = a.mask.has_value();
     std::string mtype = has_mask and a.mask->type() == shape::float_type ? "float" : "migx_half";
-    src = shim + src.substr(at) + launcher(k->name, has_mask, mtype);
+    src = src.substr(at);
+    // dynamic shared memory: a static array of the launch's size here
+    const std::string dyn = "extern __shared__ unsigned char migx_dyn[];";
+    if(auto d = src.find(dyn); d != std::string::npos)
+        src.replace(d, dyn.size(),
+                    "__shared__ __align__(1024) unsigned char migx_dyn[" + std::to_string(k->shared_bytes) + "];");
+    src = std::string(at_once ? "#define MIGX_COPIES_AT_ONCE\n" : "") + shim + src + launcher(k->name, has_mask, mtype);
     // the kernel is "extern C" with a __restrict__-free signature once the macros apply
     void* h = migx_tools::compile_and_load(work + "/" + c.name, src, "-std=c++20 -O1 -pthread");
     void* f = h != nullptr ? dlsym(h, "migx_launch") : nullptr;
@@ -568,9 +607,19 @@ int main(int argc, char** argv)
         cases.push_back(c);
     }
     setenv("MIGRAPHX_GPU_ATTENTION_WGMMA", "1", 1);
+    // the Hopper kernel in one stage and in two (persistent, the next item's copies in flight),
+    // its copies landing as late and as early as they may
     for(const auto& c : cases)
-        for(bool hopper : {false, true})
-            run_case(c, hopper);
+        for(bool at_once : {false, true})
+        {
+            setenv("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", "1", 1);
+            run_case(c, false, "", at_once);
+            for(const char* stages : {"1", "2"})
+            {
+                setenv("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", stages, 1);
+                run_case(c, true, stages, at_once);
+            }
+        }
     std::cout << (failures ? "FAILED: " : "all ok: ") << failures << " failure(s)\n";
     return failures ? 1 : 0;
 }

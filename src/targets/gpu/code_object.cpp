@@ -62,6 +62,8 @@ void code_object::finalize(context& ctx, const shape&, const std::vector<shape>&
         kernel = std::make_shared<loaded_kernel>(cubin, symbol_name);
     }
     binary_size = binary.get_shape().bytes();
+    if(shared > 0)
+        kernel->allow_shared(shared);
     if(not inputs.empty() and inputs_in_table(inputs.size() - 1))
     {
         table         = std::make_shared<pointer_table>();
@@ -113,8 +115,9 @@ argument code_object::compute_rows(context& ctx, const std::vector<argument>& ar
     if(row_elements > 0)
         params.push_back(&rows_param);
     std::size_t blocks = (threads + local - 1) / local;
-    blocks = std::min<std::size_t>(blocks, static_cast<std::size_t>(std::max(g.get().sm_count, 1)) * 32);
-    kernel->launch(g.stream(), blocks, local, params.data());
+    blocks = std::min<std::size_t>(
+        blocks, static_cast<std::size_t>(std::max(g.get().sm_count, 1)) * (blocks_per_sm > 0 ? blocks_per_sm : 32));
+    kernel->launch(g.stream(), blocks, local, params.data(), shared);
     return args.back();
 }
 MIGRAPHX_REGISTER_OP(code_object)

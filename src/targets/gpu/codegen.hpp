@@ -31,6 +31,10 @@ struct kernel_source
     /// A kernel made with rows_at_run_time: `elements` for each row of the output computed (a
     /// launch for r rows splits the work over r * row_elements threads); 0 for any other kernel.
     std::size_t row_elements = 0;
+    /// Dynamic shared memory a block, in bytes (0: the kernel's static arrays only).
+    std::size_t shared_bytes = 0;
+    /// A persistent kernel's grid: at most this many blocks an SM (0: code_object's default cap).
+    std::size_t blocks_per_sm = 0;
 };
 
 /// The fused elementwise kernel for a `pointwise` sub-module (params x0, x1, ... in input order).

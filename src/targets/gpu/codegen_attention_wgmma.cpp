@@ -24,6 +24,7 @@ namespace {
 constexpr std::size_t static_smem = 48 * 1024;
 constexpr std::size_t wg_rows     = 64; // query rows a warpgroup: one wgmma's M
 constexpr std::size_t max_keys    = 128;
+constexpr std::size_t sm90_smem_per_sm = 228 * 1024; // each block's share includes 1 KiB the system keeps
 
 const char* wgmma_helpers = R"(
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
@@ -146,8 +147,16 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     std::size_t wgs = M > wg_rows and env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS") != "64" and fits(2, false) ? 2 : 1;
     if(not fits(wgs, false))
         return std::nullopt;
+    const std::size_t per_sm = wgs == 1 ? 3 : 2; // the launch bounds' blocks an SM
+    // Two stages (MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=2): a persistent grid, each block copying
+    // its next item's Q, K and V into a second buffer while it computes this one (dynamic shared
+    // memory, where `per_sm` blocks of two buffers fit an SM).
+    const std::size_t stage_bytes = (wgs * wg_rows * D + k_halves + v_halves) * 2;
+    const std::size_t dyn_bytes   = 2 * stage_bytes + 1024; // + what aligns the base to 1024
+    const bool two_stages         = env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES") == "2" and
+                            stage_bytes % 1024 == 0 and per_sm * (dyn_bytes + 1024) <= sm90_smem_per_sm;
     // The mask's one row staged in shared memory where it fits; else read at its place (L1).
-    const bool mask_staged = mask_row and fits(wgs, true);
+    const bool mask_staged = mask_row and not two_stages and fits(wgs, true);
     // Rows of 128 bytes (head size 64) in the 128-byte swizzle (conflict-free copies and wgmma
     // reads); others in the unswizzled core-matrix layout. MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE=0
     // keeps the latter for measurements.
@@ -173,20 +182,21 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << wgmma_function(DV, true, true);
     // One warpgroup: 3 blocks an SM, at most 168 registers a thread (S's 64 floats, O's 32, P's 32
     // half pairs); two: 2 blocks an SM, 128 registers.
-    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << (wgs == 1 ? 3 : 2) << ") " << name
+    ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << per_sm << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << mtype << "* __restrict__ mask, ";
     ss << "migx_half* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
-    ss << "    __shared__ __align__(1024) migx_half sm[" << q_halves + k_halves + v_halves << "];\n";
+    const std::size_t stage_halves = q_halves + k_halves + v_halves;
+    if(two_stages)
+        ss << "    extern __shared__ unsigned char migx_dyn[];\n"
+           << "    migx_half* const sm0 = (migx_half*)(migx_dyn + ((1024u - (smem_addr(migx_dyn) & 1023u)) & 1023u));\n";
+    else
+        ss << "    __shared__ __align__(1024) migx_half sm[" << stage_halves << "];\n";
     if(mask_staged)
         ss << "    __shared__ float ms[" << NP << "];\n";
-    ss << "    migx_half* qs = sm;\n    migx_half* ks = sm + " << q_halves << ";\n    migx_half* vs = ks + " << k_halves
-       << ";\n";
     ss << "    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;\n";
-    // this warpgroup's 64 rows of Q
-    ss << "    const migx_half* qw = qs + (tid >> 7) * " << wg_rows * D << ";\n";
     auto vec_flag = [&](const char* flag, const char* ptr, bool ok) {
         ss << "    const bool " << flag << " = "
            << (ok ? std::string("((unsigned long long)") + ptr + " & 15) == 0" : std::string("false")) << ";\n";
@@ -195,32 +205,72 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     vec_flag("kvec", "kt", rows_vectorize(a.kt, 2, D));
     vec_flag("vvec", "v", rows_vectorize(a.v, 1, DV));
     vec_flag("yvec", "y", rows_vectorize(a.out, 1, DV));
-    ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x)\n    {\n";
-    ss << "        const idx_t bi = blk / " << row_blocks << "u;\n";
-    ss << "        const int row0 = (int)(blk % " << row_blocks << "u) * " << block_rows << ";\n";
-    ss << detail::digits("bi", batch.empty() ? std::vector<std::size_t>{1} : batch, "b");
-    if(batch.empty())
-        ss << "        (void)b0;\n";
-    ss << "        const migx_half* qb = q + (" << batch_offset(a.q) << ");\n";
-    ss << "        const migx_half* kb = kt + (" << batch_offset(a.kt) << ");\n";
-    ss << "        const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
-    ss << "        migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
-    if(a.mask)
-        ss << "        const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
-    // Q and K (group 1), V (group 2).
-    ss << copy_tile_code({"qvec", "qb", "qs", "row0", std::to_string(M), block_rows, D, stride(a.q, 2), stride(a.q, 1)},
-                         threads, swz);
-    ss << copy_tile_code({"kvec", "kb", "ks", "0", std::to_string(N), NP, D, stride(a.kt, 1), stride(a.kt, 2)}, threads,
-                         swz);
-    ss << "        cp_async_commit();\n";
-    ss << copy_tile_code({"vvec", "vb", "vs", "0", std::to_string(N), NP, DV, stride(a.v, 2), stride(a.v, 1)}, threads,
-                         swz);
-    ss << "        cp_async_commit();\n";
+    // An item's (batch index and row block's) pointers, from `blk`.
+    auto decode = [&](const char* indent, bool inputs, bool outputs) {
+        ss << indent << "const idx_t bi = blk / " << row_blocks << "u;\n";
+        ss << indent << "const int row0 = (int)(blk % " << row_blocks << "u) * " << block_rows << ";\n";
+        ss << detail::digits("bi", batch.empty() ? std::vector<std::size_t>{1} : batch, "b");
+        if(batch.empty())
+            ss << indent << "(void)b0;\n";
+        if(inputs)
+        {
+            ss << indent << "const migx_half* qb = q + (" << batch_offset(a.q) << ");\n";
+            ss << indent << "const migx_half* kb = kt + (" << batch_offset(a.kt) << ");\n";
+            ss << indent << "const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
+        }
+        if(outputs)
+        {
+            ss << indent << "migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
+            if(a.mask)
+                ss << indent << "const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
+        }
+    };
+    // Q and K (group 1), V (group 2) of item `blk` into qs, ks and vs.
+    auto copies = [&] {
+        ss << copy_tile_code(
+            {"qvec", "qb", "qs", "row0", std::to_string(M), block_rows, D, stride(a.q, 2), stride(a.q, 1)}, threads, swz);
+        ss << copy_tile_code(
+            {"kvec", "kb", "ks", "0", std::to_string(N), NP, D, stride(a.kt, 1), stride(a.kt, 2)}, threads, swz);
+        ss << "        cp_async_commit();\n";
+        ss << copy_tile_code(
+            {"vvec", "vb", "vs", "0", std::to_string(N), NP, DV, stride(a.v, 2), stride(a.v, 1)}, threads, swz);
+        ss << "        cp_async_commit();\n";
+    };
+    if(two_stages)
+    {
+        // Two groups an item, always (empty past the last item): this item's are then the 3rd
+        // and 4th newest when its waits come.
+        ss << "    auto load_item = [&](idx_t blk, migx_half* qs) {\n"
+           << "        migx_half* ks = qs + " << q_halves << ";\n        migx_half* vs = ks + " << k_halves << ";\n"
+           << "        if(blk >= " << blocks << "u)\n        {\n"
+           << "            cp_async_commit();\n            cp_async_commit();\n            return;\n        }\n";
+        decode("        ", true, false);
+        copies();
+        ss << "    };\n";
+        ss << "    int st = 0;\n    load_item(blockIdx.x, sm0);\n";
+        ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x, st ^= 1)\n    {\n";
+        ss << "        migx_half* const sm = sm0 + st * " << stage_halves << ";\n";
+        ss << "        migx_half* const qs = sm;\n        migx_half* const ks = sm + " << q_halves
+           << ";\n        migx_half* const vs = ks + " << k_halves << ";\n";
+        // the other buffer's last reads (the previous item's stores) ended at its closing barrier
+        ss << "        load_item(blk + gridDim.x, sm0 + (st ^ 1) * " << stage_halves << ");\n";
+        decode("        ", false, true);
+    }
+    else
+    {
+        ss << "    migx_half* qs = sm;\n    migx_half* ks = sm + " << q_halves << ";\n    migx_half* vs = ks + "
+           << k_halves << ";\n";
+        ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x)\n    {\n";
+        decode("        ", true, true);
+        copies();
+    }
+    // this warpgroup's 64 rows of Q
+    ss << "        const migx_half* qw = qs + (tid >> 7) * " << wg_rows * D << ";\n";
     if(mask_staged)
         ss << "        for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
            << "            ms[i] = i < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)i * "
            << stride(*a.mask, 1) << "u]) : 0.f;\n";
-    ss << "        cp_async_wait<1>();\n        fence_async_shared();\n        __syncthreads();\n";
+    ss << "        cp_async_wait<" << (two_stages ? 3 : 1) << ">();\n        fence_async_shared();\n        __syncthreads();\n";
     // S = Q K^T: K-major A (Q) and B (K). A k-step of 16 is 32 bytes on in a swizzled row (the
     // hardware applies the swizzle to the address), or two core matrices (256 bytes) on.
     const std::size_t qk_sbo = D / 8 * 128;
@@ -295,7 +345,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     const std::string v_desc =
         swz ? "wgmma_desc_sw128(vs + kc * 1024, 16, 1024)"
             : "wgmma_desc(vs + kc * " + std::to_string(2 * DV / 8 * 64) + ", " + std::to_string(v_lbo) + ", 128)";
-    ss << "        cp_async_wait<0>();\n        fence_async_shared();\n        __syncthreads();\n";
+    ss << "        cp_async_wait<" << (two_stages ? 2 : 0) << ">();\n        fence_async_shared();\n        __syncthreads();\n";
     ss << "        float o[" << DV / 2 << "];\n";
     ss << "        wgmma_fence();\n";
     ss << "        #pragma unroll\n"
@@ -336,6 +386,11 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     k.source   = ss.str();
     k.local    = threads;
     k.elements = blocks * threads;
+    if(two_stages)
+    {
+        k.shared_bytes  = dyn_bytes;
+        k.blocks_per_sm = per_sm;
+    }
     return k;
 }
 

@@ -120,6 +120,8 @@ struct code_object
     std::size_t local  = 256;
     std::string source;
     std::string arch; // "sm_90": the architecture `binary` was compiled for ("" before finalize)
+    std::size_t shared        = 0; // dynamic shared memory a block, bytes
+    std::size_t blocks_per_sm = 0; // grid cap an SM (a persistent kernel); 0: 32 an SM
     template <class Self, class F>
     static void reflect(Self& self, F f)
     {
@@ -128,6 +130,9 @@ struct code_object
         f(self.local, "local");
         f(self.source, "source");
         f(self.arch, "arch");
+        // absent from files saved before they existed: 0, as those kernels were launched
+        f(self.shared, "shared");
+        f(self.blocks_per_sm, "blocks_per_sm");
     }
     std::string name() const { return "gpu::code_object"; }
     void print_attributes(std::ostream& os) const;

@@ -199,6 +199,7 @@ void loaded_kernel::load(const void* image, const std::string& kernel_name)
         MIGRAPHX_THROW("gpu: the binary has no kernel " + kernel_name + ": " + cudaGetErrorString(rc));
     }
     kernel = k;
+    name   = kernel_name;
 }
 
 loaded_kernel::~loaded_kernel()
@@ -207,14 +208,34 @@ loaded_kernel::~loaded_kernel()
         cudaLibraryUnload(static_cast<cudaLibrary_t>(lib));
 }
 
-void loaded_kernel::launch(void* stream, std::size_t grid, std::size_t block, void** params) const
+void loaded_kernel::launch(void* stream, std::size_t grid, std::size_t block, void** params, std::size_t shared) const
 {
     MIGX_CUDA_CHECK(cudaLaunchKernel(static_cast<const void*>(kernel),
                                      dim3(static_cast<unsigned>(grid)),
                                      dim3(static_cast<unsigned>(block)),
                                      params,
-                                     0,
+                                     shared,
                                      static_cast<cudaStream_t>(stream)));
+}
+
+void loaded_kernel::allow_shared(std::size_t bytes) const
+{
+    int device = 0, most = 0;
+    MIGX_CUDA_CHECK(cudaGetDevice(&device));
+    MIGX_CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if(bytes > static_cast<std::size_t>(most))
+        MIGRAPHX_THROW("gpu: kernel " + name + " needs " + std::to_string(bytes) +
+                       " bytes of shared memory a block; this device allows " + std::to_string(most));
+    auto rc = cudaKernelSetAttributeForDevice(static_cast<cudaKernel_t>(kernel),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(bytes),
+                                              device);
+    if(rc != cudaSuccess)
+    {
+        cudaGetLastError();
+        MIGRAPHX_THROW("gpu: kernel " + name + ": cannot allow " + std::to_string(bytes) +
+                       " bytes of dynamic shared memory: " + cudaGetErrorString(rc));
+    }
 }
 
 } // namespace gpu

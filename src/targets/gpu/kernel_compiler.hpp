@@ -34,13 +34,18 @@ struct loaded_kernel
     ~loaded_kernel();
     loaded_kernel(const loaded_kernel&)            = delete;
     loaded_kernel& operator=(const loaded_kernel&) = delete;
-    /// Launches grid x block threads with these kernel parameters (pointers to each argument).
-    void launch(void* stream, std::size_t grid, std::size_t block, void** params) const;
+    /// Launches grid x block threads with these kernel parameters (pointers to each argument)
+    /// and `shared` bytes of dynamic shared memory a block (past 48 KiB: allow_shared first).
+    void launch(void* stream, std::size_t grid, std::size_t block, void** params, std::size_t shared = 0) const;
+    /// Lets launches on the current device ask for up to `bytes` of dynamic shared memory a block
+    /// (the driver's default limit is 48 KiB); throws naming the kernel when the device has less.
+    void allow_shared(std::size_t bytes) const;
 
     private:
     void load(const void* image, const std::string& kernel_name);
     void* lib    = nullptr;
     void* kernel = nullptr;
+    std::string name;
     std::shared_ptr<const void> image_owner;
 };
 

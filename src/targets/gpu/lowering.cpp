@@ -55,6 +55,8 @@ operation make_kernel(const kernel_source& k)
     c.local       = k.local;
     c.source      = k.source;
     c.row_elements = k.row_elements;
+    c.shared        = k.shared_bytes;
+    c.blocks_per_sm = k.blocks_per_sm;
     return c;
 }
 
