@@ -134,21 +134,22 @@ TEST(gpu_codegen_attention_wgmma, swizzled_rows_at_head_size_64)
     EXPECT_EQ(k->source.find("wgmma_desc_sw128(qw"), std::string::npos);
 }
 
-// MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=2: a persistent grid (2 blocks an SM) whose blocks copy the
-// next item into a second buffer of dynamic shared memory while they compute this one; where two
-// buffers a block do not fit the blocks an SM (one warpgroup, 3 blocks of BERT's 40 KiB), one stage.
-TEST(gpu_codegen_attention_wgmma, two_stages_on_request)
+// Two stages by default: a persistent grid (2 blocks an SM) whose blocks copy the next item into a
+// second buffer of dynamic shared memory while they compute this one; where two buffers a block
+// do not fit the blocks an SM (one warpgroup, 3 blocks of BERT's 40 KiB), one stage.
+// MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=1 keeps one.
+TEST(gpu_codegen_attention_wgmma, two_stages_unless_one_is_asked)
 {
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");
     {
-        migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", nullptr);
+        migx_test::scoped_env one("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", "1");
         auto k = gpu::generate_attention(bert());
         ASSERT_TRUE(k.has_value());
         EXPECT_EQ(k->shared_bytes, 0u);
         EXPECT_EQ(k->blocks_per_sm, 0u);
         EXPECT_EQ(k->source.find("extern __shared__"), std::string::npos);
     }
-    migx_test::scoped_env two("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", "2");
+    migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", nullptr);
     auto k = gpu::generate_attention(bert());
     ASSERT_TRUE(k.has_value());
     EXPECT_EQ(k->shared_bytes, 2u * 48 * 1024 + 1024); // two 48 KiB buffers, aligned to 1024 at run time
