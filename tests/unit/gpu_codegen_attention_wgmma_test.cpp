@@ -152,7 +152,8 @@ TEST(gpu_codegen_attention_wgmma, two_stages_unless_one_is_asked)
     migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", nullptr);
     auto k = gpu::generate_attention(bert());
     ASSERT_TRUE(k.has_value());
-    EXPECT_EQ(k->shared_bytes, 2u * 48 * 1024 + 1024); // two 48 KiB buffers, aligned to 1024 at run time
+    // two buffers of Q, K, V (48 KiB) and the mask row (256 bytes) in whole KiB, aligned to 1024 at run time
+    EXPECT_EQ(k->shared_bytes, 2u * 49 * 1024 + 1024);
     EXPECT_EQ(k->blocks_per_sm, 2u);
     EXPECT_EQ(k->elements, 2u * 12 * 256); // the items; the launch caps the grid at 2 blocks an SM
     EXPECT_NE(k->source.find("extern __shared__ unsigned char migx_dyn[];"), std::string::npos);
@@ -161,6 +162,17 @@ TEST(gpu_codegen_attention_wgmma, two_stages_unless_one_is_asked)
     EXPECT_NE(k->source.find("cp_async_wait<3>();"), std::string::npos);
     EXPECT_NE(k->source.find("cp_async_wait<2>();"), std::string::npos);
     EXPECT_EQ(k->source.find("cp_async_wait<0>();"), std::string::npos);
+    // the mask row comes with its item (a cp.async piece each 8 keys) and is read in pairs
+    EXPECT_NE(k->source.find("cp_async16(msd + i * 8"), std::string::npos);
+    EXPECT_NE(k->source.find("pair_of(msr + j * 8 + t * 2)"), std::string::npos);
+    EXPECT_EQ(k->source.find("mb[(idx_t)key"), std::string::npos);
+    {
+        migx_test::scoped_env place("MIGRAPHX_GPU_ATTENTION_WGMMA_MASK", "place");
+        auto in_place = gpu::generate_attention(bert());
+        ASSERT_TRUE(in_place.has_value());
+        EXPECT_EQ(in_place->shared_bytes, 2u * 48 * 1024 + 1024);
+        EXPECT_NE(in_place->source.find("mb[(idx_t)key"), std::string::npos);
+    }
     migx_test::scoped_env rows("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", "64");
     k = gpu::generate_attention(bert());
     ASSERT_TRUE(k.has_value());
@@ -180,11 +192,13 @@ TEST(gpu_codegen_attention_wgmma, compiles_for_sm_90a_only)
     full_mask.nan_to_zero = true;
     for(const char* rows : {"128", "64"})
         for(const char* swizzle : {"1", "0"})
-            for(const char* stages : {"1", "2"})
+            for(const char* stages : {"1", "2", "2 place"})
         {
+            const std::string st_mode = stages;
             migx_test::scoped_env r("MIGRAPHX_GPU_ATTENTION_WGMMA_ROWS", rows);
             migx_test::scoped_env z("MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE", swizzle);
-            migx_test::scoped_env st("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", stages);
+            migx_test::scoped_env st("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES", st_mode.substr(0, 1).c_str());
+            migx_test::scoped_env m("MIGRAPHX_GPU_ATTENTION_WGMMA_MASK", st_mode.size() > 1 ? "place" : nullptr);
             for(const auto& a : {row_mask, no_mask, full_mask})
             {
                 auto k = gpu::generate_attention(a);

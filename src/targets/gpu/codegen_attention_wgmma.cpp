@@ -152,11 +152,17 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     // buffer while it computes this one (dynamic shared memory, where `per_sm` blocks of two
     // buffers fit an SM). On by default (session 44, H100: BERT-base's layer 27.8-28.4 us against
     // 28.6-29.9, end to end 1.2 % faster); MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=1 keeps one.
-    const std::size_t stage_bytes = (wgs * wg_rows * D + k_halves + v_halves) * 2;
+    // With two stages, a mask row of whole 16-byte pieces comes with its item (cp.async, after V
+    // in the buffer) unless MIGRAPHX_GPU_ATTENTION_WGMMA_MASK=place (read at its place, L1).
+    const bool mask_copyable = mask_row and rows_vectorize(*a.mask, 1, N) and
+                               env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_MASK") != "place";
+    const std::size_t mask_bytes = mask_copyable ? (NP * a.mask->type_size() + 15) / 16 * 16 : 0;
+    const std::size_t stage_bytes = ((wgs * wg_rows * D + k_halves + v_halves) * 2 + mask_bytes + 1023) / 1024 * 1024;
     const std::size_t dyn_bytes   = 2 * stage_bytes + 1024; // + what aligns the base to 1024
     const bool two_stages         = env_string("MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES") != "1" and
-                            stage_bytes % 1024 == 0 and per_sm * (dyn_bytes + 1024) <= sm90_smem_per_sm;
-    // The mask's one row staged in shared memory where it fits; else read at its place (L1).
+                            per_sm * (dyn_bytes + 1024) <= sm90_smem_per_sm;
+    const bool mask_copied = two_stages and mask_copyable;
+    // One stage: the mask's one row staged in shared memory where it fits; else read at its place (L1).
     const bool mask_staged = mask_row and not two_stages and fits(wgs, true);
     // Rows of 128 bytes (head size 64) in the 128-byte swizzle (conflict-free copies and wgmma
     // reads); others in the unswizzled core-matrix layout. MIGRAPHX_GPU_ATTENTION_WGMMA_SWIZZLE=0
@@ -189,7 +195,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         ss << "const " << mtype << "* __restrict__ mask, ";
     ss << "migx_half* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
-    const std::size_t stage_halves = q_halves + k_halves + v_halves;
+    const std::size_t stage_halves = two_stages ? stage_bytes / 2 : q_halves + k_halves + v_halves;
     if(two_stages)
         ss << "    extern __shared__ unsigned char migx_dyn[];\n"
            << "    migx_half* const sm0 = (migx_half*)(migx_dyn + ((1024u - (smem_addr(migx_dyn) & 1023u)) & 1023u));\n";
@@ -206,6 +212,8 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     vec_flag("kvec", "kt", rows_vectorize(a.kt, 2, D));
     vec_flag("vvec", "v", rows_vectorize(a.v, 1, DV));
     vec_flag("yvec", "y", rows_vectorize(a.out, 1, DV));
+    if(mask_copied)
+        vec_flag("mvec", "mask", true);
     // An item's (batch index and row block's) pointers, from `blk`.
     auto decode = [&](const char* indent, bool inputs, bool outputs) {
         ss << indent << "const idx_t bi = blk / " << row_blocks << "u;\n";
@@ -218,6 +226,8 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
             ss << indent << "const migx_half* qb = q + (" << batch_offset(a.q) << ");\n";
             ss << indent << "const migx_half* kb = kt + (" << batch_offset(a.kt) << ");\n";
             ss << indent << "const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
+            if(mask_copied)
+                ss << indent << "const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
         }
         if(outputs)
         {
@@ -232,6 +242,19 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
             {"qvec", "qb", "qs", "row0", std::to_string(M), block_rows, D, stride(a.q, 2), stride(a.q, 1)}, threads, swz);
         ss << copy_tile_code(
             {"kvec", "kb", "ks", "0", std::to_string(N), NP, D, stride(a.kt, 1), stride(a.kt, 2)}, threads, swz);
+        if(mask_copied)
+        {
+            // the row's pieces (zeros past the keys), or where it is not 16-byte aligned, its values
+            const std::size_t per = 16 / a.mask->type_size();
+            ss << "        " << mtype << "* msd = (" << mtype << "*)(vs + " << v_halves << ");\n"
+               << "        if(mvec)\n"
+               << "            for(int i = tid; i < " << NP / per << "; i += " << threads << ")\n"
+               << "                cp_async16(msd + i * " << per << ", mb + (i < " << N / per << " ? i * " << per
+               << " : 0), i < " << N / per << ");\n"
+               << "        else\n"
+               << "            for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
+               << "                msd[i] = i < " << N << " ? mb[i] : (" << mtype << ")0;\n";
+        }
         ss << "        cp_async_commit();\n";
         ss << copy_tile_code(
             {"vvec", "vb", "vs", "0", std::to_string(N), NP, DV, stride(a.v, 2), stride(a.v, 1)}, threads, swz);
@@ -267,6 +290,8 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     }
     // this warpgroup's 64 rows of Q
     ss << "        const migx_half* qw = qs + (tid >> 7) * " << wg_rows * D << ";\n";
+    if(mask_copied)
+        ss << "        const " << mtype << "* msr = (const " << mtype << "*)(vs + " << v_halves << ");\n";
     if(mask_staged)
         ss << "        for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
            << "            ms[i] = i < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)i * "
@@ -289,10 +314,15 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "        for(int i = 0; i < " << NP / 2 << "; i++)\n            keep(s[i]);\n";
     // The score steps; s[4j + i] is row g (i < 2) or g + 8 of this warp's 16, key 8j + 2t + (i & 1).
     ss << "        #pragma unroll\n"
-       << "        for(int j = 0; j < " << NP / 8 << "; j++)\n            #pragma unroll\n            for(int i = 0; i < 4; i++)\n            {\n"
+       << "        for(int j = 0; j < " << NP / 8 << "; j++)\n        {\n";
+    if(mask_copied) // keys 8j + 2t and + 1 in one load
+        ss << "            const float2 mp = pair_of(msr + j * 8 + t * 2);\n";
+    ss << "            #pragma unroll\n            for(int i = 0; i < 4; i++)\n            {\n"
        << "                const int key = j * 8 + t * 2 + (i & 1);\n"
        << "                float v = s[4 * j + i];\n";
-    if(a.mask and mask_staged)
+    if(a.mask and mask_copied)
+        ss << "                const float mv = (i & 1) ? mp.y : mp.x;\n";
+    else if(a.mask and mask_staged)
         ss << "                const float mv = ms[key];\n";
     else if(a.mask and mask_row)
         ss << "                const float mv = key < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f")
@@ -304,9 +334,9 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
            << stride(*a.mask, 1) << "u]) : 0.f;\n";
     ss << score_code(a, "                ");
     if(NP != N)
-        ss << "                s[4 * j + i] = key < " << N << " ? v : MIGX_NEG_INF;\n            }\n";
+        ss << "                s[4 * j + i] = key < " << N << " ? v : MIGX_NEG_INF;\n            }\n        }\n";
     else
-        ss << "                (void)key;\n                s[4 * j + i] = v;\n            }\n";
+        ss << "                (void)key;\n                s[4 * j + i] = v;\n            }\n        }\n";
     // The softmax of rows g (h = 0) and g + 8; a row's values are spread over the 4 lanes t.
     std::string rl_expr = a.nan_to_zero ? "sum > 0.f ? 1.f / sum : 0.f" : "1.f / sum";
     ss << "        float rl[2];\n"
