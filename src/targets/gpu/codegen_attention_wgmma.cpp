@@ -262,8 +262,8 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     };
     if(two_stages)
     {
-        // Two groups an item, always (empty past the last item): this item's are then the 3rd
-        // and 4th newest when its waits come.
+        // Two groups an item, always (empty past the last item): this item's first group is the
+        // newest but one at its first wait, its second the newest but two at the second.
         ss << "    auto load_item = [&](idx_t blk, migx_half* qs) {\n"
            << "        migx_half* ks = qs + " << q_halves << ";\n        migx_half* vs = ks + " << k_halves << ";\n"
            << "        if(blk >= " << blocks << "u)\n        {\n"
@@ -276,8 +276,6 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         ss << "        migx_half* const sm = sm0 + st * " << stage_halves << ";\n";
         ss << "        migx_half* const qs = sm;\n        migx_half* const ks = sm + " << q_halves
            << ";\n        migx_half* const vs = ks + " << k_halves << ";\n";
-        // the other buffer's last reads (the previous item's stores) ended at its closing barrier
-        ss << "        load_item(blk + gridDim.x, sm0 + (st ^ 1) * " << stage_halves << ");\n";
         decode("        ", false, true);
     }
     else
@@ -296,7 +294,11 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         ss << "        for(int i = tid; i < " << NP << "; i += " << threads << ")\n"
            << "            ms[i] = i < " << N << " ? (float)" << (mtype == "float" ? "" : "h2f") << "(mb[(idx_t)i * "
            << stride(*a.mask, 1) << "u]) : 0.f;\n";
-    ss << "        cp_async_wait<" << (two_stages ? 3 : 1) << ">();\n        fence_async_shared();\n        __syncthreads();\n";
+    // This item's first group (Q, K and the mask row). Two stages: then the next item's copies go
+    // to the other buffer, whose last reads (the previous item's stores) ended before this barrier.
+    ss << "        cp_async_wait<1>();\n        fence_async_shared();\n        __syncthreads();\n";
+    if(two_stages)
+        ss << "        load_item(blk + gridDim.x, sm0 + (st ^ 1) * " << stage_halves << ");\n";
     // S = Q K^T: K-major A (Q) and B (K). A k-step of 16 is 32 bytes on in a swizzled row (the
     // hardware applies the swizzle to the address), or two core matrices (256 bytes) on.
     const std::size_t qk_sbo = D / 8 * 128;
@@ -409,8 +411,11 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "                for(int e = 0; e < 8; e++)\n"
        << "                    yp[(idx_t)(c + e) * " << stride(a.out, 1) << "u] = sm[rr * " << op << " + c + e];\n"
        << "        }\n";
-    // The next item's copies overwrite what this one's stores read.
-    ss << "        __syncthreads();\n    }\n}\n";
+    // One stage: the next item's copies overwrite what this one's stores read. Two: the next
+    // iteration's first barrier comes before its copies.
+    if(not two_stages)
+        ss << "        __syncthreads();\n";
+    ss << "    }\n}\n";
 
     kernel_source k;
     k.name     = name;
