@@ -8,8 +8,10 @@
 // online rescaling. P, rounded to half, is the A operand of O = P V straight from registers (the
 // accumulator's layout is the A fragment's), V the B operand read N-major from shared memory. The
 // output passes through shared memory (Q's and K's space, done with) and leaves in 16-byte stores.
-// On an H100 (session 43) BERT-base's layer takes 28.6-29.1 us against the mma.sync kernel's
-// 29.5-30.1; unswizzled with one warpgroup it took 43.9 (bank conflicts, K and V read twice).
+// Where two buffers a block fit (two stages, the default), the grid is persistent (2 blocks an SM)
+// and each block copies its next item, with its mask row, into the other buffer while it computes
+// this one. On an H100 BERT-base's layer takes 22.0-22.1 us (session 44; one stage 28.6-29.9, the
+// mma.sync kernel 29.5-30.1; unswizzled with one warpgroup 43.9: bank conflicts, K and V read twice).
 #include "targets/gpu/codegen_attention_parts.hpp"
 #include "ir/env.hpp"
 #include <sstream>
@@ -150,8 +152,8 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
     const std::size_t per_sm = wgs == 1 ? 3 : 2; // the launch bounds' blocks an SM
     // Two stages: a persistent grid, each block copying its next item's Q, K and V into a second
     // buffer while it computes this one (dynamic shared memory, where `per_sm` blocks of two
-    // buffers fit an SM). On by default (session 44, H100: BERT-base's layer 27.8-28.4 us against
-    // 28.6-29.9, end to end 1.2 % faster); MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=1 keeps one.
+    // buffers fit an SM). On by default (session 44, H100: BERT-base's layer 22.0-22.1 us against
+    // 28.6-29.9, end to end 1.7-2.0 % faster); MIGRAPHX_GPU_ATTENTION_WGMMA_STAGES=1 keeps one.
     // With two stages, a mask row of whole 16-byte pieces comes with its item (cp.async, after V
     // in the buffer) unless MIGRAPHX_GPU_ATTENTION_WGMMA_MASK=place (read at its place, L1).
     const bool mask_copyable = mask_row and rows_vectorize(*a.mask, 1, N) and
