@@ -158,9 +158,6 @@ static inline unsigned smem_addr(const void* p)
         migx_wgmma_bad = true;
     return (unsigned)(u & 0x3FFFFull);
 }
-// a warpgroup's named barrier: one std::barrier of 128 threads a warpgroup (blocks of 128 or 256)
-static std::barrier<> migx_wg_bar0(128), migx_wg_bar1(128);
-static inline void wg_bar() { (threadIdx.x < 128 ? migx_wg_bar0 : migx_wg_bar1).arrive_and_wait(); }
 static inline void wgmma_fence() {}
 static inline void wgmma_commit() {}
 template <int N>

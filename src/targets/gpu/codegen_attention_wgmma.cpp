@@ -48,15 +48,6 @@ __device__ __forceinline__ unsigned long long wgmma_desc_sw128(const void* p, un
 {
     return wgmma_desc(p, lbo, sbo) | (1ull << 62);
 }
-// A barrier of this thread's warpgroup (128 threads; named barrier 1 + its index: 0 is the block's).
-// Immediate ids: with a register id ptxas reserves all 16 of the block's barriers.
-__device__ __forceinline__ void wg_bar()
-{
-    if(threadIdx.x < 128)
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-    else
-        asm volatile("bar.sync 2, 128;" ::: "memory");
-}
 // The accumulators are written when wgmma_wait returns, not at the wgmma: keep the compiler from
 // moving their uses across it.
 __device__ __forceinline__ void keep(float& x) { asm volatile("" : "+f"(x) :: "memory"); }
@@ -410,19 +401,9 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "            for(int j = 0; j < " << DV / 8 << "; j++)\n"
        << "                *reinterpret_cast<unsigned*>(sm + (warp * 16 + g + h * 8) * " << op
        << " + j * 8 + t * 2) = packf(" << scaled("0") << ", " << scaled("1") << ");\n";
-    // Two stages: each warpgroup stores the rows it staged, after a barrier of its own 128 threads
-    // (named barrier 1 + its index), so one warpgroup's stores do not wait for the other's math.
-    // One stage: the whole block's rows, after the block's barrier.
-    if(two_stages)
-        ss << "        wg_bar();\n"
-           << "        for(int i = tid & 127; i < " << wg_rows * DV / 8 << "; i += 128)\n        {\n"
-           << "            const int rr = (tid >> 7) * " << wg_rows << " + i / " << DV / 8 << ", c = (i % " << DV / 8
-           << ") * 8;\n";
-    else
-        ss << "        __syncthreads();\n"
-           << "        for(int i = tid; i < " << block_rows * DV / 8 << "; i += " << threads << ")\n        {\n"
-           << "            const int rr = i / " << DV / 8 << ", c = (i % " << DV / 8 << ") * 8;\n";
-    ss
+    ss << "        __syncthreads();\n";
+    ss << "        for(int i = tid; i < " << block_rows * DV / 8 << "; i += " << threads << ")\n        {\n"
+       << "            const int rr = i / " << DV / 8 << ", c = (i % " << DV / 8 << ") * 8;\n"
        << "            if(row0 + rr >= " << M << ")\n                continue;\n"
        << "            migx_half* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
        << "            if(yvec)\n"
