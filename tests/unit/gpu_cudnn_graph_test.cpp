@@ -196,6 +196,15 @@ TEST(gpu_cudnn_graph, engine_choice_names)
         EXPECT_FALSE(dnn::engine_choice::parse(bad).has_value()) << bad;
 }
 
+// The search's trace names an engine's numerical notes (Winograd and FFT engines round otherwise).
+TEST(gpu_cudnn_graph, numerical_notes_named_in_cudnn_order)
+{
+    EXPECT_EQ(dnn::numerical_notes_text({}), "");
+    EXPECT_EQ(dnn::numerical_notes_text({0, 6}), "tensor core, winograd 4x4");
+    EXPECT_EQ(dnn::numerical_notes_text({3, 2, 9}), "fft, reduced precision reduction, strict nan propagation");
+    EXPECT_EQ(dnn::numerical_notes_text({10, -1}), "note 10, note -1");
+}
+
 TEST(gpu_cudnn_graph, fastest_ignores_failures)
 {
     EXPECT_EQ(dnn::fastest({}), -1);

@@ -663,7 +663,7 @@ std::string choose_engine(gpu_context& g,
                 break;
             }
             auto name = "engine " + c.choice.str() + (c.runtime_compiled ? " [rt]" : "") +
-                        (c.from_fallback ? " [fallback]" : "");
+                        (c.from_fallback ? " [fallback]" : "") + (c.notes.empty() ? "" : " [" + c.notes + "]");
             if(c.reduced_precision or c.nondeterministic)
             {
                 log << "  " << name << ": skipped ("

@@ -191,6 +191,10 @@ void describe_config(const descriptor& cfg, candidate& c)
     // Notes are informative: an engine that cannot tell them is taken as having none.
     std::vector<cudnnBackendNumericalNote_t> num(CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
     n = 0;
+    // numerical_notes_text names the notes in cuDNN's order
+    static_assert(CUDNN_NUMERICAL_NOTE_FFT == 3 and CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13 == 8 and
+                  CUDNN_NUMERICAL_NOTE_STRICT_NAN_PROP == 9);
+    std::vector<int> seen;
     if(cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                 static_cast<std::int64_t>(num.size()), &n, num.data()) == CUDNN_STATUS_SUCCESS)
         for(std::int64_t i = 0; i < n and i < static_cast<std::int64_t>(num.size()); i++)
@@ -198,7 +202,9 @@ void describe_config(const descriptor& cfg, candidate& c)
             c.tensor_core       = c.tensor_core or num[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
             c.reduced_precision = c.reduced_precision or num[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
             c.nondeterministic  = c.nondeterministic or num[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+            seen.push_back(static_cast<int>(num[i]));
         }
+    c.notes = numerical_notes_text(seen);
     std::vector<cudnnBackendBehaviorNote_t> beh(CUDNN_BEHAVIOR_NOTE_TYPE_COUNT);
     n = 0;
     if(cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,

@@ -92,6 +92,7 @@ struct candidate
     engine_choice choice;
     bool runtime_compiled = false;
     bool tensor_core = false, reduced_precision = false, nondeterministic = false;
+    std::string notes; // all its numerical notes, as trace text (numerical_notes_text)
     bool from_fallback = false;
 };
 

@@ -3,6 +3,7 @@
 #include <migraphx/half.hpp>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -287,6 +288,28 @@ int fastest(const std::vector<std::optional<double>>& ms)
         if(ms[i] and (best < 0 or *ms[i] < *ms[best]))
             best = static_cast<int>(i);
     return best;
+}
+
+std::string numerical_notes_text(const std::vector<int>& notes)
+{
+    static const char* const names[] = {"tensor core",
+                                        "down-converts inputs",
+                                        "reduced precision reduction",
+                                        "fft",
+                                        "nondeterministic",
+                                        "winograd",
+                                        "winograd 4x4",
+                                        "winograd 6x6",
+                                        "winograd 13x13",
+                                        "strict nan propagation"};
+    std::string r;
+    for(int n : notes)
+    {
+        if(not r.empty())
+            r += ", ";
+        r += n >= 0 and n < static_cast<int>(std::size(names)) ? std::string(names[n]) : "note " + std::to_string(n);
+    }
+    return r;
 }
 
 bool half_close(const std::uint16_t* got, const std::uint16_t* want, std::size_t n)

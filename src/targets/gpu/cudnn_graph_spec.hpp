@@ -118,6 +118,11 @@ struct engine_choice
 /// The fastest of measured times (nullopt: failed); -1 if none.
 int fastest(const std::vector<std::optional<double>>& ms);
 
+/// An engine's numerical notes (cuDNN's CUDNN_NUMERICAL_NOTE_* values, in its order) as trace text,
+/// e.g. "tensor core, winograd 4x4"; a value past the list as "note N". The search's trace names
+/// them so that an engine whose arithmetic differs (Winograd, FFT) can be told apart.
+std::string numerical_notes_text(const std::vector<int>& notes);
+
 /// Whether the values of got agree with want (both half, n elements): |got - want| <=
 /// 0.02 * max|want| + 1e-3 everywhere, and a NaN only where want has one.
 bool half_close(const std::uint16_t* got, const std::uint16_t* want, std::size_t n);
