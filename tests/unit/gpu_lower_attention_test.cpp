@@ -10,6 +10,8 @@
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/lowering.hpp"
+#include "targets/gpu/kernel_compiler.hpp"
+#include "targets/gpu/gpu_ops.hpp"
 #include <migraphx/half.hpp>
 #include <migraphx/instruction.hpp>
 #include <migraphx/literal.hpp>
@@ -199,6 +201,49 @@ TEST(gpu_lower_attention, lowering_for_sm_90_picks_the_hopper_kernel)
     migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", "0");
     t = migx_test::lowered_for_gpu(attention({}), 90);
     EXPECT_EQ(occurrences(t, "symbol_name=attention_kernel,"), 1u) << t;
+}
+
+// A Hopper kernel keeps the mma.sync kernel as its fallback, so that a program compiled on an sm_90
+// device and saved runs on another: finalize there puts the fallback in its place. (No device here:
+// the fallback's source is compiled for sm_80 by NVRTC, and the swap is checked on the op.)
+TEST(gpu_lower_attention, hopper_kernel_keeps_a_fallback_for_other_devices)
+{
+    migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+    auto p = attention({});
+    migraphx::run_passes(p, migraphx::gpu::passes_before_device(true, true, 90));
+    migraphx::value v;
+    for(auto ins : *p.get_main_module())
+        if(ins.name() == "gpu::code_object")
+            v = ins.get_operator().to_value();
+    ASSERT_FALSE(v.is_null()) << p;
+    ASSERT_EQ(v.at("symbol_name"), migraphx::value("attention_wgmma_kernel"));
+    ASSERT_EQ(v.at("fallback").size(), 1u);
+    const auto& f = v.at("fallback").at(0);
+    EXPECT_EQ(f.at("symbol_name"), migraphx::value("attention_kernel"));
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(f.at("source").to<std::string>(), "attention_kernel", 8, 0));
+
+    auto op = migraphx::make_op("gpu::code_object", v); // as a loaded program has it
+    EXPECT_EQ(op.to_value(), v);
+    auto* c = op.any_cast<migraphx::gpu::code_object>();
+    ASSERT_NE(c, nullptr);
+    EXPECT_FALSE(c->use_fallback_for(9, 0)); // an sm_90 device runs the Hopper kernel
+    EXPECT_EQ(c->symbol_name, "attention_wgmma_kernel");
+    EXPECT_TRUE(c->use_fallback_for(8, 0));
+    EXPECT_EQ(c->symbol_name, "attention_kernel");
+    EXPECT_EQ(c->source, f.at("source").to<std::string>());
+    EXPECT_EQ(c->global, f.at("global").to<std::size_t>());
+    EXPECT_EQ(c->shared, 0u);
+    EXPECT_TRUE(c->fallback.empty());
+    EXPECT_TRUE(c->binary.empty());
+    EXPECT_FALSE(c->use_fallback_for(8, 0)); // once
+
+    // the mma.sync kernel itself needs none
+    migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", "0");
+    auto q = attention({});
+    migraphx::run_passes(q, migraphx::gpu::passes_before_device(true, true, 90));
+    for(auto ins : *q.get_main_module())
+        if(ins.name() == "gpu::code_object")
+            EXPECT_EQ(ins.get_operator().to_value().at("fallback").size(), 0u);
 }
 
 TEST(gpu_lower_attention, generator_refuses_what_it_cannot_do)

@@ -30,11 +30,30 @@ struct code_object::pointer_table
     std::vector<void*> uploaded; // what the device table holds now
 };
 
+bool code_object::use_fallback_for(int sm_major, int sm_minor)
+{
+    if(fallback.empty() or not needs_sm90a(source) or (sm_major == 9 and sm_minor == 0))
+        return false;
+    auto f        = fallback.front();
+    symbol_name   = f.symbol_name;
+    global        = f.global;
+    local         = f.local;
+    shared        = f.shared;
+    blocks_per_sm = f.blocks_per_sm;
+    source        = f.source;
+    arch.clear();
+    binary      = literal{};
+    binary_size = 0;
+    fallback.clear();
+    return true;
+}
+
 void code_object::finalize(context& ctx, const shape&, const std::vector<shape>& inputs)
 {
     auto& g = get_gpu_context(ctx);
     g.make_current();
     auto& st  = g.get();
+    use_fallback_for(st.sm_major, st.sm_minor);
     auto want = "sm_" + std::to_string(st.sm_major) + std::to_string(st.sm_minor);
     kernel    = nullptr;
     // A loaded program's binary, if it was built for this device's architecture and the driver

@@ -113,6 +113,24 @@ struct loaded_kernel;
 /// is kept (`binary`, for sm `arch`): a saved program stores it, and a loaded one's finalize loads
 /// it instead of compiling, unless the device is of another architecture or the driver refuses
 /// the binary, in which case the source is compiled as at compile time.
+/// A kernel of a code_object's instruction (the same parameters) that another device can run.
+struct kernel_variant
+{
+    std::string symbol_name;
+    std::size_t global = 0, local = 256, shared = 0, blocks_per_sm = 0;
+    std::string source;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.symbol_name, "symbol_name");
+        f(self.global, "global");
+        f(self.local, "local");
+        f(self.shared, "shared");
+        f(self.blocks_per_sm, "blocks_per_sm");
+        f(self.source, "source");
+    }
+};
+
 struct code_object
 {
     std::string symbol_name;
@@ -133,7 +151,14 @@ struct code_object
         // absent from files saved before they existed: 0, as those kernels were launched
         f(self.shared, "shared");
         f(self.blocks_per_sm, "blocks_per_sm");
+        f(self.fallback, "fallback");
     }
+    /// Where the kernel needs sm_90a (the Hopper attention kernel), the kernel any device runs,
+    /// so that a program compiled on an sm_90 device and saved loads on another (at most one).
+    std::vector<kernel_variant> fallback;
+    /// On a device that cannot run this kernel, takes its fallback's place (and drops the binary);
+    /// true if it did. finalize calls it.
+    bool use_fallback_for(int sm_major, int sm_minor);
     std::string name() const { return "gpu::code_object"; }
     void print_attributes(std::ostream& os) const;
     shape compute_shape(const std::vector<shape>& inputs) const;

@@ -106,10 +106,12 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
 
 } // namespace
 
+bool needs_sm90a(const std::string& source) { return source.find("wgmma.") != std::string::npos; }
+
 std::string compile_cuda(const std::string& source, const std::string& kernel_name, int major, int minor)
 {
     // Warpgroup MMA (generate_attention_wgmma) exists on sm_90 only, compiled for its "a" target.
-    const bool hopper_only = source.find("wgmma.") != std::string::npos;
+    const bool hopper_only = needs_sm90a(source);
     if(hopper_only and (major != 9 or minor != 0))
         MIGRAPHX_THROW("gpu: kernel " + kernel_name + " uses Hopper (sm_90a) instructions; this device is sm_" +
                        std::to_string(major) + std::to_string(minor) +

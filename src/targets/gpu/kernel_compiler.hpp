@@ -17,6 +17,10 @@
 namespace migraphx {
 namespace gpu {
 
+/// Whether the source uses Hopper-only instructions (warpgroup MMA: generate_attention_wgmma), so
+/// that it compiles for sm_90a and runs on sm_90 devices only.
+bool needs_sm90a(const std::string& source);
+
 /// A cubin for sm_<major><minor>; throws with NVRTC's log when the source does not compile.
 std::string compile_cuda(const std::string& source, const std::string& kernel_name, int major, int minor);
 

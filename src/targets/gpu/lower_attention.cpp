@@ -4,6 +4,7 @@
 // the two products, the score's pointwise steps and the softmax are still there to be seen.
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/codegen.hpp"
+#include "targets/gpu/kernel_compiler.hpp"
 #include "ir/env.hpp"
 #include "passes/pass_utils.hpp"
 #include <migraphx/instruction.hpp>
@@ -267,7 +268,15 @@ std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)
         auto args = found->inputs;
         args.push_back(m.insert_instruction(
             found->last, make_op("hip::hip_allocate_memory", {{"shape", shape_to_value(found->last->get_shape())}}), {}));
-        m.replace_instruction(found->last, make_kernel(*k), args, {});
+        // A Hopper kernel keeps the kernel every device runs, for a saved program loaded elsewhere.
+        std::optional<kernel_source> other;
+        if(needs_sm90a(k->source))
+        {
+            auto any_device = found->spec;
+            any_device.sm   = 0;
+            other           = generate_attention(any_device);
+        }
+        m.replace_instruction(found->last, other ? make_kernel(*k, *other) : make_kernel(*k), args, {});
         // The products, softmax and steps the kernel replaced (users before what they use).
         for(auto x : found->chain)
             if(x != found->last and x->outputs().empty())

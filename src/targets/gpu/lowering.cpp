@@ -47,7 +47,8 @@ bool device_view(const instruction& ins)
     return ins.get_operator().output_alias(in) == 0;
 }
 
-operation make_kernel(const kernel_source& k)
+namespace {
+code_object code_object_of(const kernel_source& k)
 {
     code_object c;
     c.symbol_name = k.name;
@@ -57,6 +58,17 @@ operation make_kernel(const kernel_source& k)
     c.row_elements = k.row_elements;
     c.shared        = k.shared_bytes;
     c.blocks_per_sm = k.blocks_per_sm;
+    return c;
+}
+} // namespace
+
+operation make_kernel(const kernel_source& k) { return code_object_of(k); }
+
+operation make_kernel(const kernel_source& k, const kernel_source& fallback)
+{
+    auto c     = code_object_of(k);
+    c.fallback = {kernel_variant{
+        fallback.name, fallback.elements, fallback.local, fallback.shared_bytes, fallback.blocks_per_sm, fallback.source}};
     return c;
 }
 

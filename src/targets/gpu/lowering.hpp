@@ -76,6 +76,8 @@ std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
 
 /// The generated kernel k as a gpu::code_object (its inputs, then the output buffer).
 operation make_kernel(const kernel_source& k);
+/// The same, with a kernel of the same parameters for devices that cannot run k (code_object::fallback).
+operation make_kernel(const kernel_source& k, const kernel_source& fallback);
 
 /// Every attention of the unlowered main module m, dot(softmax(dot(Q, K^T) with scalar scales
 /// and a mask added), V) (then maybe transposed into a contiguous copy), becomes one generated
