@@ -120,7 +120,15 @@ hand_made gpu_program()
                       {"global", 32},
                       {"local", 256},
                       {"source", "extern \"C\" __global__ void relu_kernel() {}"},
-                      {"arch", "sm_90"}});
+                      {"arch", "sm_90"},
+                      // the kernel other devices run (a Hopper attention kernel keeps one)
+                      {"fallback",
+                       {{{"symbol_name", "relu_any"},
+                         {"global", 64},
+                         {"local", 128},
+                         {"shared", 0},
+                         {"blocks_per_sm", 0},
+                         {"source", "extern \"C\" __global__ void relu_any() {}"}}}}});
     h.cubin.assign(2048, '\x5a');
     std::memcpy(h.cubin.data(), "\x7f" "ELF", 4);
     std::shared_ptr<char> cb(new char[h.cubin.size()], std::default_delete<char[]>());
@@ -179,6 +187,11 @@ TEST(gpu_serialize, hand_made_program_round_trips_both_formats)
         EXPECT_EQ(held_bytes(q, "gpu::code_object"), h.cubin) << format;
         EXPECT_EQ(op_named(q, "gpu::gemm"), op_named(h.p, "gpu::gemm")) << format << ": the cuBLASLt algorithms";
         EXPECT_EQ(op_named(q, "gpu::code_object").to_value().at("arch"), migraphx::value("sm_90"));
+        EXPECT_EQ(op_named(q, "gpu::code_object").to_value().at("fallback"),
+                  op_named(h.p, "gpu::code_object").to_value().at("fallback"))
+            << format;
+        EXPECT_EQ(op_named(q, "gpu::code_object").to_value().at("fallback").at(0).at("symbol_name"),
+                  migraphx::value("relu_any"));
         EXPECT_EQ(migraphx::save_buffer(q, o), bytes) << format << ": saved again, the same file";
     }
 }
