@@ -130,7 +130,7 @@ std::shared_ptr<dnn::graph_plan> fastest_plan(gpu_context& g,
     {
         if(best and spent_ms() > limits.budget_ms)
             break;
-        auto name = c.choice.str();
+        auto name = c.choice.str() + (c.notes.empty() ? "" : " [" + c.notes + "]");
         if(c.runtime_compiled ? compiled++ >= limits.runtime_compiled : precompiled++ >= limits.precompiled)
         {
             if(trace)
