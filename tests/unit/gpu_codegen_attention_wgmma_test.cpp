@@ -90,8 +90,9 @@ TEST(gpu_codegen_attention_wgmma, wgmma_shapes_follow_keys_and_head_size)
     EXPECT_NE(k->source.find("key < 40 ? v : MIGX_NEG_INF"), std::string::npos);
 }
 
-// BERT's 128 rows: two warpgroups a block (K and V read once an item), Q, K and V filling the 48
-// KiB, so the mask row is read in place; one warpgroup (64 rows) leaves room to stage it.
+// BERT's 128 rows: two warpgroups a block (K and V read once an item; no static mask array: the
+// two-stage kernel copies the row into its buffer, two_stages_unless_one_is_asked); one
+// warpgroup (64 rows, one stage) stages it in a static array.
 TEST(gpu_codegen_attention_wgmma, two_warpgroups_for_more_than_64_rows)
 {
     migx_test::scoped_env on("MIGRAPHX_GPU_ATTENTION_WGMMA", "1");

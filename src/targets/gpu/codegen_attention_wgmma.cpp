@@ -234,7 +234,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         if(outputs)
         {
             ss << indent << "migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
-            if(a.mask)
+            if(a.mask and not mask_copied) // else the row is read from the buffer it came into
                 ss << indent << "const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
         }
     };

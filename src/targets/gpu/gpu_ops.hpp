@@ -109,10 +109,6 @@ struct hip_copy
 
 struct loaded_kernel;
 
-/// A kernel generated as CUDA C++ and compiled with NVRTC at finalize (cached on disk). The cubin
-/// is kept (`binary`, for sm `arch`): a saved program stores it, and a loaded one's finalize loads
-/// it instead of compiling, unless the device is of another architecture or the driver refuses
-/// the binary, in which case the source is compiled as at compile time.
 /// A kernel of a code_object's instruction (the same parameters) that another device can run.
 struct kernel_variant
 {
@@ -131,6 +127,10 @@ struct kernel_variant
     }
 };
 
+/// A kernel generated as CUDA C++ and compiled with NVRTC at finalize (cached on disk). The cubin
+/// is kept (`binary`, for sm `arch`): a saved program stores it, and a loaded one's finalize loads
+/// it instead of compiling, unless the device is of another architecture or the driver refuses
+/// the binary, in which case the source is compiled as at compile time.
 struct code_object
 {
     std::string symbol_name;
