@@ -12,6 +12,7 @@
 // cache (tuning_cache.hpp): a later process compiling the same problem on the same kind of device
 // and cuDNN takes it from there instead of measuring (the same choice, so the same bits).
 #include "targets/gpu/context.hpp"
+#include "targets/gpu/conv_reference.hpp"
 #include "targets/gpu/gemm_search.hpp"
 #include "targets/gpu/cudnn_graph.hpp"
 #include "targets/gpu/gpu_ops.hpp"
@@ -32,9 +33,9 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <unordered_map>
 
@@ -158,14 +159,14 @@ struct algo_choice
 };
 
 /// The measured algorithm to keep: of those that succeeded within the workspace limit (no
-/// tensor-op math for plain float), fastest first, the fastest, or one nearly as fast that starts
-/// quicker (start_cost.hpp; start_ms by algorithm, empty: not measured); throws naming `what`
-/// when there is none.
+/// tensor-op math for plain float) and are not refused (by index), fastest first, the fastest,
+/// or one nearly as fast that starts quicker (start_cost.hpp; start_ms by algorithm, empty: not
+/// measured); nullptr when there is none.
 template <class Perf>
-const Perf& best_algorithm(const Perf* perf,
+const Perf* best_algorithm(const Perf* perf,
                            int returned,
                            bool plain,
-                           const std::string& what,
+                           const std::vector<bool>& refused,
                            const std::vector<double>& start_ms = {},
                            const start_policy& policy      = {})
 {
@@ -173,7 +174,8 @@ const Perf& best_algorithm(const Perf* perf,
     std::vector<timed_algorithm> timed;
     for(int i = 0; i < returned; i++)
     {
-        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > search_buffers::ws_limit)
+        if(perf[i].status != CUDNN_STATUS_SUCCESS or perf[i].memory > search_buffers::ws_limit or
+           (static_cast<std::size_t>(i) < refused.size() and refused[static_cast<std::size_t>(i)]))
             continue;
         if(plain and perf[i].mathType == CUDNN_TENSOR_OP_MATH)
             continue;
@@ -182,8 +184,8 @@ const Perf& best_algorithm(const Perf* perf,
         timed.push_back({perf[i].time, a < start_ms.size() ? start_ms[a] : 0.0});
     }
     if(ok.empty())
-        MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
-    return *ok[start_ms.empty() ? 0 : keep_algorithm(timed, policy)];
+        return nullptr;
+    return ok[start_ms.empty() ? 0 : keep_algorithm(timed, policy)];
 }
 
 /// Each algorithm's first workspace query in this process, in ms (that query builds its engine:
@@ -292,6 +294,44 @@ problem_keys make_problem_keys(const std::string& what,
             problem_key(what, device_identity(device), inputs, out, padding, stride, dilation, group, tf32)};
 }
 
+/// The half result of an algorithm on the search's inputs measured against the exact one
+/// (conv_reference.hpp); nullopt where it was not checked.
+using algorithm_check = std::function<std::optional<dnn::conv_accuracy>(search_buffers&, const algo_choice&)>;
+
+/// best_algorithm, taking the first whose result `check` (where given) finds accurate enough
+/// under `limit`; where none is, the most accurate. Throws naming `what` when none succeeded.
+template <class Perf>
+algo_choice accurate_algorithm(Perf* perf,
+                               int returned,
+                               bool plain,
+                               const std::string& what,
+                               const std::vector<double>& start_ms,
+                               const start_policy& policy,
+                               const algorithm_check& check,
+                               double limit,
+                               search_buffers& buf,
+                               const std::string& trace_key)
+{
+    std::vector<bool> refused(static_cast<std::size_t>(std::max(returned, 0)), false);
+    std::optional<std::pair<double, algo_choice>> most_accurate;
+    while(const Perf* best = best_algorithm(perf, returned, plain, refused, start_ms, policy))
+    {
+        algo_choice c{static_cast<int>(best->algo), best->memory, best->mathType};
+        auto acc = check and limit > 0 ? check(buf, c) : std::nullopt;
+        if(acc and trace_cudnn())
+            std::cerr << "cudnn: " << trace_key << ": algorithm " << c.algo << " math " << static_cast<int>(c.math)
+                      << ": " << acc->str() << (dnn::accurate_enough(*acc, limit) ? "" : " (over the limit)") << "\n";
+        if(not acc or dnn::accurate_enough(*acc, limit))
+            return c;
+        if(not most_accurate or acc->ratio < most_accurate->first)
+            most_accurate = std::make_pair(acc->ratio, c);
+        refused[static_cast<std::size_t>(best - perf)] = true;
+    }
+    if(most_accurate)
+        return most_accurate->second;
+    MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
+}
+
 /// The legacy algorithm for a problem: this process's choice, else the tuning cache's (a
 /// solution_id, taken where cuDNN accepts it: workspace as for saved_algorithm), else measured
 /// by find(buf, perf, count, &returned) on scratch buffers of the real sizes (and written to the
@@ -304,12 +344,15 @@ algo_choice choose_algorithm(gpu_context& g,
                              bool plain,
                              const std::string& what,
                              Workspace workspace,
-                             Find find)
+                             Find find,
+                             const algorithm_check& check = nullptr)
 {
     auto& mem = choice_memory::get();
+    auto accuracy_limit = check ? dnn::accuracy_limit_from_env() : 0.0;
+    auto mem_key        = keys.mem + dnn::accuracy_key_words(accuracy_limit);
     {
         std::lock_guard<std::mutex> lock(mem.m);
-        auto it = mem.algos.find(keys.mem);
+        auto it = mem.algos.find(mem_key);
         if(it != mem.algos.end())
             return it->second;
     }
@@ -318,7 +361,8 @@ algo_choice choose_algorithm(gpu_context& g,
     // pair, and half convolutions mostly run backend engines, whose plans a load rebuilds anyway.
     auto policy = plain ? start_policy::from_env() : start_policy{0};
     auto disk_key = "cudnn legacy algorithm (search limit " + std::to_string(search_buffers::ws_limit) +
-                    " bytes" + (policy.enabled() ? ", " + policy.str() : std::string{}) + "): " + keys.disk;
+                    " bytes" + (policy.enabled() ? ", " + policy.str() : std::string{}) +
+                    dnn::accuracy_key_words(accuracy_limit) + "): " + keys.disk;
     std::optional<algo_choice> c;
     if(auto v = tc.read(disk_key))
     {
@@ -350,8 +394,7 @@ algo_choice choose_algorithm(gpu_context& g,
                                                      std::to_string(start_ms[static_cast<std::size_t>(perf[i].algo)]) +
                                                      " ms")
                           << "\n";
-        const auto& best = best_algorithm(perf, returned, plain, what, start_ms, policy);
-        c        = algo_choice{static_cast<int>(best.algo), best.memory, best.mathType};
+        c = accurate_algorithm(perf, returned, plain, what, start_ms, policy, check, accuracy_limit, buf, keys.mem);
         // Set up as a process that reads the entry will (workspace size from cuDNN's query, as
         // for a loaded program), so that both run the very same call.
         if(auto same = saved_algorithm(to_solution_id(*c, plain), plain, workspace))
@@ -364,7 +407,7 @@ algo_choice choose_algorithm(gpu_context& g,
                       << "\n";
     }
     std::lock_guard<std::mutex> lock(mem.m);
-    return mem.algos.emplace(keys.mem, *c).first->second;
+    return mem.algos.emplace(mem_key, *c).first->second;
 }
 
 /// The descriptors both ops share: p.x the op's input, p.w its weights, p.y its output, and
@@ -519,23 +562,39 @@ void remember_plan(const std::string& key, const std::shared_ptr<dnn::graph_plan
 
 /// Fills n halves at p with a repeated pseudo-random pattern in [-scale, scale] (on the stream,
 /// waited for).
-void fill_random(const gpu_context& g, void* p, std::size_t n, float scale, unsigned seed)
+void fill_with(const gpu_context& g, void* p, std::size_t n, const dnn::fill_pattern& pattern)
 {
-    if(n == 0)
-        return;
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> dist(-scale, scale);
-    std::vector<std::uint16_t> pattern(std::min<std::size_t>(n, 65521));
-    for(auto& v : pattern)
-        v = half(dist(gen)).bits;
     auto* dst = static_cast<char*>(p);
-    for(std::size_t done = 0; done < n; done += pattern.size())
+    const auto& h = pattern.halves;
+    for(std::size_t done = 0; done < n; done += h.size())
     {
-        auto count = std::min(pattern.size(), n - done);
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(dst + done * 2, pattern.data(), count * 2, cudaMemcpyHostToDevice, g.stream()));
+        auto count = std::min(h.size(), n - done);
+        MIGX_CUDA_CHECK(cudaMemcpyAsync(dst + done * 2, h.data(), count * 2, cudaMemcpyHostToDevice, g.stream()));
     }
     MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
 }
+
+/// What a search fills its inputs with (x, w, and the epilogue's bias and z where spec has
+/// them), known to the host so that conv_reference.hpp can compute the exact result.
+struct search_inputs
+{
+    dnn::fill_pattern x, w, bias, z;
+    search_inputs(const dnn::conv_graph_spec& spec, const shape& xs, const shape& ws, const shape& ys)
+        : x(dnn::fill_pattern::make(xs.bytes() / 2, 1.0f, 1)),
+          w(dnn::fill_pattern::make(ws.bytes() / 2, 0.5f, 2)),
+          bias(dnn::fill_pattern::make(spec.has_bias ? static_cast<std::size_t>(spec.bias.dims[1]) : 1, 1.0f, 3)),
+          z(dnn::fill_pattern::make(spec.has_z ? ys.bytes() / 2 : 1, 1.0f, 4))
+    {
+    }
+    /// The exact result at sampled elements among y's first `limit` (none where the check is off).
+    dnn::conv_reference reference(const dnn::conv_graph_spec& spec, std::size_t limit, double accuracy_limit) const
+    {
+        return accuracy_limit > 0 ? dnn::make_conv_reference(spec, x, w, bias, z, limit) : dnn::conv_reference{};
+    }
+};
+
+/// How many of y's first elements a search reads back to check a result.
+std::size_t checked_elements(const shape& y) { return std::min<std::size_t>(y.bytes() / 2, 1u << 20); }
 
 /// The first n halves of the buffer at p (after the stream's work).
 std::vector<std::uint16_t> read_halves(const gpu_context& g, const void* p, std::size_t n)
@@ -584,7 +643,9 @@ std::string choose_engine(gpu_context& g,
     auto limits         = convolution_engine_limits(g.exhaustive_tune);
     // Tests: the fastest engine configuration that works even where the legacy call is faster.
     bool force = env_enabled("MIGRAPHX_CUDNN_GRAPH_FORCE");
-    const std::string key = problem + (force ? " force" : "") + (g.exhaustive_tune ? " exhaustive" : "");
+    auto accuracy_limit = dnn::accuracy_limit_from_env();
+    const std::string key = problem + (force ? " force" : "") + (g.exhaustive_tune ? " exhaustive" : "") +
+                            dnn::accuracy_key_words(accuracy_limit);
     {
         std::lock_guard<std::mutex> lock(mem.m);
         auto it = mem.engines.find(key);
@@ -594,7 +655,8 @@ std::string choose_engine(gpu_context& g,
     bool trace    = trace_cudnn();
     auto tc       = tuning_cache::from_env();
     auto disk_key = "cudnn graph engine (" + limits.text() + ", workspace limit " +
-                    std::to_string(search_buffers::ws_limit) + (force ? ", force" : "") + "): " + keys.disk;
+                    std::to_string(search_buffers::ws_limit) + (force ? ", force" : "") +
+                    dnn::accuracy_key_words(accuracy_limit) + "): " + keys.disk;
     if(auto v = tc.read(disk_key))
     {
         bool ok = v->empty(); // the legacy call won
@@ -619,30 +681,35 @@ std::string choose_engine(gpu_context& g,
     try
     {
         search_buffers buf(g, x, w, y);
+        search_inputs in(spec, x, w, y);
         std::shared_ptr<char> bias, z;
         conv_io io{buf.in.get(), buf.w.get(), buf.out.get(), nullptr, nullptr};
         if(spec.has_bias)
         {
             bias    = device_alloc(static_cast<std::size_t>(spec.bias.dims[1]) * 2);
             io.bias = bias.get();
-            fill_random(g, io.bias, static_cast<std::size_t>(spec.bias.dims[1]), 1.0f, 3);
+            fill_with(g, io.bias, static_cast<std::size_t>(spec.bias.dims[1]), in.bias);
         }
         if(spec.has_z)
         {
             z    = device_alloc(y.bytes());
             io.z = z.get();
-            fill_random(g, io.z, y.bytes() / 2, 1.0f, 4);
+            fill_with(g, io.z, y.bytes() / 2, in.z);
         }
-        fill_random(g, io.x, x.bytes() / 2, 1.0f, 1);
-        fill_random(g, io.w, w.bytes() / 2, 0.5f, 2);
-        auto out_n   = std::min<std::size_t>(y.bytes() / 2, 1u << 20);
+        fill_with(g, io.x, x.bytes() / 2, in.x);
+        fill_with(g, io.w, w.bytes() / 2, in.w);
+        auto out_n   = checked_elements(y);
+        auto ref     = in.reference(spec, out_n, accuracy_limit);
         auto clear_y = [&] { MIGX_CUDA_CHECK(cudaMemsetAsync(io.y, 0, y.bytes(), g.stream())); };
         clear_y();
         if(not legacy(io, buf.ws.get()))
             MIGRAPHX_THROW("the legacy call failed");
-        auto want      = read_halves(g, io.y, out_n);
-        auto legacy_ms = dnn::time_on_stream(g.stream(), [&] { return legacy(io, buf.ws.get()); });
-        log << "  " << legacy_name << ": " << (legacy_ms ? std::to_string(*legacy_ms) + " ms" : "failed") << "\n";
+        auto want       = read_halves(g, io.y, out_n);
+        auto legacy_acc = dnn::measure_accuracy(ref, want.data());
+        bool legacy_ok  = dnn::accurate_enough(legacy_acc, accuracy_limit);
+        auto legacy_ms  = dnn::time_on_stream(g.stream(), [&] { return legacy(io, buf.ws.get()); });
+        log << "  " << legacy_name << ": " << (legacy_ms ? std::to_string(*legacy_ms) + " ms" : "failed")
+            << (ref.offsets.empty() ? "" : ", " + legacy_acc.str()) << (legacy_ok ? "" : " (over the limit)") << "\n";
         // The quickest single call seen, from the host (launch and synchronisation included),
         // which is what a candidate's first look is compared with.
         auto best_one = one_call_ms(g, [&] { return legacy(io, buf.ws.get()); });
@@ -704,9 +771,20 @@ std::string choose_engine(gpu_context& g,
                 log << "  " << name << ": failed (" << cudnnGetErrorString(st) << ")\n";
                 continue;
             }
-            if(not dnn::half_close(read_halves(g, io.y, out_n).data(), want.data(), out_n))
+            auto got = read_halves(g, io.y, out_n);
+            if(not dnn::half_close(got.data(), want.data(), out_n))
             {
                 log << "  " << name << ": skipped (its result differs from the legacy call's)\n";
+                continue;
+            }
+            // Close to the legacy call's, but perhaps rounded more (Winograd arithmetic on half
+            // intermediates): measured against the exact result.
+            auto acc = dnn::measure_accuracy(ref, got.data());
+            if(not ref.offsets.empty())
+                name += ", " + acc.str();
+            if(not dnn::accurate_enough(acc, accuracy_limit))
+            {
+                log << "  " << name << ": skipped (over the accuracy limit, " << accuracy_limit << "x)\n";
                 continue;
             }
             // One warm call first: an engine several times slower than the best so far is not
@@ -736,7 +814,7 @@ std::string choose_engine(gpu_context& g,
             }
         }
         auto best = dnn::fastest(times);
-        if(best >= 0 and (force or not legacy_ms or *times[best] < *legacy_ms))
+        if(best >= 0 and (force or not legacy_ms or not legacy_ok or *times[best] < *legacy_ms))
         {
             remember_plan(problem, plans[best]);
             result = plans[best]->choice.str();
@@ -798,6 +876,46 @@ cudnnStatus_t conv_then_bias(cudnnHandle_t dnn,
     return cudnnAddTensor(dnn, &one, e.bias, bias, &one, p.y, y);
 }
 
+/// The check of a legacy algorithm's half result on the search's buffers (nullptr where spec,
+/// the plain convolution's graph, is not known): x and w filled as for the engine search, the
+/// algorithm run with p's descriptors on context g, y's first elements read back.
+algorithm_check legacy_check(gpu_context& g,
+                             const convolution::plan& p,
+                             const std::optional<dnn::conv_graph_spec>& spec,
+                             const shape& x,
+                             const shape& w,
+                             const shape& y)
+{
+    if(not spec)
+        return nullptr;
+    auto in  = std::make_shared<search_inputs>(*spec, x, w, y);
+    auto ref = std::make_shared<dnn::conv_reference>();
+    return [&g, &p, in, ref, s = *spec, x, w, y](search_buffers& buf, const algo_choice& c) -> std::optional<dnn::conv_accuracy> {
+        auto n = checked_elements(y);
+        if(ref->offsets.empty())
+        {
+            fill_with(g, buf.in.get(), x.bytes() / 2, in->x);
+            fill_with(g, buf.w.get(), w.bytes() / 2, in->w);
+            *ref = in->reference(s, n, 1);
+            if(ref->offsets.empty())
+                return std::nullopt;
+        }
+        MIGX_CUDA_CHECK(cudaMemsetAsync(buf.out.get(), 0, y.bytes(), g.stream()));
+        cudnnSetConvolutionMathType(p.conv, c.math);
+        float a = 1, b = 0;
+        auto st = cudnnConvolutionForward(g.get().dnn, &a, p.x, buf.in.get(), p.w, buf.w.get(), p.conv,
+                                          static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), buf.ws.get(), c.memory, &b,
+                                          p.y, buf.out.get());
+        if(st != CUDNN_STATUS_SUCCESS)
+        {
+            dnn::conv_accuracy failed;
+            failed.ratio = failed.rms_error = failed.max_error = std::numeric_limits<double>::infinity();
+            return failed;
+        }
+        return dnn::measure_accuracy(*ref, read_halves(g, buf.out.get(), n).data());
+    };
+}
+
 /// finalize of gpu::convolution and gpu::conv_bias_relu (e: its epilogue, nullptr for a plain
 /// convolution): the legacy algorithm as before, then for half the graph API's choice.
 void finalize_convolution(convolution& op,
@@ -824,7 +942,20 @@ void finalize_convolution(convolution& op,
     // on handle h, succeeds), else this process's or the tuning cache's choice, else measured
     // with context mg.
     auto* pp      = p.get();
-    auto set_algo = [pp, keys, inputs, out, plain, what](std::int64_t saved_id, cudnnHandle_t h, gpu_context& mg) {
+    // A half problem's algorithms are checked against the exact result (conv_reference.hpp).
+    std::optional<dnn::conv_graph_spec> check_spec;
+    if(out.type() == shape::half_type)
+    {
+        try
+        {
+            check_spec = dnn::make_conv_spec(x, w, out, op.padding, op.stride, op.dilation, false, false, false);
+        }
+        catch(const std::invalid_argument&)
+        {
+        }
+    }
+    auto set_algo = [pp, keys, inputs, out, plain, what, check_spec](std::int64_t saved_id, cudnnHandle_t h,
+                                                                      gpu_context& mg) {
         auto workspace_on = [pp](cudnnHandle_t hh) {
             return [pp, hh](const algo_choice& a, std::size_t* bytes) {
                 cudnnSetConvolutionMathType(pp->conv, a.math);
@@ -840,7 +971,8 @@ void finalize_convolution(convolution& op,
                                                                        buf.w.get(), pp->conv, pp->y, buf.out.get(),
                                                                        want, returned, perf, buf.ws.get(),
                                                                        search_buffers::ws_limit));
-            });
+            },
+            legacy_check(mg, *pp, check_spec, inputs[0], inputs[1], out));
         pp->algo = static_cast<cudnnConvolutionFwdAlgo_t>(c.algo);
         pp->ws   = c.memory;
         MIGX_CUDA_CHECK(cudnnSetConvolutionMathType(pp->conv, plain ? CUDNN_FMA_MATH : c.math));

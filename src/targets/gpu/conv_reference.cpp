@@ -1,0 +1,216 @@
+// conv_reference.hpp: the exact result of a convolution problem at sampled outputs, and how far
+// an engine's half result is from it.
+#include "targets/gpu/conv_reference.hpp"
+#include "ir/env.hpp"
+#include <migraphx/errors.hpp>
+#include <migraphx/half.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace migraphx {
+namespace gpu {
+namespace dnn {
+
+fill_pattern fill_pattern::make(std::size_t n, float scale, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-scale, scale);
+    fill_pattern p;
+    p.halves.resize(std::max<std::size_t>(1, std::min<std::size_t>(n, 65521)));
+    p.values.resize(p.halves.size());
+    for(std::size_t i = 0; i < p.halves.size(); i++)
+    {
+        half h      = half(dist(gen));
+        p.halves[i] = h.bits;
+        p.values[i] = static_cast<float>(h);
+    }
+    return p;
+}
+
+namespace {
+
+std::int64_t offset_of(const tensor_spec& t, const std::vector<std::int64_t>& idx)
+{
+    std::int64_t o = 0;
+    for(std::size_t i = 0; i < idx.size(); i++)
+        o += idx[i] * t.strides[i];
+    return o;
+}
+
+/// The logical index of element offset o of t, if some index has it (t's strides may leave
+/// gaps): dims taken from the largest stride down.
+bool index_of(const tensor_spec& t, std::int64_t o, std::vector<std::int64_t>& idx)
+{
+    std::vector<std::size_t> order(t.dims.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return t.strides[a] > t.strides[b]; });
+    idx.assign(t.dims.size(), 0);
+    auto rest = o;
+    for(auto d : order)
+    {
+        if(t.dims[d] == 1 or t.strides[d] == 0)
+            continue;
+        idx[d] = std::min(rest / t.strides[d], t.dims[d] - 1);
+        rest -= idx[d] * t.strides[d];
+    }
+    return rest == 0;
+}
+
+double round_to_half(double v) { return static_cast<float>(half(static_cast<float>(v))); }
+
+} // namespace
+
+conv_reference make_conv_reference(const conv_graph_spec& s,
+                                   const fill_pattern& x,
+                                   const fill_pattern& w,
+                                   const fill_pattern& bias,
+                                   const fill_pattern& z,
+                                   std::size_t limit,
+                                   std::size_t samples)
+{
+    conv_reference r;
+    if(s.has_scale or s.has_zscale or s.x.type == shape::int8_type or s.y.dims.size() < 3)
+        return r;
+    auto rank   = s.y.dims.size();
+    auto kd     = rank - 2;
+    auto k_all  = s.y.dims[1];
+    auto c_each = s.w.dims[1];
+    auto groups = c_each > 0 ? s.x.dims[1] / c_each : 0;
+    if(groups <= 0 or k_all % groups != 0)
+        return r;
+    auto k_each = k_all / groups;
+    std::int64_t y_elements = 1;
+    for(auto d : s.y.dims)
+        y_elements *= d;
+    // Offsets spread over [0, limit) (an offset y's strides give no element is passed over).
+    std::mt19937_64 gen(7);
+    std::uniform_int_distribution<std::int64_t> pick(0, static_cast<std::int64_t>(std::max<std::size_t>(limit, 1)) - 1);
+    std::vector<std::int64_t> yi, xi(rank), wi(rank);
+    double rounding_sq = 0;
+    for(std::size_t tries = 0; r.offsets.size() < samples and tries < 4 * samples and y_elements > 0; tries++)
+    {
+        auto o = pick(gen);
+        if(not index_of(s.y, o, yi))
+            continue;
+        auto n = yi[0], k = yi[1];
+        auto g = k / k_each;
+        double acc = 0;
+        // Every (kernel position, c) term, in double: exact for half products and sums of this
+        // size. Kernel positions outside x (padding) add nothing.
+        std::vector<std::int64_t> kpos(kd, 0);
+        for(;;)
+        {
+            bool inside = true;
+            xi[0]       = n;
+            xi[1]       = g * c_each;
+            wi[0]       = k;
+            wi[1]       = 0;
+            for(std::size_t d = 0; d < kd; d++)
+            {
+                auto p    = yi[d + 2] * s.stride[d] - s.pre_pad[d] + kpos[d] * s.dilation[d];
+                inside    = inside and p >= 0 and p < s.x.dims[d + 2];
+                xi[d + 2] = p;
+                wi[d + 2] = kpos[d];
+            }
+            if(inside)
+            {
+                auto xo = offset_of(s.x, xi), wo = offset_of(s.w, wi);
+                for(std::int64_t c = 0; c < c_each; c++)
+                    acc += x.at(xo + c * s.x.strides[1]) * w.at(wo + c * s.w.strides[1]);
+            }
+            // Next kernel position (the last spatial dim fastest).
+            std::size_t d = kd;
+            while(d > 0 and ++kpos[d - 1] == s.w.dims[d + 1])
+                kpos[--d] = 0;
+            if(d == 0)
+                break;
+        }
+        if(s.has_bias)
+        {
+            std::vector<std::int64_t> bi(rank, 0);
+            bi[1] = k;
+            acc += bias.at(offset_of(s.bias, bi));
+        }
+        if(s.has_z)
+            acc += z.at(offset_of(s.z, yi));
+        if(s.relu)
+            acc = std::max(acc, 0.0);
+        auto e = s.y.type == shape::half_type ? round_to_half(acc) - acc : 0.0;
+        rounding_sq += e * e;
+        r.offsets.push_back(static_cast<std::size_t>(o));
+        r.exact.push_back(acc);
+    }
+    if(not r.offsets.empty())
+        r.rounding_rms = std::sqrt(rounding_sq / static_cast<double>(r.offsets.size()));
+    return r;
+}
+
+conv_accuracy measure_accuracy(const conv_reference& ref, const std::uint16_t* y)
+{
+    conv_accuracy a;
+    if(ref.offsets.empty())
+        return a;
+    double sq = 0;
+    for(std::size_t i = 0; i < ref.offsets.size(); i++)
+    {
+        double got = static_cast<float>(half::from_bits(y[ref.offsets[i]]));
+        double d   = std::fabs(got - ref.exact[i]);
+        if(not std::isfinite(d))
+        {
+            a.rms_error = a.max_error = a.ratio = std::numeric_limits<double>::infinity();
+            return a;
+        }
+        sq += d * d;
+        a.max_error = std::max(a.max_error, d);
+    }
+    a.rms_error = std::sqrt(sq / static_cast<double>(ref.offsets.size()));
+    // A reference whose every sample is exact in half (all zero after relu): any error is
+    // infinitely worse than rounding, none is as good.
+    a.ratio = ref.rounding_rms > 0 ? a.rms_error / ref.rounding_rms
+              : a.rms_error > 0    ? std::numeric_limits<double>::infinity()
+                                   : 1.0;
+    return a;
+}
+
+std::string conv_accuracy::str() const
+{
+    std::ostringstream os;
+    os.precision(3);
+    os << "error " << ratio << "x rounding (rms " << rms_error << ", max " << max_error << ")";
+    return os.str();
+}
+
+double accuracy_limit_from_env()
+{
+    const char* name = "MIGRAPHX_CUDNN_ACCURACY_LIMIT";
+    auto s           = env_string(name);
+    if(s.empty())
+        return 2.0;
+    char* end = nullptr;
+    double v  = std::strtod(s.c_str(), &end);
+    if(end == s.c_str() or *end != '\0' or not std::isfinite(v) or v < 0 or (v > 0 and v < 1))
+        MIGRAPHX_THROW(std::string(name) + "=" + s +
+                       ": expected 0 (no check) or a number >= 1 (the error allowed, in multiples of rounding)");
+    return v;
+}
+
+bool accurate_enough(const conv_accuracy& a, double limit) { return limit <= 0 or a.ratio <= limit; }
+
+std::string accuracy_key_words(double limit)
+{
+    if(limit <= 0)
+        return {};
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(2);
+    os << ", accuracy limit " << limit;
+    return os.str();
+}
+
+} // namespace dnn
+} // namespace gpu
+} // namespace migraphx

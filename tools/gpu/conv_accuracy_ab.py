@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""How far migx's half CNN results are from eager fp32 under environment variants (GPU machine).
+
+For each model:batch, exports the model as bench/gpu/run.py does, computes PyTorch's eager fp32
+output once (the reference) and PyTorch fp16's own error, then runs migx_gpu_bench --fp16 under
+each variant with a fresh tuning cache of its own (so each variant's convolution search runs)
+and MIGRAPHX_TRACE_CUDNN=1, the trace kept as OUT/<variant>_<model>_b<batch>.trace. Prints cos,
+max abs and the median time of each.
+
+  python3 tools/gpu/conv_accuracy_ab.py --migx $inst/bin/migx_gpu_bench --work /tmp/gb \\
+      --models resnet50:32 --variants "check=;no_check=MIGRAPHX_CUDNN_ACCURACY_LIMIT=0" --out $OUT
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
+import run  # noqa: E402  (bench/gpu/run.py: model building, export, PyTorch runners)
+
+
+def migx_output(exe, path, inputs, work, env, trace, runs):
+    cmd = [exe, path, "--runs", str(runs), "--fp16"]
+    for k, v in inputs.items():
+        f = os.path.join(work, f"{k}.bin")
+        v.numpy().tofile(f)
+        cmd += ["--input", f"{k}={f}"]
+    out_file = os.path.join(work, "migx_out.bin")
+    cmd += ["--save-output", out_file]
+    with open(trace, "w") as err:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=300)
+    if p.returncode != 0:
+        return None, None
+    fields = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+    return float(fields["median_ms"]), np.fromfile(out_file, dtype=np.float32)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--migx", required=True)
+    ap.add_argument("--work", default="/tmp/gb")
+    ap.add_argument("--models", default="resnet50:32")
+    ap.add_argument("--variants", default="check=;no_check=MIGRAPHX_CUDNN_ACCURACY_LIMIT=0")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    variants = []
+    for v in a.variants.split(";"):
+        name, _, envs = v.partition("=")
+        variants.append((name, dict(e.split("=", 1) for e in envs.split() if e)))
+    lines = ["| model | batch | variant | migx ms | migx vs eager fp32 |", "|---|---|---|---|---|"]
+    for spec in a.models.split(","):
+        name, b = spec.split(":")
+        b = int(b)
+        model = run.make_model(name)
+        path = os.path.join(a.work, f"{name}_b{b}.onnx")
+        inputs = run.export(model, name, b, path)
+        with torch.inference_mode():
+            ref = run.first_output(run.call_model(model, {k: v.cuda() for k, v in inputs.items()})).float().cpu().numpy()
+        fp16 = run.torch_runner(model, name, inputs, "fp16", False)
+        lines.append(f"| {name} | {b} | PyTorch fp16 | - | {run.accuracy(run.first_output(fp16()).float().cpu().numpy(), ref)} |")
+        model.float()
+        for vname, envs in variants:
+            env = dict(os.environ)
+            env.update(envs)
+            env["MIGRAPHX_TRACE_CUDNN"] = "1"
+            env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{vname}-")
+            trace = os.path.join(a.out, f"{vname}_{name}_b{b}.trace")
+            ms, out = migx_output(a.migx, path, inputs, a.work, env, trace, a.runs)
+            acc = run.accuracy(out, ref) if out is not None else f"failed (see {os.path.basename(trace)})"
+            lines.append(f"| {name} | {b} | {vname} | {'-' if ms is None else f'{ms:.3f}'} | {acc} |")
+            print(lines[-1], flush=True)
+        del model
+        torch.cuda.empty_cache()
+    with open(os.path.join(a.out, "conv_accuracy.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
