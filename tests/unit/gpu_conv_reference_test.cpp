@@ -358,7 +358,7 @@ TEST(gpu_conv_reference, accuracy_separates_engines_that_round_more)
     y[r.offsets[7]] = 0x7e00; // NaN
     EXPECT_TRUE(std::isinf(dnn::measure_accuracy(r, y.data()).ratio));
     std::cout << "[ ratios ] float sums " << float_sums.ratio << ", rounded twice " << rounded_twice.ratio
-              << ", Winograd F(4,3) in half " << winograd.ratio << ", 3 ulps " << off_by_ulps.ratio << "\n";
+              << ", Winograd F(4,3) exact " << winograd_exact.ratio << ", in half " << winograd.ratio << ", 3 ulps " << off_by_ulps.ratio << "\n";
 }
 
 TEST(gpu_conv_reference, limit_from_env_and_key_words)
