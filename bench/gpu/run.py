@@ -216,9 +216,10 @@ def first_output(r):
     return r
 
 
-def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None):
+def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None, env=None, stderr_path=None):
     """(median ms, first output, note) of migx_gpu_bench; `fields`, a dict, if given, receives
-    all of its key=value output (e.g. timed_from_s, timed_to_s)."""
+    all of its key=value output (e.g. timed_from_s, timed_to_s); `env`, if given, is its
+    environment, and `stderr_path` a file that keeps its stderr (a trace)."""
     cmd = [exe, onnx_path, "--runs", str(runs)]
     if precision == "fp16":
         cmd.append("--fp16")
@@ -228,12 +229,16 @@ def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None):
         cmd += ["--input", f"{k}={f}"]
     out_file = os.path.join(work, "migx_out.bin")
     cmd += ["--save-output", out_file]
+    err = open(stderr_path, "w") if stderr_path else subprocess.PIPE
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, timeout=180, env=env)
     except subprocess.TimeoutExpired:
         return None, None, "timed out after 180 s"
+    finally:
+        if stderr_path:
+            err.close()
     if p.returncode != 0:
-        return None, None, (p.stderr.strip().splitlines() or ["failed"])[-1]
+        return None, None, (p.stderr or f"failed (stderr: {stderr_path})").strip().splitlines()[-1]
     out = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
     if fields is not None:
         fields.update(out)

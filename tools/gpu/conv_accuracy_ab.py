@@ -12,31 +12,13 @@ max abs and the median time of each.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import run  # noqa: E402  (bench/gpu/run.py: model building, export, PyTorch runners)
-
-
-def migx_output(exe, path, inputs, work, env, trace, runs):
-    cmd = [exe, path, "--runs", str(runs), "--fp16"]
-    for k, v in inputs.items():
-        f = os.path.join(work, f"{k}.bin")
-        v.numpy().tofile(f)
-        cmd += ["--input", f"{k}={f}"]
-    out_file = os.path.join(work, "migx_out.bin")
-    cmd += ["--save-output", out_file]
-    with open(trace, "w") as err:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=300)
-    if p.returncode != 0:
-        return None, None
-    fields = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
-    return float(fields["median_ms"]), np.fromfile(out_file, dtype=np.float32)
 
 
 def main():
@@ -71,8 +53,8 @@ def main():
             env["MIGRAPHX_TRACE_CUDNN"] = "1"
             env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{vname}-")
             trace = os.path.join(a.out, f"{vname}_{name}_b{b}.trace")
-            ms, out = migx_output(a.migx, path, inputs, a.work, env, trace, a.runs)
-            acc = run.accuracy(out, ref) if out is not None else f"failed (see {os.path.basename(trace)})"
+            ms, out, note = run.run_migx(a.migx, path, name, inputs, "fp16", a.runs, a.work, env=env, stderr_path=trace)
+            acc = run.accuracy(out, ref) if out is not None else note
             lines.append(f"| {name} | {b} | {vname} | {'-' if ms is None else f'{ms:.3f}'} | {acc} |")
             print(lines[-1], flush=True)
         del model
