@@ -8,7 +8,9 @@
 // finalize also times the cuDNN backend graph API's engine configurations for the same problem
 // (with conv_bias_relu's epilogue fused into the graph) and keeps whichever is fastest
 // (cudnn_graph.hpp; MIGRAPHX_DISABLE_CUDNN_GRAPH=1: the legacy API only; MIGRAPHX_TRACE_CUDNN=1
-// prints the candidates and their times). Each choice is also kept in the persistent tuning
+// prints the candidates and their times). A half candidate, legacy algorithm or engine, must
+// also come within MIGRAPHX_CUDNN_ACCURACY_LIMIT (2x) of a single rounding of the exact result
+// (conv_reference.hpp). Each choice is also kept in the persistent tuning
 // cache (tuning_cache.hpp): a later process compiling the same problem on the same kind of device
 // and cuDNN takes it from there instead of measuring (the same choice, so the same bits).
 #include "targets/gpu/context.hpp"
@@ -560,8 +562,7 @@ void remember_plan(const std::string& key, const std::shared_ptr<dnn::graph_plan
     cache.plans[plan_cache::key_of(key, p->choice)] = p;
 }
 
-/// Fills n halves at p with a repeated pseudo-random pattern in [-scale, scale] (on the stream,
-/// waited for).
+/// Fills n halves at p with the pattern's period, repeated (on the stream, waited for).
 void fill_with(const gpu_context& g, void* p, std::size_t n, const dnn::fill_pattern& pattern)
 {
     auto* dst = static_cast<char*>(p);
@@ -625,7 +626,9 @@ std::optional<double> one_call_ms(gpu_context& g, Run run)
 /// The engine choice measured fastest for a problem ("" where the legacy call `legacy` is at
 /// least as fast, or no engine configuration works), once per problem in a process: each
 /// candidate plan runs on scratch buffers of the real sizes filled with random values, must
-/// agree with the legacy call's result, and is timed as the legacy call is (dnn::time_on_stream).
+/// agree with the legacy call's result and come within the accuracy limit of the exact result
+/// (conv_reference.hpp; a legacy call over it loses to any candidate that works), and is timed
+/// as the legacy call is (dnn::time_on_stream).
 /// Before measuring, the tuning cache is asked: its engine is taken where cuDNN builds its plan
 /// (else measured again and the entry replaced); a completed measurement is written to it.
 template <class Legacy>
