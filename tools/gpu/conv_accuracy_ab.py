@@ -4,7 +4,7 @@
 For each model:batch, exports the model as bench/gpu/run.py does, computes PyTorch's eager fp32
 output once (the reference) and PyTorch fp16's own error, then runs migx_gpu_bench --fp16 under
 each variant with a fresh tuning cache of its own (so each variant's convolution search runs)
-and MIGRAPHX_TRACE_CUDNN=1, the trace kept as OUT/<variant>_<model>_b<batch>.trace. Prints cos,
+and MIGRAPHX_TRACE_CUDNN=1, the trace kept as OUT/<n>_<variant>_<model>_b<batch>.trace. Prints cos,
 max abs and the median time of each.
 
   python3 tools/gpu/conv_accuracy_ab.py --migx $inst/bin/migx_gpu_bench --work /tmp/gb \\
@@ -35,7 +35,7 @@ def main():
     for v in a.variants.split(";"):
         name, _, envs = v.partition("=")
         variants.append((name, dict(e.split("=", 1) for e in envs.split() if e)))
-    lines = ["| model | batch | variant | migx ms | migx vs eager fp32 |", "|---|---|---|---|---|"]
+    lines = ["| model | batch | variant | migx ms | compile | vs eager fp32 |", "|---|---|---|---|---|---|"]
     for spec in a.models.split(","):
         name, b = spec.split(":")
         b = int(b)
@@ -44,18 +44,22 @@ def main():
         inputs = run.export(model, name, b, path)
         with torch.inference_mode():
             ref = run.first_output(run.call_model(model, {k: v.cuda() for k, v in inputs.items()})).float().cpu().numpy()
-        fp16 = run.torch_runner(model, name, inputs, "fp16", False)
-        lines.append(f"| {name} | {b} | PyTorch fp16 | - | {run.accuracy(run.first_output(fp16()).float().cpu().numpy(), ref)} |")
-        model.float()
-        for vname, envs in variants:
+        # PyTorch's own spread: cuDNN's heuristic algorithms, then the ones it times.
+        for bench in (False, True):
+            torch.backends.cudnn.benchmark = bench
+            fp16 = run.torch_runner(model, name, inputs, "fp16", False)
+            acc = run.accuracy(run.first_output(fp16()).float().cpu().numpy(), ref)
+            lines.append(f"| {name} | {b} | PyTorch fp16, cudnn.benchmark={bench} | - | - | {acc} |")
+            model.float()
+        for i, (vname, envs) in enumerate(variants):
             env = dict(os.environ)
             env.update(envs)
             env["MIGRAPHX_TRACE_CUDNN"] = "1"
             env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{vname}-")
-            trace = os.path.join(a.out, f"{vname}_{name}_b{b}.trace")
+            trace = os.path.join(a.out, f"{i}_{vname}_{name}_b{b}.trace")
             ms, out, note = run.run_migx(a.migx, path, name, inputs, "fp16", a.runs, a.work, env=env, stderr_path=trace)
             acc = run.accuracy(out, ref) if out is not None else note
-            lines.append(f"| {name} | {b} | {vname} | {'-' if ms is None else f'{ms:.3f}'} | {acc} |")
+            lines.append(f"| {name} | {b} | {vname} | {'-' if ms is None else f'{ms:.3f}'} | {note} | {acc} |")
             print(lines[-1], flush=True)
         del model
         torch.cuda.empty_cache()
