@@ -891,18 +891,19 @@ algorithm_check legacy_check(gpu_context& g,
 {
     if(not spec)
         return nullptr;
-    auto in  = std::make_shared<search_inputs>(*spec, x, w, y);
-    auto ref = std::make_shared<dnn::conv_reference>();
-    return [&g, &p, in, ref, s = *spec, x, w, y](search_buffers& buf, const algo_choice& c) -> std::optional<dnn::conv_accuracy> {
+    // Made at the first check: the search's buffers filled, the exact result computed.
+    auto ref = std::make_shared<std::optional<dnn::conv_reference>>();
+    return [&g, &p, ref, s = *spec, x, w, y](search_buffers& buf, const algo_choice& c) -> std::optional<dnn::conv_accuracy> {
         auto n = checked_elements(y);
-        if(ref->offsets.empty())
+        if(not *ref)
         {
-            fill_with(g, buf.in.get(), x.bytes() / 2, in->x);
-            fill_with(g, buf.w.get(), w.bytes() / 2, in->w);
-            *ref = in->reference(s, n, 1);
-            if(ref->offsets.empty())
-                return std::nullopt;
+            search_inputs in(s, x, w, y);
+            fill_with(g, buf.in.get(), x.bytes() / 2, in.x);
+            fill_with(g, buf.w.get(), w.bytes() / 2, in.w);
+            *ref = in.reference(s, n, 1);
         }
+        if((*ref)->offsets.empty())
+            return std::nullopt;
         MIGX_CUDA_CHECK(cudaMemsetAsync(buf.out.get(), 0, y.bytes(), g.stream()));
         cudnnSetConvolutionMathType(p.conv, c.math);
         float a = 1, b = 0;
@@ -915,7 +916,7 @@ algorithm_check legacy_check(gpu_context& g,
             failed.ratio = failed.rms_error = failed.max_error = std::numeric_limits<double>::infinity();
             return failed;
         }
-        return dnn::measure_accuracy(*ref, read_halves(g, buf.out.get(), n).data());
+        return dnn::measure_accuracy(**ref, read_halves(g, buf.out.get(), n).data());
     };
 }
 
