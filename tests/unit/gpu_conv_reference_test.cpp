@@ -159,12 +159,12 @@ std::map<std::int64_t, double> ref_result(const problem& pr, const built& b)
     return by_offset;
 }
 
-void expect_reference_matches_ref(const problem& pr, const std::string& what)
+void expect_reference_matches_ref(const problem& pr, const std::string& what, std::size_t samples = 256)
 {
     auto b     = build(pr);
     auto limit = b.ys.elements();
-    auto r     = dnn::make_conv_reference(b.spec, b.px, b.pw, b.pb, b.pz, limit, 256);
-    ASSERT_EQ(r.offsets.size(), 256u) << what;
+    auto r     = dnn::make_conv_reference(b.spec, b.px, b.pw, b.pb, b.pz, limit, samples);
+    ASSERT_EQ(r.offsets.size(), samples) << what;
     ASSERT_EQ(r.exact.size(), r.offsets.size()) << what;
     EXPECT_GT(r.rounding_rms, 0) << what;
     auto want = ref_result(pr, b);
@@ -236,6 +236,13 @@ TEST(gpu_conv_reference, exact_results_match_ref_one_and_three_spatial_dims)
     expect_reference_matches_ref({{1, 3, 5, 6, 4}, {4, 3, 3, 3, 1}, {1, 1, 0, 1, 1, 0}, {1, 2, 1}, {1, 1, 1}, false,
                                   true, false, false},
                                  "3-d + bias");
+}
+
+// Over a million terms the samples are computed by several threads.
+TEST(gpu_conv_reference, exact_results_match_ref_on_a_problem_large_enough_for_threads)
+{
+    expect_reference_matches_ref({{1, 256, 8, 8}, {64, 256, 3, 3}, {1, 1, 1, 1}, {1, 1}, {1, 1}, true, true, true, true},
+                                 "NHWC 3x3x256, bias + z, relu", 512);
 }
 
 TEST(gpu_conv_reference, samples_stay_below_the_limit_and_int8_is_not_described)
