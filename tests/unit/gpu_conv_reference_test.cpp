@@ -400,7 +400,8 @@ TEST(gpu_conv_reference, limit_from_env_and_key_words)
 }
 
 // On a device: half convolutions of ResNet's kinds, compiled for gpu (the search picks their
-// engines), come within the default limit of the exact result at every output.
+// engines), come within the default limit of a single rounding of the exact result (RMS over
+// every output).
 TEST(gpu_conv_reference, compiled_half_convolutions_round_like_a_single_rounding)
 {
     MIGX_REQUIRE_GPU();
