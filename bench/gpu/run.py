@@ -245,6 +245,21 @@ def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None, e
     return float(out["median_ms"]), np.fromfile(out_file, dtype=np.float32), f"compile {out['compile_ms']} ms"
 
 
+def variant_envs(text):
+    """[(name, environment)] of "name=VAR=value VAR=value;name2=..." (the tools' --variants): each
+    the process's environment plus its variables and a fresh kernel and tuning cache folder of its
+    own, so that each variant searches afresh (a name given twice searches twice)."""
+    import tempfile
+    out = []
+    for v in text.split(";"):
+        name, _, envs = v.partition("=")
+        env = dict(os.environ)
+        env.update(dict(e.split("=", 1) for e in envs.split() if e))
+        env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{name}-")
+        out.append((name, env))
+    return out
+
+
 def accuracy(got, ref):
     if got is None or ref is None or got.size != ref.size:
         return "n/a"

@@ -13,7 +13,6 @@ max abs and the median time of each.
 import argparse
 import os
 import sys
-import tempfile
 
 import torch
 
@@ -31,10 +30,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    variants = []
-    for v in a.variants.split(";"):
-        name, _, envs = v.partition("=")
-        variants.append((name, dict(e.split("=", 1) for e in envs.split() if e)))
+    variants = run.variant_envs(a.variants)
     lines = ["| model | batch | variant | migx ms | compile | vs eager fp32 |", "|---|---|---|---|---|---|"]
     for spec in a.models.split(","):
         name, b = spec.split(":")
@@ -51,11 +47,8 @@ def main():
             acc = run.accuracy(run.first_output(fp16()).float().cpu().numpy(), ref)
             lines.append(f"| {name} | {b} | PyTorch fp16, cudnn.benchmark={bench} | - | - | {acc} |")
             model.float()
-        for i, (vname, envs) in enumerate(variants):
-            env = dict(os.environ)
-            env.update(envs)
+        for i, (vname, env) in enumerate(variants):
             env["MIGRAPHX_TRACE_CUDNN"] = "1"
-            env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{vname}-")
             trace = os.path.join(a.out, f"{i}_{vname}_{name}_b{b}.trace")
             ms, out, note = run.run_migx(a.migx, path, name, inputs, "fp16", a.runs, a.work, env=env, stderr_path=trace)
             acc = run.accuracy(out, ref) if out is not None else note

@@ -68,13 +68,7 @@ def main():
     name, b = a.model.split(":")
     path = os.path.join(a.work, f"{name}_b{int(b)}.onnx")
     feeds = run.export(run.make_model(name), name, int(b), path)
-    variants = []
-    for v in a.variants.split(";"):
-        vname, _, envs = v.partition("=")
-        env = dict(os.environ)
-        env.update(dict(e.split("=", 1) for e in envs.split() if e))
-        env["MIGRAPHX_GPU_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"migx-{vname}-")
-        variants.append((vname, env))
+    variants = run.variant_envs(a.variants)
     folder = tempfile.mkdtemp(prefix="cuts-")
     header = "| cut | tensor | " + " | ".join(f"{v} rel rms / max abs" for v, _ in variants) + " |"
     lines = [header, "|" + "---|" * (2 + len(variants))]

@@ -587,10 +587,10 @@ struct search_inputs
           z(dnn::fill_pattern::make(spec.has_z ? ys.bytes() / 2 : 1, 1.0f, 4))
     {
     }
-    /// The exact result at sampled elements among y's first `limit` (none where the check is off).
-    dnn::conv_reference reference(const dnn::conv_graph_spec& spec, std::size_t limit, double accuracy_limit) const
+    /// The exact result at sampled elements among y's first `limit`.
+    dnn::conv_reference reference(const dnn::conv_graph_spec& spec, std::size_t limit) const
     {
-        return accuracy_limit > 0 ? dnn::make_conv_reference(spec, x, w, bias, z, limit) : dnn::conv_reference{};
+        return dnn::make_conv_reference(spec, x, w, bias, z, limit);
     }
 };
 
@@ -702,7 +702,7 @@ std::string choose_engine(gpu_context& g,
         fill_with(g, io.x, x.bytes() / 2, in.x);
         fill_with(g, io.w, w.bytes() / 2, in.w);
         auto out_n   = checked_elements(y);
-        auto ref     = in.reference(spec, out_n, accuracy_limit);
+        auto ref     = accuracy_limit > 0 ? in.reference(spec, out_n) : dnn::conv_reference{};
         auto clear_y = [&] { MIGX_CUDA_CHECK(cudaMemsetAsync(io.y, 0, y.bytes(), g.stream())); };
         clear_y();
         if(not legacy(io, buf.ws.get()))
@@ -900,7 +900,7 @@ algorithm_check legacy_check(gpu_context& g,
             search_inputs in(s, x, w, y);
             fill_with(g, buf.in.get(), x.bytes() / 2, in.x);
             fill_with(g, buf.w.get(), w.bytes() / 2, in.w);
-            *ref = in.reference(s, n, 1);
+            *ref = in.reference(s, n);
         }
         if((*ref)->offsets.empty())
             return std::nullopt;
