@@ -400,6 +400,50 @@ TEST(gpu_conv_reference, limit_from_env_and_key_words)
 }
 
 // On a device: half convolutions of ResNet's kinds, compiled for gpu (the search picks their
+
+// The search's choice among candidates offered best first: the first within the limit (or not
+// checked), measured lazily; where all are over it, the most accurate.
+TEST(gpu_conv_reference, first_accurate_keeps_the_first_within_the_limit_else_the_most_accurate)
+{
+    auto with = [](std::vector<std::optional<double>> ratios) {
+        std::vector<std::size_t> measured;
+        auto kept = dnn::first_accurate(
+            ratios.size(),
+            [&](std::size_t i) -> std::optional<dnn::conv_accuracy> {
+                measured.push_back(i);
+                if(not ratios[i])
+                    return std::nullopt;
+                dnn::conv_accuracy a;
+                a.ratio = *ratios[i];
+                return a;
+            },
+            2.0);
+        return std::make_pair(kept, measured);
+    };
+    using v = std::vector<std::size_t>;
+    auto [fastest, m1] = with({1.0, 1.0, 5.0});
+    EXPECT_EQ(fastest, 0u);
+    EXPECT_EQ(m1, v{0}) << "nothing after the one kept is measured";
+
+    auto [second, m2] = with({3.87, 1.36, 1.0});
+    EXPECT_EQ(second, 1u) << "the fastest within the limit, not the most accurate";
+    EXPECT_EQ(m2, (v{0, 1}));
+
+    auto [unchecked, m3] = with({9.98, std::nullopt, 1.0});
+    EXPECT_EQ(unchecked, 1u) << "a candidate that is not checked is kept as before the check";
+
+    auto [least_bad, m4] = with({9.98, 3.87, 4.5, 3.87});
+    EXPECT_EQ(least_bad, 1u) << "all over the limit: the most accurate, the first of equals";
+    EXPECT_EQ(m4, (v{0, 1, 2, 3}));
+
+    auto [nan_first, m5] = with({std::numeric_limits<double>::infinity(), 2.5});
+    EXPECT_EQ(nan_first, 1u);
+
+    EXPECT_FALSE(with({}).first.has_value());
+    auto off = dnn::first_accurate(
+        2, [](std::size_t) -> std::optional<dnn::conv_accuracy> { return dnn::conv_accuracy{0, 0, 50.0}; }, 0);
+    EXPECT_EQ(off, 0u) << "a limit of 0 keeps the fastest";
+}
 // engines), come within the default limit of a single rounding of the exact result (RMS over
 // every output).
 TEST(gpu_conv_reference, compiled_half_convolutions_round_like_a_single_rounding)

@@ -242,6 +242,26 @@ double accuracy_limit_from_env()
 
 bool accurate_enough(const conv_accuracy& a, double limit) { return limit <= 0 or a.ratio <= limit; }
 
+std::optional<std::size_t> first_accurate(std::size_t count,
+                                          const std::function<std::optional<conv_accuracy>(std::size_t)>& measure,
+                                          double limit)
+{
+    std::optional<std::size_t> most_accurate;
+    double best_ratio = 0;
+    for(std::size_t i = 0; i < count; i++)
+    {
+        auto acc = measure(i);
+        if(not acc or accurate_enough(*acc, limit))
+            return i;
+        if(not most_accurate or acc->ratio < best_ratio)
+        {
+            most_accurate = i;
+            best_ratio    = acc->ratio;
+        }
+    }
+    return most_accurate;
+}
+
 std::string accuracy_key_words(double limit)
 {
     if(limit <= 0)

@@ -12,6 +12,8 @@
 #include "targets/gpu/cudnn_graph_spec.hpp"
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,14 @@ double accuracy_limit_from_env();
 
 /// Whether a result of accuracy a passes limit (a limit of 0 passes everything).
 bool accurate_enough(const conv_accuracy& a, double limit);
+
+/// Which of `count` candidates, offered best first, a search keeps: the first whose accuracy
+/// (measure(i); nullopt where it is not checked) is within limit; where every one is over it,
+/// the most accurate (the first of equals). measure is called in order, and only up to the one
+/// kept. nullopt for no candidates.
+std::optional<std::size_t> first_accurate(std::size_t count,
+                                          const std::function<std::optional<conv_accuracy>(std::size_t)>& measure,
+                                          double limit);
 
 /// The words a search's keys (in memory and in the tuning cache) gain for the check, so that a
 /// choice made under another limit, or before the check existed, is not taken: ", accuracy

@@ -314,23 +314,24 @@ algo_choice accurate_algorithm(Perf* perf,
                                search_buffers& buf,
                                const std::string& trace_key)
 {
+    // The order best_algorithm offers them in as each one before is refused.
     std::vector<bool> refused(static_cast<std::size_t>(std::max(returned, 0)), false);
-    std::optional<std::pair<double, algo_choice>> most_accurate;
+    std::vector<algo_choice> order;
     while(const Perf* best = best_algorithm(perf, returned, plain, refused, start_ms, policy))
     {
-        algo_choice c{static_cast<int>(best->algo), best->memory, best->mathType};
-        auto acc = check and limit > 0 ? check(buf, c) : std::nullopt;
+        order.push_back({static_cast<int>(best->algo), best->memory, best->mathType});
+        refused[static_cast<std::size_t>(best - perf)] = true;
+    }
+    auto measure = [&](std::size_t i) -> std::optional<dnn::conv_accuracy> {
+        const auto& c = order[i];
+        auto acc      = check and limit > 0 ? check(buf, c) : std::nullopt;
         if(acc and trace_cudnn())
             std::cerr << "cudnn: " << trace_key << ": algorithm " << c.algo << " math " << static_cast<int>(c.math)
                       << ": " << acc->str() << (dnn::accurate_enough(*acc, limit) ? "" : " (over the limit)") << "\n";
-        if(not acc or dnn::accurate_enough(*acc, limit))
-            return c;
-        if(not most_accurate or acc->ratio < most_accurate->first)
-            most_accurate = std::make_pair(acc->ratio, c);
-        refused[static_cast<std::size_t>(best - perf)] = true;
-    }
-    if(most_accurate)
-        return most_accurate->second;
+        return acc;
+    };
+    if(auto kept = dnn::first_accurate(order.size(), measure, limit))
+        return order[*kept];
     MIGRAPHX_THROW(what + ": cuDNN found no algorithm");
 }
 
