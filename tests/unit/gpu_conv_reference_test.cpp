@@ -181,7 +181,7 @@ void expect_reference_matches_ref(const problem& pr, const std::string& what, st
 
 /// y as halves (its first `limit` elements) with value(i) at each sampled offset i of r.
 template <class F>
-std::vector<std::uint16_t> result_of(const dnn::conv_reference& r, std::size_t limit, F value)
+std::vector<std::uint16_t> result_of(const dnn::exact_samples& r, std::size_t limit, F value)
 {
     std::vector<std::uint16_t> y(limit, 0);
     for(std::size_t i = 0; i < r.offsets.size(); i++)
@@ -198,23 +198,6 @@ double ulp(double v)
 }
 
 } // namespace
-
-TEST(gpu_conv_reference, fill_pattern_repeats_its_period_and_is_what_the_device_gets)
-{
-    auto small = dnn::fill_pattern::make(10, 0.5f, 2);
-    ASSERT_EQ(small.halves.size(), 10u);
-    auto big = dnn::fill_pattern::make(1u << 20, 0.5f, 2);
-    ASSERT_EQ(big.halves.size(), 65521u);
-    for(std::size_t i = 0; i < 10; i++)
-    {
-        EXPECT_EQ(small.halves[i], big.halves[i]) << "one stream: the period only cuts it";
-        EXPECT_EQ(small.values[i], static_cast<float>(half::from_bits(small.halves[i])));
-        EXPECT_LE(std::fabs(small.values[i]), 0.5);
-    }
-    EXPECT_EQ(big.at(65521 + 3), big.at(3));
-    EXPECT_EQ(small.at(13), small.at(3));
-    EXPECT_NE(dnn::fill_pattern::make(10, 0.5f, 3).halves, small.halves) << "another seed";
-}
 
 TEST(gpu_conv_reference, exact_results_match_ref_nchw_bias_residual_relu)
 {
@@ -368,82 +351,7 @@ TEST(gpu_conv_reference, accuracy_separates_engines_that_round_more)
               << ", Winograd F(4,3) exact " << winograd_exact.ratio << ", in half " << winograd.ratio << ", 3 ulps " << off_by_ulps.ratio << "\n";
 }
 
-TEST(gpu_conv_reference, limit_from_env_and_key_words)
-{
-    {
-        migx_test::scoped_env unset("MIGRAPHX_CUDNN_ACCURACY_LIMIT", nullptr);
-        EXPECT_EQ(dnn::accuracy_limit_from_env(), 2.0);
-    }
-    {
-        migx_test::scoped_env three("MIGRAPHX_CUDNN_ACCURACY_LIMIT", "3.5");
-        EXPECT_EQ(dnn::accuracy_limit_from_env(), 3.5);
-    }
-    {
-        migx_test::scoped_env off("MIGRAPHX_CUDNN_ACCURACY_LIMIT", "0");
-        EXPECT_EQ(dnn::accuracy_limit_from_env(), 0.0);
-    }
-    for(const char* bad : {"abc", "0.5", "-1", "2x", "inf"})
-    {
-        migx_test::scoped_env e("MIGRAPHX_CUDNN_ACCURACY_LIMIT", bad);
-        try
-        {
-            dnn::accuracy_limit_from_env();
-            ADD_FAILURE() << bad << " was taken";
-        }
-        catch(const migraphx::exception& ex)
-        {
-            EXPECT_NE(std::string(ex.what()).find("MIGRAPHX_CUDNN_ACCURACY_LIMIT"), std::string::npos) << ex.what();
-        }
-    }
-    EXPECT_EQ(dnn::accuracy_key_words(2), ", accuracy limit 2.00");
-    EXPECT_EQ(dnn::accuracy_key_words(0), "");
-}
-
 // On a device: half convolutions of ResNet's kinds, compiled for gpu (the search picks their
-
-// The search's choice among candidates offered best first: the first within the limit (or not
-// checked), measured lazily; where all are over it, the most accurate.
-TEST(gpu_conv_reference, first_accurate_keeps_the_first_within_the_limit_else_the_most_accurate)
-{
-    auto with = [](std::vector<std::optional<double>> ratios) {
-        std::vector<std::size_t> measured;
-        auto kept = dnn::first_accurate(
-            ratios.size(),
-            [&](std::size_t i) -> std::optional<dnn::conv_accuracy> {
-                measured.push_back(i);
-                if(not ratios[i])
-                    return std::nullopt;
-                dnn::conv_accuracy a;
-                a.ratio = *ratios[i];
-                return a;
-            },
-            2.0);
-        return std::make_pair(kept, measured);
-    };
-    using v = std::vector<std::size_t>;
-    auto [fastest, m1] = with({1.0, 1.0, 5.0});
-    EXPECT_EQ(fastest, 0u);
-    EXPECT_EQ(m1, v{0}) << "nothing after the one kept is measured";
-
-    auto [second, m2] = with({3.87, 1.36, 1.0});
-    EXPECT_EQ(second, 1u) << "the fastest within the limit, not the most accurate";
-    EXPECT_EQ(m2, (v{0, 1}));
-
-    auto [unchecked, m3] = with({9.98, std::nullopt, 1.0});
-    EXPECT_EQ(unchecked, 1u) << "a candidate that is not checked is kept as before the check";
-
-    auto [least_bad, m4] = with({9.98, 3.87, 4.5, 3.87});
-    EXPECT_EQ(least_bad, 1u) << "all over the limit: the most accurate, the first of equals";
-    EXPECT_EQ(m4, (v{0, 1, 2, 3}));
-
-    auto [nan_first, m5] = with({std::numeric_limits<double>::infinity(), 2.5});
-    EXPECT_EQ(nan_first, 1u);
-
-    EXPECT_FALSE(with({}).first.has_value());
-    auto off = dnn::first_accurate(
-        2, [](std::size_t) -> std::optional<dnn::conv_accuracy> { return dnn::conv_accuracy{0, 0, 50.0}; }, 0);
-    EXPECT_EQ(off, 0u) << "a limit of 0 keeps the fastest";
-}
 // engines), come within the default limit of a single rounding of the exact result (RMS over
 // every output).
 TEST(gpu_conv_reference, compiled_half_convolutions_round_like_a_single_rounding)

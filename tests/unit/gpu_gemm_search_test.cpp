@@ -1,7 +1,8 @@
 // gemm_search.hpp: cuBLASLt algorithms chosen by measurement. Without a device: the algorithm's
 // text form, the switch (the fastest time is dnn::fastest's: gpu_cudnn_graph_test). On a device:
 // a product's choice is measured once, written to the tuning cache, read back by the next compile (same bits), and
-// MIGRAPHX_DISABLE_GEMM_SEARCH=1 measures nothing; results match ref either way.
+// MIGRAPHX_DISABLE_GEMM_SEARCH=1 measures nothing; results match ref either way; half products'
+// kept candidates come within the accuracy limit of the exact result (gemm_reference.hpp).
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
@@ -219,6 +220,105 @@ TEST(gpu_gemm_search, disabled_measures_nothing)
     auto params = migx_test::fresh_params(p);
     migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
     EXPECT_EQ(gemm_entries(d.path / "tuning"), 0u);
+    migraphx::gpu::forget_tuning_choices();
+}
+
+namespace {
+
+/// The kept candidates' accuracy ratios in a MIGRAPHX_TRACE_GEMM_SEARCH trace (-1 where a kept
+/// line has none), and how many lines were checked at all.
+std::pair<std::vector<double>, std::size_t> kept_ratios(const std::string& trace)
+{
+    std::vector<double> kept;
+    std::size_t checked = 0;
+    std::istringstream in(trace);
+    std::string line;
+    while(std::getline(in, line))
+    {
+        auto e = line.find(", error ");
+        checked += e != std::string::npos ? 1 : 0;
+        if(line.find("(kept)") == std::string::npos)
+            continue;
+        kept.push_back(e == std::string::npos ? -1.0 : std::stod(line.substr(e + 8)));
+    }
+    return {kept, checked};
+}
+
+/// A half product a [rows, k] times b [k, cols] (b stored transposed where asked), maybe plus a
+/// residual r [rows, cols]: one gpu::gemm.
+migraphx::program half_product(std::size_t rows, std::size_t k, std::size_t cols, bool b_transposed, bool residual)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto a  = m->add_parameter("a", shape{shape::half_type, {rows, k}});
+    auto b  = b_transposed ? m->add_instruction(migraphx::make_op("transpose", {{"permutation", {1, 0}}}),
+                                               m->add_parameter("bt", shape{shape::half_type, {cols, k}}))
+                           : m->add_parameter("b", shape{shape::half_type, {k, cols}});
+    auto d = m->add_instruction(migraphx::make_op("dot"), a, b);
+    if(residual)
+        d = m->add_instruction(migraphx::make_op("add"), d, m->add_parameter("r", shape{shape::half_type, {rows, cols}}));
+    m->add_return({d});
+    return p;
+}
+
+} // namespace
+
+TEST(gpu_gemm_search, half_products_keep_a_candidate_within_the_accuracy_limit)
+{
+    MIGX_REQUIRE_GPU();
+    temp_dir d;
+    scoped_env dir("MIGRAPHX_GPU_CACHE_DIR", d.path.string().c_str());
+    scoped_env on("MIGRAPHX_DISABLE_GEMM_SEARCH", nullptr);
+    scoped_env limit("MIGRAPHX_GPU_ACCURACY_LIMIT", nullptr);
+    scoped_env trace("MIGRAPHX_TRACE_GEMM_SEARCH", "1");
+    struct product
+    {
+        std::size_t rows, k, cols;
+        bool b_transposed, residual;
+    };
+    // BERT's linear layers' kinds, and a long thin product (large k) that invites split-K.
+    for(auto pr : {product{96, 256, 320, false, false},
+                   product{128, 768, 768, true, true},
+                   product{64, 16384, 64, true, false},
+                   product{32, 32768, 48, false, false}})
+    {
+        migraphx::gpu::forget_tuning_choices();
+        auto p      = half_product(pr.rows, pr.k, pr.cols, pr.b_transposed, pr.residual);
+        auto params = migx_test::fresh_params(p);
+        testing::internal::CaptureStderr();
+        migx_test::expect_gpu_matches_ref(p, params, 2e-2, 2e-2);
+        auto out           = testing::internal::GetCapturedStderr();
+        auto [kept, lines] = kept_ratios(out);
+        std::string what   = std::to_string(pr.rows) + "x" + std::to_string(pr.k) + "x" + std::to_string(pr.cols);
+        ASSERT_EQ(kept.size(), 1u) << what << ": one search\n" << out;
+        EXPECT_GE(lines, 1u) << what;
+        EXPECT_GE(kept[0], 0.99) << what << ": no better than one rounding\n" << out;
+        EXPECT_LE(kept[0], 2.0) << what << ": within the default limit\n" << out;
+        std::cout << "[ gemm check ] " << what << ": " << lines << " checked, kept at " << kept[0] << "x\n";
+        if(lines > 1)
+            std::cout << out;
+    }
+    migraphx::gpu::forget_tuning_choices();
+}
+
+TEST(gpu_gemm_search, a_bad_accuracy_limit_is_named)
+{
+    MIGX_REQUIRE_GPU();
+    temp_dir d;
+    scoped_env dir("MIGRAPHX_GPU_CACHE_DIR", d.path.string().c_str());
+    scoped_env on("MIGRAPHX_DISABLE_GEMM_SEARCH", nullptr);
+    scoped_env bad("MIGRAPHX_GPU_ACCURACY_LIMIT", "lots");
+    migraphx::gpu::forget_tuning_choices();
+    auto p = half_product(16, 64, 32, false, false);
+    try
+    {
+        p.compile(migraphx::get_target("gpu"));
+        ADD_FAILURE() << "compiled under a bad limit";
+    }
+    catch(const migraphx::exception& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("MIGRAPHX_GPU_ACCURACY_LIMIT"), std::string::npos) << e.what();
+    }
     migraphx::gpu::forget_tuning_choices();
 }
 

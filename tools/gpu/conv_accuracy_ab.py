@@ -8,7 +8,7 @@ and MIGRAPHX_TRACE_CUDNN=1, the trace kept as OUT/<n>_<variant>_<model>_b<batch>
 max abs and the median time of each.
 
   python3 tools/gpu/conv_accuracy_ab.py --migx $inst/bin/migx_gpu_bench --work /tmp/gb \\
-      --models resnet50:32 --variants "check=;no_check=MIGRAPHX_CUDNN_ACCURACY_LIMIT=0" --out $OUT
+      --models resnet50:32 --variants "check=;no_check=MIGRAPHX_GPU_ACCURACY_LIMIT=0" --out $OUT
 """
 import argparse
 import os
@@ -25,7 +25,7 @@ def main():
     ap.add_argument("--migx", required=True)
     ap.add_argument("--work", default="/tmp/gb")
     ap.add_argument("--models", default="resnet50:32")
-    ap.add_argument("--variants", default="check=;no_check=MIGRAPHX_CUDNN_ACCURACY_LIMIT=0")
+    ap.add_argument("--variants", default="check=;no_check=MIGRAPHX_GPU_ACCURACY_LIMIT=0")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()

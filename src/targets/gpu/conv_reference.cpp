@@ -1,5 +1,4 @@
-// conv_reference.hpp: the exact result of a convolution problem at sampled outputs, and how far
-// an engine's half result is from it.
+// conv_reference.hpp: the exact result of a convolution problem at sampled outputs.
 #include "targets/gpu/conv_reference.hpp"
 #include "ir/env.hpp"
 #include <migraphx/errors.hpp>
@@ -15,22 +14,6 @@
 namespace migraphx {
 namespace gpu {
 namespace dnn {
-
-fill_pattern fill_pattern::make(std::size_t n, float scale, unsigned seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> dist(-scale, scale);
-    fill_pattern p;
-    p.halves.resize(std::max<std::size_t>(1, std::min<std::size_t>(n, 65521)));
-    p.values.resize(p.halves.size());
-    for(std::size_t i = 0; i < p.halves.size(); i++)
-    {
-        half h      = half(dist(gen));
-        p.halves[i] = h.bits;
-        p.values[i] = static_cast<float>(h);
-    }
-    return p;
-}
 
 namespace {
 
@@ -60,8 +43,6 @@ bool index_of(const tensor_spec& t, std::int64_t o, std::vector<std::int64_t>& i
     }
     return rest == 0;
 }
-
-double round_to_half(double v) { return static_cast<float>(half(static_cast<float>(v))); }
 
 } // namespace
 
@@ -128,7 +109,7 @@ double exact_at(const conv_graph_spec& s,
 
 } // namespace
 
-conv_reference make_conv_reference(const conv_graph_spec& s,
+exact_samples make_conv_reference(const conv_graph_spec& s,
                                    const fill_pattern& x,
                                    const fill_pattern& w,
                                    const fill_pattern& bias,
@@ -136,7 +117,7 @@ conv_reference make_conv_reference(const conv_graph_spec& s,
                                    std::size_t limit,
                                    std::size_t samples)
 {
-    conv_reference r;
+    exact_samples r;
     if(s.has_scale or s.has_zscale or s.x.type == shape::int8_type or s.y.dims.size() < 3)
         return r;
     auto k_all  = s.y.dims[1];
@@ -180,97 +161,8 @@ conv_reference make_conv_reference(const conv_graph_spec& s,
     compute(0);
     for(auto& t : helpers)
         t.join();
-    double rounding_sq = 0;
-    for(auto v : r.exact)
-    {
-        auto e = s.y.type == shape::half_type ? round_to_half(v) - v : 0.0;
-        rounding_sq += e * e;
-    }
-    if(not r.offsets.empty())
-        r.rounding_rms = std::sqrt(rounding_sq / static_cast<double>(r.offsets.size()));
+    set_rounding(r, s.y.type == shape::half_type);
     return r;
-}
-
-conv_accuracy measure_accuracy(const conv_reference& ref, const std::uint16_t* y)
-{
-    conv_accuracy a;
-    if(ref.offsets.empty())
-        return a;
-    double sq = 0;
-    for(std::size_t i = 0; i < ref.offsets.size(); i++)
-    {
-        double got = static_cast<float>(half::from_bits(y[ref.offsets[i]]));
-        double d   = std::fabs(got - ref.exact[i]);
-        if(not std::isfinite(d))
-        {
-            a.rms_error = a.max_error = a.ratio = std::numeric_limits<double>::infinity();
-            return a;
-        }
-        sq += d * d;
-        a.max_error = std::max(a.max_error, d);
-    }
-    a.rms_error = std::sqrt(sq / static_cast<double>(ref.offsets.size()));
-    // A reference whose every sample is exact in half (all zero after relu): any error is
-    // infinitely worse than rounding, none is as good.
-    a.ratio = ref.rounding_rms > 0 ? a.rms_error / ref.rounding_rms
-              : a.rms_error > 0    ? std::numeric_limits<double>::infinity()
-                                   : 1.0;
-    return a;
-}
-
-std::string conv_accuracy::str() const
-{
-    std::ostringstream os;
-    os.precision(3);
-    os << "error " << ratio << "x rounding (rms " << rms_error << ", max " << max_error << ")";
-    return os.str();
-}
-
-double accuracy_limit_from_env()
-{
-    const char* name = "MIGRAPHX_CUDNN_ACCURACY_LIMIT";
-    auto s           = env_string(name);
-    if(s.empty())
-        return 2.0;
-    char* end = nullptr;
-    double v  = std::strtod(s.c_str(), &end);
-    if(end == s.c_str() or *end != '\0' or not std::isfinite(v) or v < 0 or (v > 0 and v < 1))
-        MIGRAPHX_THROW(std::string(name) + "=" + s +
-                       ": expected 0 (no check) or a number >= 1 (the error allowed, in multiples of rounding)");
-    return v;
-}
-
-bool accurate_enough(const conv_accuracy& a, double limit) { return limit <= 0 or a.ratio <= limit; }
-
-std::optional<std::size_t> first_accurate(std::size_t count,
-                                          const std::function<std::optional<conv_accuracy>(std::size_t)>& measure,
-                                          double limit)
-{
-    std::optional<std::size_t> most_accurate;
-    double best_ratio = 0;
-    for(std::size_t i = 0; i < count; i++)
-    {
-        auto acc = measure(i);
-        if(not acc or accurate_enough(*acc, limit))
-            return i;
-        if(not most_accurate or acc->ratio < best_ratio)
-        {
-            most_accurate = i;
-            best_ratio    = acc->ratio;
-        }
-    }
-    return most_accurate;
-}
-
-std::string accuracy_key_words(double limit)
-{
-    if(limit <= 0)
-        return {};
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(2);
-    os << ", accuracy limit " << limit;
-    return os.str();
 }
 
 } // namespace dnn

@@ -9,8 +9,8 @@
 // (with conv_bias_relu's epilogue fused into the graph) and keeps whichever is fastest
 // (cudnn_graph.hpp; MIGRAPHX_DISABLE_CUDNN_GRAPH=1: the legacy API only; MIGRAPHX_TRACE_CUDNN=1
 // prints the candidates and their times). A half candidate, legacy algorithm or engine, must
-// also come within MIGRAPHX_CUDNN_ACCURACY_LIMIT (2x) of a single rounding of the exact result
-// (conv_reference.hpp). Each choice is also kept in the persistent tuning
+// also come within MIGRAPHX_GPU_ACCURACY_LIMIT (2x) of a single rounding of the exact result
+// (half_accuracy.hpp). Each choice is also kept in the persistent tuning
 // cache (tuning_cache.hpp): a later process compiling the same problem on the same kind of device
 // and cuDNN takes it from there instead of measuring (the same choice, so the same bits).
 #include "targets/gpu/context.hpp"
@@ -297,8 +297,8 @@ problem_keys make_problem_keys(const std::string& what,
 }
 
 /// The half result of an algorithm on the search's inputs measured against the exact one
-/// (conv_reference.hpp); nullopt where it was not checked.
-using algorithm_check = std::function<std::optional<dnn::conv_accuracy>(search_buffers&, const algo_choice&)>;
+/// (half_accuracy.hpp); nullopt where it was not checked.
+using algorithm_check = std::function<std::optional<dnn::half_accuracy>(search_buffers&, const algo_choice&)>;
 
 /// best_algorithm, taking the first whose result `check` (where given) finds accurate enough
 /// under `limit`; where none is, the most accurate. Throws naming `what` when none succeeded.
@@ -322,7 +322,7 @@ algo_choice accurate_algorithm(Perf* perf,
         order.push_back({static_cast<int>(best->algo), best->memory, best->mathType});
         refused[static_cast<std::size_t>(best - perf)] = true;
     }
-    auto measure = [&](std::size_t i) -> std::optional<dnn::conv_accuracy> {
+    auto measure = [&](std::size_t i) -> std::optional<dnn::half_accuracy> {
         const auto& c = order[i];
         auto acc      = check and limit > 0 ? check(buf, c) : std::nullopt;
         if(acc and trace_cudnn())
@@ -563,19 +563,6 @@ void remember_plan(const std::string& key, const std::shared_ptr<dnn::graph_plan
     cache.plans[plan_cache::key_of(key, p->choice)] = p;
 }
 
-/// Fills n halves at p with the pattern's period, repeated (on the stream, waited for).
-void fill_with(const gpu_context& g, void* p, std::size_t n, const dnn::fill_pattern& pattern)
-{
-    auto* dst = static_cast<char*>(p);
-    const auto& h = pattern.halves;
-    for(std::size_t done = 0; done < n; done += h.size())
-    {
-        auto count = std::min(h.size(), n - done);
-        MIGX_CUDA_CHECK(cudaMemcpyAsync(dst + done * 2, h.data(), count * 2, cudaMemcpyHostToDevice, g.stream()));
-    }
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-}
-
 /// What a search fills its inputs with (x, w, and the epilogue's bias and z where spec has
 /// them), known to the host so that conv_reference.hpp can compute the exact result.
 struct search_inputs
@@ -589,7 +576,7 @@ struct search_inputs
     {
     }
     /// The exact result at sampled elements among y's first `limit`.
-    dnn::conv_reference reference(const dnn::conv_graph_spec& spec, std::size_t limit) const
+    dnn::exact_samples reference(const dnn::conv_graph_spec& spec, std::size_t limit) const
     {
         return dnn::make_conv_reference(spec, x, w, bias, z, limit);
     }
@@ -597,15 +584,6 @@ struct search_inputs
 
 /// How many of y's first elements a search reads back to check a result.
 std::size_t checked_elements(const shape& y) { return std::min<std::size_t>(y.bytes() / 2, 1u << 20); }
-
-/// The first n halves of the buffer at p (after the stream's work).
-std::vector<std::uint16_t> read_halves(const gpu_context& g, const void* p, std::size_t n)
-{
-    std::vector<std::uint16_t> r(n);
-    MIGX_CUDA_CHECK(cudaMemcpyAsync(r.data(), p, n * 2, cudaMemcpyDeviceToHost, g.stream()));
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(g.stream()));
-    return r;
-}
 
 // How many candidates the engine search builds and times, and for how long: search_limits.hpp
 // (more under compile_options::exhaustive_tune).
@@ -628,7 +606,7 @@ std::optional<double> one_call_ms(gpu_context& g, Run run)
 /// least as fast, or no engine configuration works), once per problem in a process: each
 /// candidate plan runs on scratch buffers of the real sizes filled with random values, must
 /// agree with the legacy call's result and come within the accuracy limit of the exact result
-/// (conv_reference.hpp; a legacy call over it loses to any candidate that works), and is timed
+/// (half_accuracy.hpp; a legacy call over it loses to any candidate that works), and is timed
 /// as the legacy call is (dnn::time_on_stream).
 /// Before measuring, the tuning cache is asked: its engine is taken where cuDNN builds its plan
 /// (else measured again and the entry replaced); a completed measurement is written to it.
@@ -692,23 +670,23 @@ std::string choose_engine(gpu_context& g,
         {
             bias    = device_alloc(static_cast<std::size_t>(spec.bias.dims[1]) * 2);
             io.bias = bias.get();
-            fill_with(g, io.bias, static_cast<std::size_t>(spec.bias.dims[1]), in.bias);
+            dnn::upload_pattern(g.stream(), io.bias, static_cast<std::size_t>(spec.bias.dims[1]), in.bias);
         }
         if(spec.has_z)
         {
             z    = device_alloc(y.bytes());
             io.z = z.get();
-            fill_with(g, io.z, y.bytes() / 2, in.z);
+            dnn::upload_pattern(g.stream(), io.z, y.bytes() / 2, in.z);
         }
-        fill_with(g, io.x, x.bytes() / 2, in.x);
-        fill_with(g, io.w, w.bytes() / 2, in.w);
+        dnn::upload_pattern(g.stream(), io.x, x.bytes() / 2, in.x);
+        dnn::upload_pattern(g.stream(), io.w, w.bytes() / 2, in.w);
         auto out_n   = checked_elements(y);
-        auto ref     = accuracy_limit > 0 ? in.reference(spec, out_n) : dnn::conv_reference{};
+        auto ref     = accuracy_limit > 0 ? in.reference(spec, out_n) : dnn::exact_samples{};
         auto clear_y = [&] { MIGX_CUDA_CHECK(cudaMemsetAsync(io.y, 0, y.bytes(), g.stream())); };
         clear_y();
         if(not legacy(io, buf.ws.get()))
             MIGRAPHX_THROW("the legacy call failed");
-        auto want       = read_halves(g, io.y, out_n);
+        auto want       = dnn::download_halves(g.stream(), io.y, out_n);
         auto legacy_acc = dnn::measure_accuracy(ref, want.data());
         bool legacy_ok  = dnn::accurate_enough(legacy_acc, accuracy_limit);
         auto legacy_ms  = dnn::time_on_stream(g.stream(), [&] { return legacy(io, buf.ws.get()); });
@@ -775,7 +753,7 @@ std::string choose_engine(gpu_context& g,
                 log << "  " << name << ": failed (" << cudnnGetErrorString(st) << ")\n";
                 continue;
             }
-            auto got = read_halves(g, io.y, out_n);
+            auto got = dnn::download_halves(g.stream(), io.y, out_n);
             if(not dnn::half_close(got.data(), want.data(), out_n))
             {
                 log << "  " << name << ": skipped (its result differs from the legacy call's)\n";
@@ -893,14 +871,14 @@ algorithm_check legacy_check(gpu_context& g,
     if(not spec)
         return nullptr;
     // Made at the first check: the search's buffers filled, the exact result computed.
-    auto ref = std::make_shared<std::optional<dnn::conv_reference>>();
-    return [&g, &p, ref, s = *spec, x, w, y](search_buffers& buf, const algo_choice& c) -> std::optional<dnn::conv_accuracy> {
+    auto ref = std::make_shared<std::optional<dnn::exact_samples>>();
+    return [&g, &p, ref, s = *spec, x, w, y](search_buffers& buf, const algo_choice& c) -> std::optional<dnn::half_accuracy> {
         auto n = checked_elements(y);
         if(not *ref)
         {
             search_inputs in(s, x, w, y);
-            fill_with(g, buf.in.get(), x.bytes() / 2, in.x);
-            fill_with(g, buf.w.get(), w.bytes() / 2, in.w);
+            dnn::upload_pattern(g.stream(), buf.in.get(), x.bytes() / 2, in.x);
+            dnn::upload_pattern(g.stream(), buf.w.get(), w.bytes() / 2, in.w);
             *ref = in.reference(s, n);
         }
         if((*ref)->offsets.empty())
@@ -913,11 +891,11 @@ algorithm_check legacy_check(gpu_context& g,
                                           p.y, buf.out.get());
         if(st != CUDNN_STATUS_SUCCESS)
         {
-            dnn::conv_accuracy failed;
+            dnn::half_accuracy failed;
             failed.ratio = failed.rms_error = failed.max_error = std::numeric_limits<double>::infinity();
             return failed;
         }
-        return dnn::measure_accuracy(**ref, read_halves(g, buf.out.get(), n).data());
+        return dnn::measure_accuracy(**ref, dnn::download_halves(g.stream(), buf.out.get(), n).data());
     };
 }
 

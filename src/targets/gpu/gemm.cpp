@@ -358,6 +358,30 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         bias_stride     = batches > 1 ? batch_stride(inputs[2]).value_or(0) : 0;
         call.bias_bytes = static_cast<std::size_t>((batches - 1) * bias_stride + N) * out.type_size();
     }
+    if(out.type() == shape::half_type)
+    {
+        // What the search's accuracy check computes on the host (gemm_reference.hpp).
+        auto as_operand = [](const operand& o) {
+            return dnn::gemm_operand{o.op == CUBLAS_OP_T, o.rows, o.cols, o.ld, o.batch_stride};
+        };
+        dnn::gemm_problem pr;
+        pr.a           = as_operand(*oa);
+        pr.b           = as_operand(*ob);
+        pr.m           = N;
+        pr.n           = M;
+        pr.k           = static_cast<std::int64_t>(al[n - 1]);
+        pr.batches     = batches;
+        pr.alpha       = call.alpha;
+        pr.beta        = call.beta;
+        pr.bias        = has_bias();
+        pr.bias_stride = bias_stride;
+        if(epilogue == "relu_bias")
+            pr.act = dnn::gemm_problem::activation::relu;
+        else if(epilogue == "gelu" or epilogue == "gelu_bias")
+            pr.act = dnn::gemm_problem::activation::gelu;
+        if(pr.consistent())
+            call.problem = pr;
+    }
     constexpr std::size_t max_ws = 64u << 20;
     auto first = [&](std::uint32_t align, cublasLtMatmulAlgo_t& a, std::size_t& ws) {
         auto c = gemm_heuristics(call, align, 1, max_ws);

@@ -6,6 +6,7 @@
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include <algorithm>
+#include <limits>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -143,6 +144,84 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
 }
 
 namespace {
+/// Scratch operands for a check: A, B, C and the bias filled with known patterns.
+struct pattern_scratch
+{
+    dnn::fill_pattern a, b, c, bias;
+    std::shared_ptr<char> pa, pb, pc, pd, pbias, ws;
+    std::size_t ws_bytes = 0;
+    pattern_scratch(const gemm_call& call, std::size_t ws_need, cudaStream_t s)
+        : a(dnn::fill_pattern::make(call.a_bytes / 2, 1.0f, 1)),
+          b(dnn::fill_pattern::make(call.b_bytes / 2, 0.5f, 2)),
+          c(dnn::fill_pattern::make(call.c_bytes / 2, 1.0f, 3)),
+          bias(dnn::fill_pattern::make(std::max<std::size_t>(call.bias_bytes / 2, 1), 1.0f, 4)),
+          ws_bytes(ws_need)
+    {
+        auto filled = [&](std::size_t bytes, const dnn::fill_pattern& pat) {
+            auto p = device_alloc(std::max<std::size_t>(bytes, 16));
+            dnn::upload_pattern(s, p.get(), bytes / 2, pat);
+            return p;
+        };
+        pa = filled(call.a_bytes, a);
+        pb = filled(call.b_bytes, b);
+        pc = filled(call.c_bytes, c);
+        pd = device_alloc(std::max<std::size_t>(call.c_bytes, 16));
+        ws = device_alloc(std::max<std::size_t>(ws_bytes, 16));
+        if(call.bias_bytes > 0)
+        {
+            pbias           = filled(call.bias_bytes, bias);
+            const void* ptr = pbias.get();
+            MIGX_CUDA_CHECK(
+                cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
+        }
+    }
+};
+} // namespace
+
+std::size_t keep_gemm_candidate(const gemm_call& call,
+                                const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
+                                const std::vector<std::optional<double>>& times,
+                                cudaStream_t s,
+                                double limit,
+                                std::vector<std::optional<dnn::half_accuracy>>& checked)
+{
+    checked.assign(cands.size(), std::nullopt);
+    std::vector<std::size_t> order;
+    for(std::size_t i = 0; i < cands.size() and i < times.size(); i++)
+        if(times[i])
+            order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return *times[x] < *times[y]; });
+    if(order.empty())
+        return 0;
+    if(not call.problem or limit <= 0)
+        return order.front();
+    std::size_t ws_need = 0;
+    for(auto i : order)
+        ws_need = std::max(ws_need, cands[i].workspaceSize);
+    pattern_scratch in(call, ws_need, s);
+    // D's first elements (every column of our output, its first rows) are enough to see how a
+    // candidate sums: split-K splits every output alike.
+    auto checked_n = std::min<std::size_t>(call.c_bytes / 2, std::size_t{1} << 20);
+    auto ref       = dnn::make_gemm_reference(*call.problem, in.a, in.b, in.c, in.bias, checked_n, true);
+    auto measure   = [&](std::size_t k) -> std::optional<dnn::half_accuracy> {
+        auto i = order[k];
+        MIGX_CUDA_CHECK(cudaMemsetAsync(in.pd.get(), 0, std::max<std::size_t>(call.c_bytes, 16), s));
+        auto st = cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), in.pa.get(), call.a, in.pb.get(), call.b,
+                                 call.beta_ptr(), in.pc.get(), call.c, in.pd.get(), call.c, &cands[i].algo,
+                                 in.ws.get(), in.ws_bytes, s);
+        dnn::half_accuracy a;
+        if(st != CUBLAS_STATUS_SUCCESS)
+            a.ratio = a.rms_error = a.max_error = std::numeric_limits<double>::infinity();
+        else
+            a = dnn::measure_accuracy(ref, dnn::download_halves(s, in.pd.get(), checked_n).data());
+        checked[i] = a;
+        return a;
+    };
+    auto kept = dnn::first_accurate(order.size(), measure, limit);
+    return order[kept.value_or(0)];
+}
+
+namespace {
 struct remembered
 {
     std::mutex m;
@@ -170,7 +249,8 @@ gemm_choice searched_algorithm(
 {
     auto accepted = [&](const cublasLtMatmulAlgo_t& a) { return accepted_workspace(call, a, max_workspace); };
     auto settings = gemm_search_settings::from_env(exhaustive);
-    auto disk_key = key + settings.key_suffix();
+    auto limit    = call.problem ? dnn::accuracy_limit_from_env() : 0.0;
+    auto disk_key = key + settings.key_suffix() + dnn::accuracy_key_words(limit);
     auto& mem     = remembered::get();
     {
         std::lock_guard<std::mutex> lock(mem.m);
@@ -190,14 +270,17 @@ gemm_choice searched_algorithm(
         auto cands = gemm_heuristics(call, 16, settings.candidates, max_workspace);
         if(cands.empty())
             MIGRAPHX_THROW("gpu::gemm: cuBLASLt has no algorithm for this product");
-        // ties keep the heuristic's order; none measured: its first
         auto times = time_gemm_candidates(call, cands, s, settings.random_data);
-        auto best  = static_cast<std::size_t>(std::max(0, dnn::fastest(times)));
+        std::vector<std::optional<dnn::half_accuracy>> checked;
+        auto best = keep_gemm_candidate(call, cands, times, s, limit, checked);
         if(env_enabled("MIGRAPHX_TRACE_GEMM_SEARCH"))
             for(std::size_t i = 0; i < cands.size(); i++)
                 std::cerr << "gemm search: " << disk_key << ": candidate " << i << " (" << algo_summary(cands[i].algo)
                           << ", waves " << cands[i].wavesCount << ") "
                           << (times[i] ? std::to_string(*times[i]) + " ms" : std::string("failed"))
+                          << (checked[i] ? ", " + checked[i]->str() +
+                                               (dnn::accurate_enough(*checked[i], limit) ? "" : " (over the limit)")
+                                         : std::string{})
                           << (i == best ? " (kept)" : "") << "\n";
         c.algo = cands[best].algo;
         w      = cands[best].workspaceSize;

@@ -12,8 +12,12 @@
 //   MIGRAPHX_GPU_GEMM_SEARCH_DATA=random: measure on random values in [-1, 1] rather than zeros
 //     (tensor cores draw less power on zeros, so a power-limited device runs faster on them).
 // Settings other than the defaults are part of the tuning cache's key.
+// A half product's candidates must also come within MIGRAPHX_GPU_ACCURACY_LIMIT (2x) of a single
+// rounding of the exact result (half_accuracy.hpp, gemm_reference.hpp): fastest first, the first
+// within it is kept (split-K partial sums added in half can exceed it); none: the most accurate.
 
 #include "targets/gpu/cuda_check.hpp"
+#include "targets/gpu/gemm_reference.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -33,6 +37,9 @@ struct gemm_call
     float alpha = 1, beta = 0;
     bool int_scale = false; // int8 products: alpha and beta are int32, always 1 and 0
     static constexpr std::int32_t int_alpha = 1, int_beta = 0;
+    /// A half product as the host can compute it (gemm_reference.hpp): the search checks its
+    /// candidates' accuracy. Unset for other types.
+    std::optional<dnn::gemm_problem> problem;
     const void* alpha_ptr() const { return int_scale ? static_cast<const void*>(&int_alpha) : &alpha; }
     const void* beta_ptr() const { return int_scale ? static_cast<const void*>(&int_beta) : &beta; }
 };
@@ -64,6 +71,17 @@ std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
                                                         const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
                                                         cudaStream_t s,
                                                         bool random_data = false);
+
+/// The index of the candidate to keep: of those timed (times[i] set), fastest first (ties in
+/// the heuristic's order), the first within `limit` of a single rounding on the search's known
+/// inputs where call.problem is set and limit > 0 (dnn::first_accurate; each candidate checked
+/// gets its accuracy in `checked`), else the fastest; 0 when none was timed.
+std::size_t keep_gemm_candidate(const gemm_call& call,
+                                const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
+                                const std::vector<std::optional<double>>& times,
+                                cudaStream_t s,
+                                double limit,
+                                std::vector<std::optional<dnn::half_accuracy>>& checked);
 
 /// An algorithm and the workspace bytes it needs.
 struct gemm_choice
