@@ -62,9 +62,12 @@ void fill_random(void* p, std::size_t n, cudaStream_t s)
 std::string algo_summary(const cublasLtMatmulAlgo_t& a)
 {
     auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr) {
-        std::uint64_t v = 0; // every attribute read here fits (int32, uint32 or uint16)
-        std::size_t written = 0;
-        if(cublasLtMatmulAlgoConfigGetAttribute(&a, attr, &v, sizeof(v), &written) != CUBLAS_STATUS_SUCCESS)
+        // The size asked must be the attribute's own (int32, uint32 or uint16): queried first.
+        std::size_t size = 0;
+        std::uint64_t v  = 0; // little-endian: a smaller attribute fills the low bytes
+        if(cublasLtMatmulAlgoConfigGetAttribute(&a, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS or
+           size == 0 or size > sizeof(v) or
+           cublasLtMatmulAlgoConfigGetAttribute(&a, attr, &v, size, &size) != CUBLAS_STATUS_SUCCESS)
             return std::string("?");
         return std::to_string(v);
     };
