@@ -9,7 +9,8 @@ engine (the host's wall time of call + synchronize, median of --runs after --war
              (QKV 768->2304, attention output 768->768, FFN1 768->3072, FFN2 3072->768) on
              [64*128, 768] rows: the floor for an engine that runs these products with cuBLAS
   gemms+attn the same graph plus cuDNN's fused attention (no mask) after each QKV product
-  --floors adds what else an engine runs around the products with library kernels (product_graph)
+  --floors adds what else an engine runs around the products with library kernels (product_graph),
+             or that composition as two half batches, in turn or on two streams (halves, halves||)
   --migx-env times migx again under an environment variable (an A/B in the same rounds)
 Prints a markdown table: each figure and eager / figure (1.5 is the bar).
 
@@ -30,15 +31,20 @@ import run  # noqa: E402
 BATCH, SEQ, D, HEADS, FFN, LAYERS = 64, 128, 768, 12, 3072, 12
 
 
-def product_graph(parts=()):
+def product_graph(parts=(), split=1, parallel=False, stagger=False):
     """One CUDA graph of BERT-base b64's products and, by `parts`, what an engine adds around them
     with library kernels: "gelu" (GELU in FFN1's cuBLASLt epilogue), "res" (the residual read as
     the attention-output and FFN2 products' C), "ln" (PyTorch's layer
     norm: the embeddings' and two a layer), "attn" (cuDNN's fused attention, no mask, and the
     heads' transposing copy) or "mask" (scaled_dot_product_attention with an additive padding
-    mask, 8 keys of 128 padded, PyTorch's own choice of kernel). Random fp16 weights."""
+    mask, 8 keys of 128 padded, PyTorch's own choice of kernel). Random fp16 weights.
+    split > 1 runs the batch as that many equal parts, one after another on one stream, or
+    (parallel) each on a stream of its own in the same graph, so that one part's memory-bound
+    kernels can overlap another's products; stagger starts each part after the previous part's
+    first QKV product rather than all at once (so they are out of step from the start)."""
     g = torch.Generator(device="cuda").manual_seed(3)
     rows = BATCH * SEQ
+    part_batch = BATCH // split
 
     def w(k, n):
         return (torch.randn(k, n, device="cuda", generator=g) / k ** 0.5).half()
@@ -55,20 +61,23 @@ def product_graph(parts=()):
     def norm(t):
         return torch.nn.functional.layer_norm(t, (D,), gamma, beta, 1e-12) if "ln" in parts else t
 
-    def attention(qkv):
-        q, k, v = qkv.view(BATCH, SEQ, 3, HEADS, D // HEADS).permute(2, 0, 3, 1, 4)
+    def attention(qkv, b):
+        q, k, v = qkv.view(b, SEQ, 3, HEADS, D // HEADS).permute(2, 0, 3, 1, 4)
         if "mask" in parts:
-            a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask[:b])
         else:
             with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
                 a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
-        return a.transpose(1, 2).reshape(rows, D)
+        return a.transpose(1, 2).reshape(b * SEQ, D)
 
-    def body():
-        h = norm(x)
-        for wqkv, wo, w1, w2 in layers:
+    def stack(i, after_first_qkv=None):
+        r0, r1 = i * part_batch * SEQ, (i + 1) * part_batch * SEQ
+        h = norm(x[r0:r1])
+        for n, (wqkv, wo, w1, w2) in enumerate(layers):
             qkv = torch.addmm(bias[3 * D], h, wqkv)
-            a = attention(qkv) if ("attn" in parts or "mask" in parts) else attn_out  # contiguous
+            if n == 0 and after_first_qkv:
+                after_first_qkv()
+            a = attention(qkv, part_batch) if ("attn" in parts or "mask" in parts) else attn_out[r0:r1]
             res = "res" in parts
             o = norm(torch.addmm(h if res else bias[D], a, wo))
             if "gelu" in parts:
@@ -77,6 +86,34 @@ def product_graph(parts=()):
                 f = torch.addmm(bias[FFN], o, w1)
             h = norm(torch.addmm(o if res else bias[D], f, w2))
         return h
+
+    side = [torch.cuda.Stream() for _ in range(split - 1)] if parallel else []
+
+    def body():
+        if not parallel:
+            return [stack(i) for i in range(split)]
+        main = torch.cuda.current_stream()
+        ready = [None] * split  # the event each part's stream waits for before it starts
+        out = []
+
+        def starter(i):
+            def record():
+                if i + 1 < split:
+                    e = torch.cuda.Event()
+                    e.record()
+                    ready[i + 1] = e
+            return record if stagger else None
+
+        start = torch.cuda.Event()
+        start.record()
+        for i in range(split):
+            st = main if i == 0 else side[i - 1]
+            with torch.cuda.stream(st):
+                st.wait_event(ready[i] if (stagger and i > 0) else start)
+                out.append(stack(i, starter(i)))
+        for st in side:
+            main.wait_stream(st)
+        return out
 
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -116,14 +153,19 @@ def main():
     ap.add_argument("--out", default="")
     ap.add_argument("--floors", default="gemms,gemms+attn",
                     help="comma-separated: gemms, gemms+attn, gemms+gelu, gemms+res, gemms+epi, gemms+epi+ln, "
-                         "gemms+epi+ln+attn, gemms+epi+ln+maskattn")
+                         "gemms+epi+ln+attn, gemms+epi+ln+maskattn, halves, halves||, halves||stagger")
     ap.add_argument("--migx-env", action="append", default=[], metavar="LABEL=VAR=VALUE",
                     help="also time migx under this environment variable (repeatable)")
     a = ap.parse_args()
     epi = ("gelu", "res")  # the epilogues BERT's products carry
+    full = epi + ("ln", "attn")
     floors = {"gemms": (), "gemms+attn": ("attn",), "gemms+gelu": ("gelu",), "gemms+res": ("res",),
               "gemms+epi": epi, "gemms+epi+ln": epi + ("ln",),
-              "gemms+epi+ln+attn": epi + ("ln", "attn"), "gemms+epi+ln+maskattn": epi + ("ln", "mask")}
+              "gemms+epi+ln+attn": full, "gemms+epi+ln+maskattn": epi + ("ln", "mask"),
+              # the whole library composition as two half batches: one after the other, on two
+              # streams at once, and on two streams out of step by a QKV product
+              "halves": (full, 2, False, False), "halves||": (full, 2, True, False),
+              "halves||stagger": (full, 2, True, True)}
     wanted = a.floors.split(",")
     unknown = set(wanted) - set(floors)
     if unknown:
@@ -152,7 +194,8 @@ def main():
         runners[f"migx {label}"] = with_env(runners["migx"], **{var: val})
     for k, parts in floors.items():
         if k in wanted:
-            runners[k] = (lambda p: lambda: run.time_calls(product_graph(p), a.runs, a.warmup))(parts)
+            args = parts if parts and isinstance(parts[0], tuple) else (parts,)
+            runners[k] = (lambda p: lambda: run.time_calls(product_graph(*p), a.runs, a.warmup))(args)
     times = {k: [] for k in runners}
     for r in range(a.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))
