@@ -78,6 +78,28 @@ TEST(gpu_gemm_search, exhaustive_tune_measures_every_candidate_under_its_own_key
     }
 }
 
+// Without a problem to check (float products, or the check off) the fastest timed candidate is
+// kept, ties in the heuristic's order, and nothing is run: no device needed.
+TEST(gpu_gemm_search, keeps_the_fastest_timed_candidate_when_nothing_is_checked)
+{
+    migraphx::gpu::gemm_call call; // no problem: not a half product
+    std::vector<cublasLtMatmulHeuristicResult_t> cands(4);
+    std::vector<std::optional<migraphx::gpu::dnn::half_accuracy>> checked;
+    auto keep = [&](std::vector<std::optional<double>> times, double limit = 2.0) {
+        return migraphx::gpu::keep_gemm_candidate(call, cands, times, nullptr, limit, checked);
+    };
+    EXPECT_EQ(keep({0.3, 0.1, std::nullopt, 0.2}), 1u);
+    EXPECT_EQ(keep({0.3, 0.1, 0.1, 0.2}), 1u) << "ties: the heuristic's order";
+    EXPECT_EQ(keep({std::nullopt, std::nullopt, 0.5, std::nullopt}), 2u);
+    EXPECT_EQ(keep({std::nullopt, std::nullopt, std::nullopt, std::nullopt}), 0u) << "none timed: the first";
+    EXPECT_EQ(keep({0.3, 0.2, 0.1}), 2u) << "fewer times than candidates";
+    EXPECT_EQ(checked.size(), cands.size());
+    for(const auto& c : checked)
+        EXPECT_FALSE(c.has_value()) << "nothing checked";
+    call.problem = migraphx::gpu::dnn::gemm_problem{};
+    EXPECT_EQ(keep({0.3, 0.1, 0.2, 0.4}, 0), 1u) << "a limit of 0: no check, no device call";
+}
+
 TEST(gpu_gemm_search, settings_follow_the_environment_and_name_themselves)
 {
     using migraphx::gpu::gemm_search_settings;
