@@ -890,11 +890,7 @@ algorithm_check legacy_check(gpu_context& g,
                                           static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), buf.ws.get(), c.memory, &b,
                                           p.y, buf.out.get());
         if(st != CUDNN_STATUS_SUCCESS)
-        {
-            dnn::half_accuracy failed;
-            failed.ratio = failed.rms_error = failed.max_error = std::numeric_limits<double>::infinity();
-            return failed;
-        }
+            return dnn::half_accuracy::failed();
         return dnn::measure_accuracy(**ref, dnn::download_halves(g.stream(), buf.out.get(), n).data());
     };
 }

@@ -6,7 +6,8 @@
 #include "targets/gpu/tuning_cache.hpp"
 #include "ir/env.hpp"
 #include <algorithm>
-#include <limits>
+#include <array>
+#include <functional>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -103,83 +104,76 @@ gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size
     return res;
 }
 
+namespace {
+/// Scratch operands of a product's real sizes, zeroed, then A, B, C and the bias (operands 0-3)
+/// filled by fill(pointer, bytes, operand); the bias pointer in call.desc is set to its scratch.
+struct gemm_scratch
+{
+    std::shared_ptr<char> a, b, c, d, bias, ws;
+    std::size_t ws_bytes = 0;
+    gemm_scratch(const gemm_call& call,
+                 std::size_t ws_need,
+                 cudaStream_t s,
+                 const std::function<void(void*, std::size_t, int)>& fill)
+        : ws_bytes(ws_need)
+    {
+        auto zeroed = [&](std::size_t n) {
+            auto p = device_alloc(std::max<std::size_t>(n, 16));
+            MIGX_CUDA_CHECK(cudaMemsetAsync(p.get(), 0, std::max<std::size_t>(n, 16), s));
+            return p;
+        };
+        auto filled = [&](std::size_t n, int operand) {
+            auto p = zeroed(n);
+            if(n > 0)
+                fill(p.get(), n, operand);
+            return p;
+        };
+        a  = filled(call.a_bytes, 0);
+        b  = filled(call.b_bytes, 1);
+        c  = filled(call.c_bytes, 2);
+        d  = zeroed(call.c_bytes);
+        ws = zeroed(ws_bytes);
+        if(call.bias_bytes > 0)
+        {
+            bias            = filled(call.bias_bytes, 3);
+            const void* ptr = bias.get();
+            MIGX_CUDA_CHECK(
+                cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
+        }
+        MIGX_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    /// One call of algorithm `algo` into d, on stream s.
+    bool run(const gemm_call& call, const cublasLtMatmulAlgo_t& algo, cudaStream_t s) const
+    {
+        return cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), a.get(), call.a, b.get(), call.b,
+                              call.beta_ptr(), c.get(), call.c, d.get(), call.c, &algo, ws.get(), ws_bytes,
+                              s) == CUBLAS_STATUS_SUCCESS;
+    }
+};
+
+std::size_t largest_workspace(const std::vector<cublasLtMatmulHeuristicResult_t>& cands)
+{
+    std::size_t n = 0;
+    for(const auto& c : cands)
+        n = std::max(n, c.workspaceSize);
+    return n;
+}
+} // namespace
+
 std::vector<std::optional<double>> time_gemm_candidates(const gemm_call& call,
                                                         const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
                                                         cudaStream_t s,
                                                         bool random_data)
 {
-    std::size_t ws_bytes = 0;
-    for(const auto& c : cands)
-        ws_bytes = std::max(ws_bytes, c.workspaceSize);
-    auto zeroed = [&](std::size_t n) {
-        auto p = device_alloc(std::max<std::size_t>(n, 16));
-        MIGX_CUDA_CHECK(cudaMemsetAsync(p.get(), 0, std::max<std::size_t>(n, 16), s));
-        return p;
-    };
-    auto data = [&](std::size_t n) {
-        auto p = zeroed(n);
-        if(random_data and n > 0)
-            fill_random(p.get(), n, s);
-        return p;
-    };
-    auto a = data(call.a_bytes), b = data(call.b_bytes), c = data(call.c_bytes), d = zeroed(call.c_bytes);
-    auto ws              = zeroed(ws_bytes);
-    std::shared_ptr<char> bias;
-    if(call.bias_bytes > 0)
-    {
-        bias            = data(call.bias_bytes);
-        const void* ptr = bias.get();
-        MIGX_CUDA_CHECK(
-            cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
-    }
-    MIGX_CUDA_CHECK(cudaStreamSynchronize(s));
+    gemm_scratch sc(call, largest_workspace(cands), s, [&](void* p, std::size_t n, int) {
+        if(random_data)
+            fill_random(p, n, s);
+    });
     std::vector<std::optional<double>> times;
     for(const auto& cand : cands)
-    {
-        auto run = [&] {
-            return cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), a.get(), call.a, b.get(), call.b, call.beta_ptr(),
-                                  c.get(), call.c, d.get(), call.c, &cand.algo, ws.get(), ws_bytes,
-                                  s) == CUBLAS_STATUS_SUCCESS;
-        };
-        times.push_back(dnn::time_on_stream(s, run, 10));
-    }
+        times.push_back(dnn::time_on_stream(s, [&] { return sc.run(call, cand.algo, s); }, 10));
     return times;
 }
-
-namespace {
-/// Scratch operands for a check: A, B, C and the bias filled with known patterns.
-struct pattern_scratch
-{
-    dnn::fill_pattern a, b, c, bias;
-    std::shared_ptr<char> pa, pb, pc, pd, pbias, ws;
-    std::size_t ws_bytes = 0;
-    pattern_scratch(const gemm_call& call, std::size_t ws_need, cudaStream_t s)
-        : a(dnn::fill_pattern::make(call.a_bytes / 2, 1.0f, 1)),
-          b(dnn::fill_pattern::make(call.b_bytes / 2, 0.5f, 2)),
-          c(dnn::fill_pattern::make(call.c_bytes / 2, 1.0f, 3)),
-          bias(dnn::fill_pattern::make(std::max<std::size_t>(call.bias_bytes / 2, 1), 1.0f, 4)),
-          ws_bytes(ws_need)
-    {
-        auto filled = [&](std::size_t bytes, const dnn::fill_pattern& pat) {
-            auto p = device_alloc(std::max<std::size_t>(bytes, 16));
-            dnn::upload_pattern(s, p.get(), bytes / 2, pat);
-            return p;
-        };
-        pa = filled(call.a_bytes, a);
-        pb = filled(call.b_bytes, b);
-        pc = filled(call.c_bytes, c);
-        pd = device_alloc(std::max<std::size_t>(call.c_bytes, 16));
-        ws = device_alloc(std::max<std::size_t>(ws_bytes, 16));
-        if(call.bias_bytes > 0)
-        {
-            pbias           = filled(call.bias_bytes, bias);
-            const void* ptr = pbias.get();
-            MIGX_CUDA_CHECK(
-                cublasLtMatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &ptr, sizeof(ptr)));
-        }
-    }
-};
-} // namespace
 
 std::size_t keep_gemm_candidate(const gemm_call& call,
                                 const std::vector<cublasLtMatmulHeuristicResult_t>& cands,
@@ -198,25 +192,24 @@ std::size_t keep_gemm_candidate(const gemm_call& call,
         return 0;
     if(not call.problem or limit <= 0)
         return order.front();
-    std::size_t ws_need = 0;
-    for(auto i : order)
-        ws_need = std::max(ws_need, cands[i].workspaceSize);
-    pattern_scratch in(call, ws_need, s);
+    // Known patterns, so that the host can compute the exact result.
+    const std::array<dnn::fill_pattern, 4> pattern{dnn::fill_pattern::make(call.a_bytes / 2, 1.0f, 1),
+                                                   dnn::fill_pattern::make(call.b_bytes / 2, 0.5f, 2),
+                                                   dnn::fill_pattern::make(call.c_bytes / 2, 1.0f, 3),
+                                                   dnn::fill_pattern::make(call.bias_bytes / 2, 1.0f, 4)};
+    gemm_scratch in(call, largest_workspace(cands), s, [&](void* p, std::size_t n, int operand) {
+        dnn::upload_pattern(s, p, n / 2, pattern[static_cast<std::size_t>(operand)]);
+    });
     // D's first elements (every column of our output, its first rows) are enough to see how a
     // candidate sums: split-K splits every output alike.
     auto checked_n = std::min<std::size_t>(call.c_bytes / 2, std::size_t{1} << 20);
-    auto ref       = dnn::make_gemm_reference(*call.problem, in.a, in.b, in.c, in.bias, checked_n, true);
+    auto ref       = dnn::make_gemm_reference(*call.problem, pattern[0], pattern[1], pattern[2], pattern[3], checked_n, true);
     auto measure   = [&](std::size_t k) -> std::optional<dnn::half_accuracy> {
         auto i = order[k];
-        MIGX_CUDA_CHECK(cudaMemsetAsync(in.pd.get(), 0, std::max<std::size_t>(call.c_bytes, 16), s));
-        auto st = cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), in.pa.get(), call.a, in.pb.get(), call.b,
-                                 call.beta_ptr(), in.pc.get(), call.c, in.pd.get(), call.c, &cands[i].algo,
-                                 in.ws.get(), in.ws_bytes, s);
-        dnn::half_accuracy a;
-        if(st != CUBLAS_STATUS_SUCCESS)
-            a.ratio = a.rms_error = a.max_error = std::numeric_limits<double>::infinity();
-        else
-            a = dnn::measure_accuracy(ref, dnn::download_halves(s, in.pd.get(), checked_n).data());
+        MIGX_CUDA_CHECK(cudaMemsetAsync(in.d.get(), 0, std::max<std::size_t>(call.c_bytes, 16), s));
+        auto a = in.run(call, cands[i].algo, s)
+                     ? dnn::measure_accuracy(ref, dnn::download_halves(s, in.d.get(), checked_n).data())
+                     : dnn::half_accuracy::failed();
         checked[i] = a;
         return a;
     };

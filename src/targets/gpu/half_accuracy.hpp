@@ -62,6 +62,8 @@ struct half_accuracy
     /// value (about 1 for float accumulation), infinite for a NaN or infinity.
     double ratio = 0;
     std::string str() const;
+    /// A candidate that did not run: infinitely far.
+    static half_accuracy failed();
 };
 
 half_accuracy measure_accuracy(const exact_samples& ref, const std::uint16_t* y);
