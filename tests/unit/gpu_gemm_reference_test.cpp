@@ -102,13 +102,12 @@ void expect_matches_ref(const case_spec& c, const std::string& what)
     {
         auto o = static_cast<std::int64_t>(r.offsets[s]);
         ASSERT_LT(r.offsets[s], total) << what;
-        auto t = o / (c.M * c.N), row = (o / c.N) % c.M, col = o % c.N; // Y[t][row][col]
+        auto t = o / (c.M * c.N), col = o % c.N; // Y[t][row][col] is at t * M * N + row * N + col
         double want = c.alpha * dot[static_cast<std::size_t>(o)];
         if(c.beta != 0)
             want += c.beta * pc.at(o);
         if(c.bias)
             want += pbias.at(t * p.bias_stride + col);
-        (void)row;
         double tol = 1e-4 * (1 + std::fabs(want)); // ref's float sums
         if(c.act == dnn::gemm_problem::activation::relu)
             want = std::max(want, 0.0);
