@@ -6,7 +6,7 @@
 #include "targets/cpu/dnnl_quant_ops.hpp"
 #include "targets/cpu/dnnl_ops.hpp"
 #include <migraphx/register_op.hpp>
-#include <cstring>
+#include <mutex>
 
 namespace migraphx {
 namespace cpu {
@@ -111,11 +111,8 @@ argument dnnl_quant_convolution::compute(context& ctx, const shape& out, const s
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument weights;
-    std::unique_lock<std::mutex> lock(cache->m);
-    if(cache->packed_from != args[1].data())
-    {
-        // weights are constants: reorder once (with the kernel's compensation) and keep
+    // weights are constants: reordered once (with the kernel's compensation) and kept
+    auto weights = cache->weights.get(args[1].data(), true, [&] {
         const auto& w = args[1].get_shape();
         auto dims     = to_dnnl_dims(w.lens());
         auto strides  = to_dnnl_dims(w.strides());
@@ -126,25 +123,9 @@ argument dnnl_quant_convolution::compute(context& ctx, const shape& out, const s
             strides.insert(strides.begin(), strides[0] * dims[1]);
         }
         dnnl::memory::desc from_md{dims, dnnl::memory::data_type::s8, strides};
-        cache->packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
-        auto from     = make_memory(from_md, c, args[1].data());
-        auto to       = make_memory(pd.weights_desc(), c, cache->packed.data());
-        run_reorder(from, to, c);
-        cache->packed_from = args[1].data();
-    }
-    weights = cache->packed; // kept alive for this run even if another run packs other weights
-    lock.unlock();
-    argument result = uninitialized(out);
-    if(sum)
-        copy_threaded(result.data(), args.back().data(), out.bytes());
-    std::unordered_map<int, dnnl::memory> m = {
-        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
-        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, weights.data())},
-        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
-    if(bias)
-        m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    run_primitive(cache->prim, pd, c, m);
-    return result;
+        return reorder_int8_weights(from_md, pd.weights_desc(), c, args[1].data());
+    });
+    return run_int8_primitive(cache->prim, pd, c, out, args, weights, bias, sum);
 }
 
 std::string dnnl_quant_convolution::impl(context& ctx, const std::vector<shape>& inputs) const

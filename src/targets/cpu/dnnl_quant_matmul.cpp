@@ -5,7 +5,6 @@
 
 #include "targets/cpu/dnnl_quant_ops.hpp"
 #include <migraphx/register_op.hpp>
-#include <cstring>
 #include <numeric>
 
 namespace migraphx {
@@ -82,34 +81,15 @@ argument dnnl_quant_matmul::compute(context& ctx, const shape& out, const std::v
     auto& c = get_dnnl_context(ctx);
     finalize_once(*this, ctx, out, args);
     const auto& pd = cache->pd;
-    argument weights;
-    std::unique_lock<std::mutex> lock(cache->m);
-    if(cache->packed_from != args[1].data())
-    {
-        // weights are constants: reorder once and keep
+    // weights are constants: reordered once and kept
+    auto weights = cache->weights.get(args[1].data(), true, [&] {
         const auto& wl = args[1].get_shape().lens();
         auto k         = static_cast<std::int64_t>(wl[wl.size() - 2]);
         auto n         = static_cast<std::int64_t>(wl.back());
         dnnl::memory::desc from_md{{k, n}, dnnl::memory::data_type::s8, dnnl::memory::format_tag::ab};
-        cache->packed = argument{shape{shape::int8_type, {pd.weights_desc().get_size()}}};
-        auto from     = make_memory(from_md, c, args[1].data());
-        auto to       = make_memory(pd.weights_desc(), c, cache->packed.data());
-        run_reorder(from, to, c);
-        cache->packed_from = args[1].data();
-    }
-    weights = cache->packed; // kept alive for this run even if another run packs other weights
-    lock.unlock();
-    argument result = uninitialized(out);
-    if(sum)
-        copy_threaded(result.data(), args.back().data(), out.bytes());
-    std::unordered_map<int, dnnl::memory> m = {
-        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
-        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, weights.data())},
-        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
-    if(bias)
-        m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
-    run_primitive(cache->prim, pd, c, m);
-    return result;
+        return reorder_int8_weights(from_md, pd.weights_desc(), c, args[1].data());
+    });
+    return run_int8_primitive(cache->prim, pd, c, out, args, weights, bias, sum);
 }
 
 MIGRAPHX_REGISTER_OP(dnnl_quant_matmul)

@@ -10,8 +10,8 @@
 #include <migraphx/context.hpp>
 #include <migraphx/shape.hpp>
 #include <memory>
-#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace migraphx {
@@ -69,9 +69,7 @@ struct dnnl_quant_convolution
     {
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward prim;
-        std::mutex m;    // runs from several threads at once: the first packs, the rest wait
-        argument packed; // the weights in the primitive's format, made on the first run
-        const char* packed_from = nullptr;
+        reordered_weights weights; // constant: reordered on the first run, the others wait
     };
     std::shared_ptr<prim_cache> cache;
 
@@ -111,15 +109,45 @@ struct dnnl_quant_matmul
     {
         dnnl::matmul::primitive_desc pd;
         dnnl::matmul prim;
-        std::mutex m;    // runs from several threads at once: the first packs, the rest wait
-        argument packed; // the weights in the primitive's format, made on the first run
-        const char* packed_from = nullptr;
+        reordered_weights weights; // constant: reordered on the first run, the others wait
     };
     std::shared_ptr<prim_cache> cache;
 
     private:
     dnnl::matmul::primitive_desc make_pd(const dnnl_context& c, const std::vector<shape>& inputs) const;
 };
+
+/// Constant int8 weights at w, laid out as from_md, reordered into a new buffer laid out as `want`
+/// (the primitive's weights_desc, with its s8-activation compensation where it has one).
+inline argument reorder_int8_weights(const dnnl::memory::desc& from_md,
+                                     const dnnl::memory::desc& want,
+                                     const dnnl_context& c,
+                                     const void* w)
+{
+    argument packed{shape{shape::int8_type, {want.get_size()}}};
+    run_reorder(make_memory(from_md, c, w), make_memory(want, c, packed.data()), c);
+    return packed;
+}
+
+/// Runs an int8 convolution's or matmul's primitive (pd: its primitive_desc): src args[0], the
+/// weights already in its format, bias args[2] where `bias`; the result, of shape out, first holds
+/// args.back() where `sum` (oneDNN's sum post-op adds to what dst holds).
+template <class Pd>
+argument run_int8_primitive(const dnnl::primitive& prim, const Pd& pd, const dnnl_context& c, const shape& out,
+                            const std::vector<argument>& args, const argument& weights, bool bias, bool sum)
+{
+    argument result = uninitialized(out);
+    if(sum)
+        copy_threaded(result.data(), args.back().data(), out.bytes());
+    std::unordered_map<int, dnnl::memory> m = {
+        {DNNL_ARG_SRC, make_memory(pd.src_desc(), c, args[0].data())},
+        {DNNL_ARG_WEIGHTS, make_memory(pd.weights_desc(), c, weights.data())},
+        {DNNL_ARG_DST, make_memory(pd.dst_desc(), c, result.data())}};
+    if(bias)
+        m[DNNL_ARG_BIAS] = make_memory(pd.bias_desc(), c, args[2].data());
+    run_primitive(prim, pd, c, m);
+    return result;
+}
 
 /// Max pooling of int8/uint8 {N, C, H, W} data (any strides), written channels-last: pooling
 /// commutes with quantization, so the int8 chain needs no float round trip around it.
