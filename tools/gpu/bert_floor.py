@@ -12,10 +12,14 @@ engine (the host's wall time of call + synchronize, median of --runs after --war
   --floors adds what else an engine runs around the products with library kernels (product_graph),
              or that composition as two half batches, in turn or on two streams (halves, halves||)
   --migx-env times migx again under an environment variable (an A/B in the same rounds)
+  products-fp16, products-fp8, products-fp8fast, products-fp8+cast (--floors): the 48 products on
+             fixed data in half and in fp8 (tools/gpu/fp8_products.py), with "migx with fp8
+             products" estimated as migx - (products-fp16 - products-fp8...); --fp8-accuracy B
+             adds BERT-base bB's accuracy with fp8 products against eager fp32
 Prints a markdown table: each figure and eager / figure (1.5 is the bar).
 
 usage: bert_floor.py --migx install-gpu/bin/migx_gpu_bench [--work /tmp/gb] [--runs 50] [--rounds 3] [--out F.md]
-                     [--floors gemms,gemms+epi+ln+attn,...] [--migx-env LABEL=VAR=VALUE ...]
+                     [--floors gemms,gemms+epi+ln+attn,...] [--migx-env LABEL=VAR=VALUE ...] [--fp8-accuracy B]
 """
 import argparse
 import os
@@ -115,6 +119,12 @@ def product_graph(parts=(), split=1, parallel=False, stagger=False):
             main.wait_stream(st)
         return out
 
+    return captured(body)
+
+
+def captured(body):
+    """body() recorded as one CUDA graph after three warm-up calls on a side stream (cuBLAS's and
+    cuDNN's first-use set-up stays out of the graph); returns the graph's replay."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s), torch.inference_mode():
@@ -153,9 +163,12 @@ def main():
     ap.add_argument("--out", default="")
     ap.add_argument("--floors", default="gemms,gemms+attn",
                     help="comma-separated: gemms, gemms+attn, gemms+gelu, gemms+res, gemms+epi, gemms+epi+ln, "
-                         "gemms+epi+ln+attn, gemms+epi+ln+maskattn, halves, halves||, halves||stagger")
+                         "gemms+epi+ln+attn, gemms+epi+ln+maskattn, halves, halves||, halves||stagger, "
+                         "products-fp16, products-fp8, products-fp8fast, products-fp8+cast")
     ap.add_argument("--migx-env", action="append", default=[], metavar="LABEL=VAR=VALUE",
                     help="also time migx under this environment variable (repeatable)")
+    ap.add_argument("--fp8-accuracy", type=int, default=0, metavar="B",
+                    help="also BERT-base bB's accuracy with fp8 products against eager fp32")
     a = ap.parse_args()
     epi = ("gelu", "res")  # the epilogues BERT's products carry
     full = epi + ("ln", "attn")
@@ -166,10 +179,11 @@ def main():
               # streams at once, and on two streams out of step by a QKV product
               "halves": (full, 2, False, False), "halves||": (full, 2, True, False),
               "halves||stagger": (full, 2, True, True)}
+    fp8_forms = {f"products-{form}": form for form in ("fp16", "fp8", "fp8fast", "fp8+cast")}
     wanted = a.floors.split(",")
-    unknown = set(wanted) - set(floors)
+    unknown = set(wanted) - set(floors) - set(fp8_forms)
     if unknown:
-        ap.error(f"--floors: unknown {', '.join(sorted(unknown))} (known: {', '.join(floors)})")
+        ap.error(f"--floors: unknown {', '.join(sorted(unknown))} (known: {', '.join(list(floors) + list(fp8_forms))})")
     variants = []  # (label, variable, value) of each --migx-env
     for v in a.migx_env:
         label, _, setting = v.partition("=")
@@ -196,6 +210,11 @@ def main():
         if k in wanted:
             args = parts if parts and isinstance(parts[0], tuple) else (parts,)
             runners[k] = (lambda p: lambda: run.time_calls(product_graph(*p), a.runs, a.warmup))(args)
+    if set(wanted) & set(fp8_forms) or a.fp8_accuracy:
+        import fp8_products  # imports this module: loaded only where asked for
+    for k, form in fp8_forms.items():
+        if k in wanted:
+            runners[k] = (lambda f: lambda: run.time_calls(fp8_products.products_graph(f), a.runs, a.warmup))(form)
     times = {k: [] for k in runners}
     for r in range(a.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))
@@ -217,10 +236,21 @@ def main():
     lines = [f"BERT-base b{BATCH} s{SEQ} fp16, {torch.cuda.get_device_name()}, torch {torch.__version__}, "
              f"median of {a.runs} calls a round, {a.rounds} rounds (order reversed every other round)", "",
              "| what | ms by round | eager / this (median round) |", "|---|---|---|"]
-    eager_ms = statistics.median(times["eager"])
+    med = {k: statistics.median(v) for k, v in times.items()}
     for k, v in times.items():
-        m = statistics.median(v)
-        lines.append(f"| {k} | {' / '.join(f'{t:.3f}' for t in v)} | {eager_ms / m:.2f} |")
+        lines.append(f"| {k} | {' / '.join(f'{t:.3f}' for t in v)} | {med['eager'] / med[k]:.2f} |")
+    for k in fp8_forms:
+        if k in med and k != "products-fp16" and "products-fp16" in med:
+            est = med["migx"] - (med["products-fp16"] - med[k])
+            lines.append(f"| migx with {k}, estimated: migx - (products-fp16 - {k}) | {est:.3f} | "
+                         f"{med['eager'] / est:.2f} |")
+    if a.fp8_accuracy:
+        lines += ["", f"Accuracy against eager fp32, BERT-base b{a.fp8_accuracy} (last hidden state):", "",
+                  "| what | against eager fp32 |", "|---|---|"]
+        try:
+            lines += [f"| {w} | {t} |" for w, t in fp8_products.accuracy_rows(a.fp8_accuracy)]
+        except Exception as e:  # noqa: BLE001 (this PyTorch or card has no fp8 products)
+            lines.append(f"| fp8 products | failed: {type(e).__name__}: {e} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:
