@@ -25,7 +25,7 @@ import run  # noqa: E402
 
 from bert_floor import BATCH, D, FFN, LAYERS, SEQ, captured  # noqa: E402
 
-E4M3 = torch.float8_e4m3fn
+E4M3 = getattr(torch, "float8_e4m3fn", None)  # None before PyTorch 2.1: to_e4m3 says so
 E4M3_MAX = 448.0
 FORMS = ("fp16", "fp8", "fp8fast", "fp8+cast")
 SHAPES = [(D, 3 * D), (D, D), (D, FFN), (FFN, D)]  # (k, n) of QKV, attention output, FFN1, FFN2
@@ -33,6 +33,8 @@ SHAPES = [(D, 3 * D), (D, D), (D, FFN), (FFN, D)]  # (k, n) of QKV, attention ou
 
 def to_e4m3(t):
     """(t cast to e4m3 with one scale, the scale as a float tensor): t / scale fits e4m3's range."""
+    if E4M3 is None:
+        raise RuntimeError(f"PyTorch {torch.__version__} has no float8_e4m3fn (2.1 or later has)")
     scale = (t.abs().amax().float() / E4M3_MAX).clamp(min=1e-12)
     return (t.float() / scale).to(E4M3), scale
 
