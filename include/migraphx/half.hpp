@@ -91,13 +91,16 @@ struct half
 
 std::ostream& operator<<(std::ostream& os, half h);
 
-/// static_cast that also goes through float for half (whose constructors are deliberately few).
+/// static_cast that also goes through float for the narrow floating types stored as bits
+/// (half, fp8e4m3fn: the element types that are classes), whose constructors are deliberately few.
 template <class To, class From>
 To type_cast(From x)
 {
-    if constexpr(std::is_same<To, half>{})
-        return half(static_cast<float>(x));
-    else if constexpr(std::is_same<From, half>{})
+    if constexpr(std::is_same<To, From>{})
+        return x;
+    else if constexpr(std::is_class<To>{})
+        return To(static_cast<float>(x));
+    else if constexpr(std::is_class<From>{})
         return static_cast<To>(static_cast<float>(x));
     else
         return static_cast<To>(x);

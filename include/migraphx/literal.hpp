@@ -14,7 +14,7 @@ struct literal
 {
     literal() = default;
     /// A scalar of the type of x.
-    template <class T, std::enable_if_t<std::is_arithmetic<T>{} or std::is_same<T, half>{}, int> = 0>
+    template <class T, std::enable_if_t<std::is_arithmetic<T>{} or std::is_same<T, half>{} or std::is_same<T, fp8e4m3fn>{}, int> = 0>
     literal(T x) : literal(shape{shape::get_type<T>()}, std::vector<T>{x}) // NOLINT
     {
     }

@@ -2,6 +2,7 @@
 #define MIGRAPHX_SHAPE_HPP
 
 #include <migraphx/errors.hpp>
+#include <migraphx/fp8.hpp>
 #include <migraphx/half.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,7 @@ struct shape
         int64_type,
         uint32_type,
         uint64_type,
+        fp8e4m3fn_type, // OCP FP8 E4M3 (ONNX FLOAT8E4M3FN); MIGraphX's name
         tuple_type
     };
 
@@ -110,7 +112,10 @@ struct shape
     static std::size_t type_size(type_t t);
     static bool is_integral(type_t t);
     static bool is_signed(type_t t);
-    static bool is_floating(type_t t) { return t == half_type or t == float_type or t == double_type; }
+    static bool is_floating(type_t t)
+    {
+        return t == half_type or t == float_type or t == double_type or t == fp8e4m3fn_type;
+    }
     static std::vector<std::size_t> standard_strides(const std::vector<std::size_t>& lens);
 
     friend bool operator==(const shape& a, const shape& b);
@@ -143,6 +148,7 @@ struct shape
         case int64_type: f(as<std::int64_t>{}); return;
         case uint32_type: f(as<std::uint32_t>{}); return;
         case uint64_type: f(as<std::uint64_t>{}); return;
+        case fp8e4m3fn_type: f(as<fp8e4m3fn>{}); return;
         case tuple_type: break;
         }
         throw_visit_error(t);
@@ -160,6 +166,7 @@ struct shape
         using U = std::remove_cv_t<T>;
         if constexpr(std::is_same<U, bool>{}) return bool_type;
         else if constexpr(std::is_same<U, half>{}) return half_type;
+        else if constexpr(std::is_same<U, fp8e4m3fn>{}) return fp8e4m3fn_type;
         else if constexpr(std::is_same<U, float>{}) return float_type;
         else if constexpr(std::is_same<U, double>{}) return double_type;
         else if constexpr(std::is_same<U, std::uint8_t>{}) return uint8_type;

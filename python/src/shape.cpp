@@ -19,7 +19,8 @@ shape::type_t to_shape_type(const py::handle& h)
             {"float", shape::float_type},   {"float32", shape::float_type}, {"double", shape::double_type},
             {"float64", shape::double_type}, {"uint8", shape::uint8_type},  {"int8", shape::int8_type},
             {"uint16", shape::uint16_type}, {"int16", shape::int16_type},   {"int32", shape::int32_type},
-            {"int64", shape::int64_type},   {"uint32", shape::uint32_type}, {"uint64", shape::uint64_type}};
+            {"int64", shape::int64_type},   {"uint32", shape::uint32_type}, {"uint64", shape::uint64_type},
+            {"fp8e4m3fn", shape::fp8e4m3fn_type}, {"float8_e4m3fn", shape::fp8e4m3fn_type}};
         for(const auto& [alias, t] : aliases)
             if(name == alias)
                 return t;
@@ -52,6 +53,9 @@ std::string buffer_format(shape::type_t t)
     case shape::int64_type: return py::format_descriptor<std::int64_t>::format();
     case shape::uint32_type: return py::format_descriptor<std::uint32_t>::format();
     case shape::uint64_type: return py::format_descriptor<std::uint64_t>::format();
+    // numpy has no fp8 type: the buffer shows the bits as uint8 (ml_dtypes' float8_e4m3fn reads
+    // them as values: arr.view(ml_dtypes.float8_e4m3fn)); tolist() gives the values.
+    case shape::fp8e4m3fn_type: return py::format_descriptor<std::uint8_t>::format();
     case shape::tuple_type: break;
     }
     throw exception("a tuple argument has no buffer; use get_sub_objects()");

@@ -290,6 +290,7 @@ const type_info_entry type_table[] = {
     {shape::uint16_type, "uint16_type", 2, true, false}, {shape::int16_type, "int16_type", 2, true, true},
     {shape::int32_type, "int32_type", 4, true, true},    {shape::int64_type, "int64_type", 8, true, true},
     {shape::uint32_type, "uint32_type", 4, true, false}, {shape::uint64_type, "uint64_type", 8, true, false},
+    {shape::fp8e4m3fn_type, "fp8e4m3fn_type", 1, false, true},
     {shape::tuple_type, "tuple_type", 0, false, false},
 };
 const type_info_entry& entry(shape::type_t t)
@@ -389,6 +390,7 @@ std::ostream& operator<<(std::ostream& os, const shape& s)
 }
 
 std::ostream& operator<<(std::ostream& os, half h) { return os << static_cast<float>(h); }
+std::ostream& operator<<(std::ostream& os, fp8e4m3fn x) { return os << static_cast<float>(x); }
 
 // A shape as an attribute value (reflect.hpp: ops with shape fields, e.g. allocate, load):
 // {type: "float_type", lens: [..], strides: [..]}; a dynamic shape has dyn_dims

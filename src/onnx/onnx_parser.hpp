@@ -163,7 +163,11 @@ bool from_dynamic_output(instruction_ref x);
 /// Every dim is reported dynamic where an op refuses a probe size or holds sub-modules.
 std::vector<bool> dynamic_dims(instruction_ref x);
 
-/// ONNX TensorProto data type -> shape type; throws for unsupported ones (strings, complex, bfloat16).
+/// TensorProto::FLOAT8E4M3FN (ONNX 1.14, opset 19), spelled out: Debian's ONNX protos predate it.
+constexpr int onnx_float8e4m3fn = 17;
+
+/// ONNX TensorProto data type -> shape type; throws for unsupported ones (strings, complex,
+/// bfloat16, the float8 types other than FLOAT8E4M3FN).
 shape::type_t get_onnx_type(int onnx_type);
 /// "float", "int64", ... for messages.
 std::string onnx_type_name(int onnx_type);

@@ -36,6 +36,20 @@ literal literal_from_field(const shape& s, const Src& field, const std::string& 
     return literal{s, v};
 }
 
+/// A half or fp8 tensor's int32_data: each value holds one element's bits.
+template <class T, class Bits, class Src>
+literal literal_from_bits(const shape& s, const Src& field, const std::string& what)
+{
+    if(static_cast<std::size_t>(field.size()) != s.elements())
+        throw exception(what + ": has " + std::to_string(field.size()) + " values but its dims need " +
+                        std::to_string(s.elements()));
+    std::vector<T> v;
+    v.reserve(s.elements());
+    for(auto x : field)
+        v.push_back(T::from_bits(static_cast<Bits>(x)));
+    return literal{s, v};
+}
+
 literal literal_from_bytes(const shape& s, const char* data, std::size_t size, const std::string& what)
 {
     if(size != s.bytes())
@@ -107,6 +121,7 @@ shape::type_t get_onnx_type(int onnx_type)
     case pb::TensorProto::DOUBLE: return shape::double_type;
     case pb::TensorProto::UINT32: return shape::uint32_type;
     case pb::TensorProto::UINT64: return shape::uint64_type;
+    case onnx_float8e4m3fn: return shape::fp8e4m3fn_type;
     default: break;
     }
     throw exception("unsupported ONNX data type " + onnx_type_name(onnx_type));
@@ -114,6 +129,15 @@ shape::type_t get_onnx_type(int onnx_type)
 
 std::string onnx_type_name(int onnx_type)
 {
+    // ONNX 1.14's float8 types, which the protos this is built against may predate
+    switch(onnx_type)
+    {
+    case onnx_float8e4m3fn: return "FLOAT8E4M3FN";
+    case onnx_float8e4m3fn + 1: return "FLOAT8E4M3FNUZ";
+    case onnx_float8e4m3fn + 2: return "FLOAT8E5M2";
+    case onnx_float8e4m3fn + 3: return "FLOAT8E5M2FNUZ";
+    default: break;
+    }
     if(pb::TensorProto::DataType_IsValid(onnx_type))
         return pb::TensorProto::DataType_Name(static_cast<pb::TensorProto::DataType>(onnx_type));
     return std::to_string(onnx_type);
@@ -150,15 +174,8 @@ literal tensor_literal(const pb::TensorProto& t, const std::string& model_dir)
     case pb::TensorProto::INT64: return literal_from_field<std::int64_t>(s, t.int64_data(), what);
     case pb::TensorProto::UINT32:
     case pb::TensorProto::UINT64: return literal_from_field<std::uint64_t>(s, t.uint64_data(), what);
-    case pb::TensorProto::FLOAT16: {
-        if(static_cast<std::size_t>(t.int32_data_size()) != n)
-            throw exception(what + ": has " + std::to_string(t.int32_data_size()) + " values but its dims need " +
-                            std::to_string(n));
-        std::vector<half> v;
-        for(auto x : t.int32_data())
-            v.push_back(half::from_bits(static_cast<std::uint16_t>(x)));
-        return literal{s, v};
-    }
+    case pb::TensorProto::FLOAT16: return literal_from_bits<half, std::uint16_t>(s, t.int32_data(), what);
+    case onnx_float8e4m3fn: return literal_from_bits<fp8e4m3fn, std::uint8_t>(s, t.int32_data(), what);
     default: return literal_from_field<std::int64_t>(s, t.int32_data(), what);
     }
 }

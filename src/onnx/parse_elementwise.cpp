@@ -197,8 +197,11 @@ std::vector<instruction_ref> parse_cast(const node_info& info, std::vector<instr
         info.fail("expects 1 input");
     if(not info.has("to"))
         info.fail("missing attribute 'to'");
-    auto to = info.get_int("to", 0);
-    return {info.convert(args[0], get_onnx_type(static_cast<int>(to)))};
+    auto to = get_onnx_type(static_cast<int>(info.get_int("to", 0)));
+    if(to == shape::fp8e4m3fn_type and info.get_int("saturate", 1) == 0)
+        info.fail("saturate=0 (out-of-range values to NaN) is not supported; migx casts to FLOAT8E4M3FN "
+                  "saturating at +-448");
+    return {info.convert(args[0], to)};
 }
 MIGRAPHX_ONNX_PARSER(parse_cast, "Cast", "CastLike")
 

@@ -32,6 +32,13 @@ std::vector<instruction_ref> parse_quantize(const node_info& info, std::vector<i
     std::vector<instruction_ref> ins{x, quant_param(info, args[1], x)};
     if(args.size() > 2 and not info.is_undefined(args[2]))
         ins.push_back(quant_param(info, args[2], x));
+    else if(q and info.get_int("output_dtype", 0) != 0) // opset 21: the result type without a zero point
+        ins.push_back(info.broadcast_to(
+            info.add_scalar(0, get_onnx_type(static_cast<int>(info.get_int("output_dtype", 0)))), lens_of(x)));
+    if(q and ins.size() == 3 and ins[2]->get_shape().type() == shape::fp8e4m3fn_type and
+       info.get_int("saturate", 1) == 0)
+        info.fail("saturate=0 (out-of-range values to NaN) is not supported; migx quantizes to FLOAT8E4M3FN "
+                  "saturating at +-448");
     return {info.add(name, ins)};
 }
 MIGRAPHX_ONNX_PARSER(parse_quantize, "QuantizeLinear", "DequantizeLinear")

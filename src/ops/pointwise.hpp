@@ -25,9 +25,10 @@
 namespace migraphx {
 namespace elementwise {
 
-/// The type an element is computed in: half goes through float, everything else is itself.
+/// The type an element is computed in: the narrow floating types stored as bits (half,
+/// fp8e4m3fn: the element types that are classes) go through float, everything else is itself.
 template <class T>
-using compute_t = std::conditional_t<std::is_same<T, half>{}, float, T>;
+using compute_t = std::conditional_t<std::is_class<T>{}, float, T>;
 
 /// The type transcendental functions are evaluated in: integers and bool go through double.
 template <class T>
@@ -47,12 +48,12 @@ To safe_cast(From x)
 {
     if constexpr(std::is_same<To, From>{})
         return x;
-    else if constexpr(std::is_same<From, half>{})
+    else if constexpr(std::is_class<From>{}) // half, fp8e4m3fn
         return safe_cast<To>(static_cast<float>(x));
     else if constexpr(std::is_same<To, bool>{})
         return x != From{0};
-    else if constexpr(std::is_same<To, half>{})
-        return half(safe_cast<float>(x));
+    else if constexpr(std::is_class<To>{}) // half (inf beyond its range), fp8e4m3fn (saturates)
+        return To(safe_cast<float>(x));
     else if constexpr(std::is_integral<To>{} and std::is_floating_point<From>{})
     {
         if(not std::isfinite(x))

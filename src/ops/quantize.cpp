@@ -1,5 +1,7 @@
 // quantizelinear(x, scale[, zero_point]) -> y = saturate(round_half_even(x / scale) + zero_point)
-//   in the type of zero_point (any integer type), uint8 when zero_point is absent.
+//   in the type of zero_point (any integer type, or fp8e4m3fn: x / scale + zero_point rounded to
+//   nearest even e4m3, saturating at +-448, as ONNX's FLOAT8E4M3FN with saturate=1), uint8 when
+//   zero_point is absent.
 // dequantizelinear(x, scale[, zero_point]) -> y = (x - zero_point) * scale in scale's type.
 // scale and zero_point have the same lens as x (the ONNX parser broadcasts them); any strides.
 // Arithmetic is in float (double when x or scale is double), as ONNX Runtime does.
@@ -19,8 +21,9 @@ void check_q_inputs(const std::vector<shape>& inputs, const std::string& op)
     cs.has_between(2, 3).not_tuple().static_only().same_dims();
     if(not shape::is_floating(inputs[1].type()))
         cs.fail("scale must be a floating type");
-    if(inputs.size() == 3 and (not shape::is_integral(inputs[2].type()) or inputs[2].type() == shape::bool_type))
-        cs.fail("zero_point must be an integer type");
+    if(inputs.size() == 3 and inputs[2].type() != shape::fp8e4m3fn_type and
+       (not shape::is_integral(inputs[2].type()) or inputs[2].type() == shape::bool_type))
+        cs.fail("zero_point must be an integer type or fp8e4m3fn_type");
 }
 
 bool wide(const std::vector<argument>& args)
@@ -69,6 +72,18 @@ struct quantizelinear
                                      : static_cast<T>(y);
                 }
                 std::fesetround(old_rm);
+            }
+            else if constexpr(std::is_same<T, fp8e4m3fn>{})
+            {
+                auto* o = reinterpret_cast<T*>(result.data());
+                for(std::size_t i = 0; i < x.size(); i++)
+                {
+                    // one rounding, from the float (double) quotient plus the zero point
+                    double y = dbl ? x[i] / scale[i] + zp[i]
+                                   : static_cast<double>(static_cast<float>(x[i]) / static_cast<float>(scale[i]) +
+                                                         static_cast<float>(zp[i]));
+                    o[i] = T(y);
+                }
             }
         });
         return result;

@@ -74,7 +74,7 @@ struct unique
         std::vector<argument> outs;
         args[0].visit([&](auto in) {
             using T = typename decltype(in)::value_type;
-            using C = std::conditional_t<std::is_same<T, half>{}, float, T>;
+            using C = std::conditional_t<std::is_class<T>{}, float, T>; // half, fp8e4m3fn
             // data[r * width + j]: row r is the slice at position r along the axis, row-major.
             std::vector<T> data(rows * width);
             for(std::size_t i = 0; i < xs.elements(); i++)

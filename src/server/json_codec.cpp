@@ -169,13 +169,13 @@ infer_request parse_request_json(const std::string& body, std::size_t header_len
             t.data.reserve(std::min<std::size_t>(nbytes, body.size() / 2 * shape::type_size(t.type)));
             shape::visit(t.type, [&](auto as) {
                 using T = typename decltype(as)::type;
-                if constexpr(std::is_same<T, half>{})
+                if constexpr(std::is_class<T>{}) // half, fp8e4m3fn: JSON numbers, rounded
                 {
                     std::string f;
                     append_flat<float>(in["data"], f);
                     for(std::size_t i = 0; i < f.size() / sizeof(float); i++)
                     {
-                        half h(read_value<float>(f, i));
+                        T h(read_value<float>(f, i));
                         t.data.append(reinterpret_cast<const char*>(&h), sizeof(h));
                     }
                 }
@@ -211,7 +211,7 @@ void append_json_data(const nlohmann::json& data, shape::type_t t, std::string& 
 {
     shape::visit(t, [&](auto as) {
         using T = typename decltype(as)::type;
-        if constexpr(not std::is_same<T, half>{})
+        if constexpr(not std::is_class<T>{})
             append_flat<T>(data, out);
     });
 }
@@ -237,7 +237,7 @@ nlohmann::json json_data(const tensor& t)
         for(std::size_t i = 0; i < n; i++)
         {
             auto x = read_value<T>(t.data, i);
-            if constexpr(std::is_same<T, half>{})
+            if constexpr(std::is_class<T>{})
                 a.push_back(static_cast<float>(x));
             else
                 a.push_back(x);

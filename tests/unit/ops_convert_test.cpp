@@ -62,6 +62,25 @@ TEST(ops_convert, to_bool_half_and_between_floats)
     EXPECT_EQ(hi.to_vector<double>(), (dvec{-128, 0}));
 }
 
+TEST(ops_convert, to_and_from_fp8e4m3fn)
+{
+    // round to nearest even, saturate at +-448 (inf too), NaN stays NaN
+    auto q = run_op(convert_to(shape::fp8e4m3fn_type),
+                    {raw(vec_shape(shape::float_type, 7), {1.0625, 1.1875, -0.3, 500, -pinf, qnan, 0.001})});
+    EXPECT_EQ(q.get_shape(), (vec_shape(shape::fp8e4m3fn_type, 7)));
+    auto back = run_op(convert_to(shape::float_type), {q}).to_vector<double>();
+    expect_near(std::vector<double>(back.begin(), back.begin() + 5), {1.0, 1.25, -0.3125, 448, -448});
+    EXPECT_TRUE(std::isnan(back[5]));
+    EXPECT_EQ(back[6], std::ldexp(1.0, -9)); // 0.001 is 0.512 of the smallest subnormal step
+    // to integers through float: truncated, NaN to 0; from half and int
+    auto i = run_op(convert_to(shape::int8_type), {q});
+    EXPECT_EQ(i.to_vector<int>(), (std::vector<int>{1, 1, 0, 0, 0, 0, 0})); // 448 is out of int8: 0
+    auto from_half = run_op(convert_to(shape::fp8e4m3fn_type), {raw(vec_shape(shape::half_type, 2), {0.4375, -65504})});
+    expect_near(from_half.to_vector<double>(), {0.4375, -448});
+    auto from_int = run_op(convert_to(shape::fp8e4m3fn_type), {raw(vec_shape(shape::int32_type, 2), {17, -1000})});
+    expect_near(from_int.to_vector<double>(), {16, -448}); // 17 is a tie between 16 and 18: even
+}
+
 TEST(ops_convert, integers_wrap_and_strided_input)
 {
     auto w = run_op(convert_to(shape::int8_type), {raw(vec_shape(shape::int64_type, 3), {300, -129, 5})});

@@ -71,3 +71,23 @@ TEST(ops_quantize, program_round_trip_with_broadcast_scale)
     EXPECT_EQ(r[0].to_vector<int>(), (std::vector<int>{-1, 2, 2, 5}));
     EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{-1, 0.5f, 0.5f, 2}));
 }
+
+TEST(ops_quantize, fp8e4m3fn_zero_point_quantizes_to_e4m3_and_back)
+{
+    auto q = migraphx::make_op("quantizelinear");
+    auto d = migraphx::make_op("dequantizelinear");
+    shape xs{shape::float_type, {6}}, zs{shape::fp8e4m3fn_type, {6}};
+    EXPECT_EQ(q.compute_shape({xs, xs, zs}), zs);
+    EXPECT_EQ(d.compute_shape({zs, xs, zs}), xs);
+    // x / 2 rounded to e4m3 (nearest even), saturating at +-448
+    std::vector<float> x{2.125f, 2.375f, -0.6f, 1000.0f, -5000.0f, 0.0f};
+    std::vector<float> sc(6, 2.0f);
+    std::vector<migraphx::fp8e4m3fn> zp(6, migraphx::fp8e4m3fn(0.0f));
+    migraphx::argument ax{xs, x.data()}, as{xs, sc.data()}, az{zs, zp.data()};
+    auto r = q.compute(zs, {ax, as, az});
+    EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{1.0f, 1.25f, -0.3125f, 448.0f, -448.0f, 0.0f}));
+    EXPECT_EQ(d.compute(xs, {r, as, az}).to_vector<float>(),
+              (std::vector<float>{2.0f, 2.5f, -0.625f, 896.0f, -896.0f, 0.0f}));
+    // a zero point that is not an integer nor fp8 is refused
+    EXPECT_THROW(q.compute_shape({xs, xs, shape{shape::half_type, {6}}}), migraphx::exception);
+}

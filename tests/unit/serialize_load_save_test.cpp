@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <fstream>
@@ -100,6 +101,36 @@ TEST(serialize_load_save, compiled_ref_round_trip_is_bit_exact)
 {
     expect_compiled_round_trip(migx_test::small_cnn(), "ref");
     expect_compiled_round_trip(migx_test::with_submodules(), "ref");
+}
+
+TEST(serialize_load_save, fp8_literals_and_quantize_ops_round_trip)
+{
+    // every e4m3 encoding, NaNs included, in a literal read through dequantizelinear
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    std::vector<migraphx::fp8e4m3fn> bits;
+    for(int b = 0; b < 256; b++)
+        bits.push_back(migraphx::fp8e4m3fn::from_bits(static_cast<std::uint8_t>(b)));
+    migraphx::shape s8{migraphx::shape::fp8e4m3fn_type, {256}};
+    auto w  = mm->add_literal(migraphx::literal{s8, bits});
+    auto sc = mm->add_literal(migraphx::literal{migraphx::shape{migraphx::shape::float_type, {256}}, std::vector<float>(256, 0.5f)});
+    auto z  = mm->add_literal(migraphx::literal{s8, std::vector<migraphx::fp8e4m3fn>(256, migraphx::fp8e4m3fn(0.0f))});
+    auto x  = mm->add_parameter("x", migraphx::shape{migraphx::shape::float_type, {256}});
+    auto q  = mm->add_instruction(migraphx::make_op("quantizelinear"), x, sc, z);
+    auto d  = mm->add_instruction(migraphx::make_op("dequantizelinear"), w, sc, z);
+    mm->add_return({q, d});
+    for(const std::string format : {"msgpack", "json"})
+    {
+        migraphx::file_options options;
+        options.format = format;
+        auto loaded    = migraphx::load_buffer(migraphx::save_buffer(p, options));
+        EXPECT_EQ(to_string(loaded), to_string(p)) << format;
+        const auto& lm = *loaded.get_main_module();
+        for(auto ins = lm.begin(); ins != lm.end(); ++ins)
+            if(ins->name() == "@literal" and ins->get_shape() == s8 and ins->get_literal().data()[255] != 0)
+                EXPECT_EQ(std::memcmp(ins->get_literal().data(), bits.data(), 256), 0) << format;
+    }
+    expect_compiled_round_trip(p, "ref");
 }
 
 // MIGRAPHX_TIME_LOAD=1 says where a load's time went: the phases and finalize by op.

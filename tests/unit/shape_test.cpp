@@ -35,7 +35,8 @@ TEST(shape, every_type_has_a_size_and_name)
     std::vector<std::pair<shape::type_t, std::size_t>> sizes = {
         {shape::bool_type, 1},   {shape::half_type, 2},   {shape::float_type, 4},  {shape::double_type, 8},
         {shape::uint8_type, 1},  {shape::int8_type, 1},   {shape::uint16_type, 2}, {shape::int16_type, 2},
-        {shape::int32_type, 4},  {shape::int64_type, 8},  {shape::uint32_type, 4}, {shape::uint64_type, 8}};
+        {shape::int32_type, 4},  {shape::int64_type, 8},  {shape::uint32_type, 4}, {shape::uint64_type, 8},
+        {shape::fp8e4m3fn_type, 1}};
     for(auto [t, n] : sizes)
     {
         EXPECT_EQ(shape::type_size(t), n);
@@ -123,6 +124,20 @@ TEST(shape, visit_gives_cpp_type)
     shape::visit(shape::float_type, [&](auto as) { is_float = std::is_same<typename decltype(as)::type, float>{}; });
     EXPECT_TRUE(is_float);
     EXPECT_THROW(shape::visit(shape::tuple_type, [](auto) {}), migraphx::exception);
+}
+
+TEST(shape, fp8e4m3fn_is_a_signed_floating_type_of_one_byte)
+{
+    EXPECT_EQ(shape::type_name(shape::fp8e4m3fn_type), "fp8e4m3fn_type");
+    EXPECT_TRUE(shape::is_floating(shape::fp8e4m3fn_type));
+    EXPECT_FALSE(shape::is_integral(shape::fp8e4m3fn_type));
+    EXPECT_TRUE(shape::is_signed(shape::fp8e4m3fn_type));
+    EXPECT_EQ(shape::get_type<migraphx::fp8e4m3fn>(), shape::fp8e4m3fn_type);
+    bool is_fp8 = false;
+    shape::visit(shape::fp8e4m3fn_type,
+                 [&](auto as) { is_fp8 = std::is_same<typename decltype(as)::type, migraphx::fp8e4m3fn>{}; });
+    EXPECT_TRUE(is_fp8);
+    EXPECT_EQ((shape{shape::fp8e4m3fn_type, {3, 4}}.bytes()), 12u);
 }
 
 TEST(shape, tuple)

@@ -235,14 +235,24 @@ instruction_ref filled(module& m, instruction_ref pos, float v, const std::vecto
     return m.insert_instruction(pos, make_op("multibroadcast", {{"out_lens", lens}}), {l});
 }
 
-/// y = saturate(round_half_even(x / s) + zp), as quantizelinear computes it (x / s in float).
+/// y = saturate(round_half_even(x / s) + zp), as quantizelinear computes it (x / s in float); for an
+/// fp8 y, convert(x / s + zp).
 void quantize_in_float(module& m, instruction_ref ins)
 {
     const auto& out  = ins->get_shape();
     const auto& lens = out.lens();
     auto x           = to_type(m, ins, ins->inputs()[0], shape::float_type);
     auto s           = to_type(m, ins, ins->inputs()[1], shape::float_type);
-    auto r = m.insert_instruction(ins, make_op("round"), {m.insert_instruction(ins, make_op("div"), {x, s})});
+    auto q           = m.insert_instruction(ins, make_op("div"), {x, s});
+    if(out.type() == shape::fp8e4m3fn_type)
+    {
+        // e4m3 is not an integer grid: convert rounds to nearest even and saturates at +-448
+        if(ins->inputs().size() == 3)
+            q = m.insert_instruction(ins, make_op("add"), {q, to_type(m, ins, ins->inputs()[2], shape::float_type)});
+        m.replace_instruction(ins, make_op("convert", {{"target_type", out.type()}}), {q});
+        return;
+    }
+    auto r = m.insert_instruction(ins, make_op("round"), {q});
     if(ins->inputs().size() == 3)
         r = m.insert_instruction(ins, make_op("add"), {r, to_type(m, ins, ins->inputs()[2], shape::float_type)});
     double lo = 0, hi = 0;
