@@ -77,6 +77,43 @@ void quantize_int8(program& prog,
                    const std::vector<parameter_map>& calibration,
                    const quantize_int8_options& options);
 
+/// What quantize_fp8 did (filled when quantize_fp8_options::report is set).
+struct quantize_fp8_report
+{
+    std::size_t quantized = 0; ///< products whose operands were rewritten to read through fp8
+};
+
+/// Options of quantize_fp8; the defaults are what quantize_fp8(prog, t, calibration) uses.
+struct quantize_fp8_options
+{
+    /// Operations to quantize: "dot" and/or "convolution" (those by constant weights).
+    std::vector<std::string> ins_names = {"dot", "convolution"};
+    /// An activation's range: "max" (largest |x| seen) or "percentile:P" of |x|.
+    std::string calibration_method = "max";
+    /// Where to write what was done (may be null).
+    quantize_fp8_report* report = nullptr;
+};
+
+/// Rewrites the named operations (dot, convolution) of the (uncompiled) program whose second
+/// operand is constant to read both operands in fp8 e4m3 (OCP "FN", shape::fp8e4m3fn_type):
+/// quantizelinear -> dequantizelinear pairs with one scale per tensor (range / 448), the weights
+/// stored as fp8 literals. The products themselves keep their float or half type and accumulate
+/// in it (apply quantize_fp16 first for half). Activation ranges come from running each
+/// calibration map through the program compiled for t; with no calibration data, warns on
+/// stderr and uses scale 1. Products of two activations (attention's) are left alone. Throws
+/// migraphx::exception for a calibration map that misses an input or gives one of the wrong
+/// shape or type. An opt-in: e4m3's 3 mantissa bits cost accuracy that half's 10 do not.
+void quantize_fp8(program& prog,
+                  const target& t,
+                  const std::vector<parameter_map>& calibration,
+                  const std::vector<std::string>& ins_names = {"dot", "convolution"});
+
+/// The same with every option spelled out (see quantize_fp8_options).
+void quantize_fp8(program& prog,
+                  const target& t,
+                  const std::vector<parameter_map>& calibration,
+                  const quantize_fp8_options& options);
+
 } // namespace migraphx
 
 #endif

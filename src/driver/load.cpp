@@ -219,7 +219,9 @@ program compile_model(program p, const target& t, const target_options& o, const
     }
     if((o.int8_residuals or o.int8_min_cosine >= 0) and not o.int8)
         throw error("--int8-residuals and --int8-min-cosine need --int8");
-    if(o.fp16 or o.int8)
+    if(o.int8 and o.fp8)
+        throw error("--int8 and --fp8 are two ways to quantize the same products; choose one");
+    if(o.fp16 or o.int8 or o.fp8)
     {
 #ifdef MIGRAPHX_DRIVER_HAS_QUANTIZATION
         if(o.fp16)
@@ -234,9 +236,16 @@ program compile_model(program p, const target& t, const target_options& o, const
                 q.min_cosine = o.int8_min_cosine;
             quantize_int8(p, t, {make_host_params(p, calibration)}, q);
         }
+        if(o.fp8) // with --fp16: e4m3 operands for the products, half for the rest
+        {
+            std::cerr << "migraphx-driver: --fp8: calibrating on generated input data (one run); "
+                         "real data gives better scales\n";
+            quantize_fp8(p, t, {make_host_params(p, calibration)});
+        }
 #else
         (void)calibration;
-        throw error(std::string(o.int8 ? "--int8" : "--fp16") + ": quantization is not supported yet in this build");
+        throw error(std::string(o.int8 ? "--int8" : o.fp8 ? "--fp8" : "--fp16") +
+                    ": quantization is not supported yet in this build");
 #endif
     }
     compile_options co;

@@ -58,6 +58,9 @@ void add_target_options(CLI::App& app, target_options& o)
     app.add_flag("--fp16", o.fp16, "Quantize to half precision before compiling");
     app.add_flag("--int8", o.int8,
                  "Quantize to int8 (calibrated on the run's inputs); with --fp16, what stays float runs in half");
+    app.add_flag("--fp8", o.fp8,
+                 "Quantize products by constant weights to fp8 e4m3 (calibrated on the run's inputs); "
+                 "with --fp16, the rest runs in half");
     app.add_flag("--int8-residuals", o.int8_residuals,
                  "With --int8: residual streams stored in int8 (quantize_int8_options::int8_residuals)");
     app.add_option("--int8-min-cosine", o.int8_min_cosine,

@@ -48,6 +48,7 @@ struct target_options
     bool tf32            = false; ///< compile_options::tf32
     bool fp16         = false;
     bool int8         = false;
+    bool fp8          = false;  ///< quantize_fp8 (after quantize_fp16 with --fp16)
     bool int8_residuals = false;  ///< quantize_int8_options::int8_residuals
     double int8_min_cosine = -1;  ///< quantize_int8_options::min_cosine where >= 0
     bool quiet        = false;

@@ -170,6 +170,12 @@ bool check_each_instruction(const program& p,
 int verify_model(const model_options& mo, const target_options& to, const param_options& po, verify_options vo)
 {
     double dflt = to.int8 ? 1e-1 : to.fp16 ? 1e-2 : 1e-3;
+    // e4m3 keeps 3 mantissa bits: each operand is off by up to 2^-4 of itself, so an element
+    // near zero can be off by more than any per-element bound that still means something. Its
+    // default is the whole-tensor criterion at e4m3's unit roundoff, 2^-4, unless tolerances
+    // are given.
+    if(to.fp8 and vo.rtol < 0 and vo.atol < 0 and vo.rms_tol < 0)
+        vo.rms_tol = 0.0625;
     double rtol = vo.rtol < 0 ? dflt : vo.rtol;
     double atol = vo.atol < 0 ? dflt : vo.atol;
     std::cout << "Compiling ..." << std::endl;

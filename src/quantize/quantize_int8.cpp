@@ -11,6 +11,7 @@
 #include <migraphx/make_op.hpp>
 #include "passes/dead_code_elimination.hpp"
 #include "quantize/calibrate.hpp"
+#include "quantize/constant_expr.hpp"
 #include "quantize/int8_support.hpp"
 #include <algorithm>
 #include <cmath>
@@ -27,39 +28,6 @@ constexpr float default_abs_max = 127.0f; // scale 1 without calibration data, a
 float scale_of(float threshold, int levels)
 {
     return threshold > 0 and std::isfinite(threshold) ? threshold / static_cast<float>(levels) : 1.0f;
-}
-
-/// The value of a constant expression (literals and ops of literals), or nothing.
-std::optional<argument> eval_constant(instruction_ref x, int depth = 0)
-{
-    if(x->name() == "@literal")
-        return x->get_literal().get_argument();
-    if(depth > 16 or x->name().empty() or x->name().front() == '@' or not x->module_inputs().empty() or
-       x->inputs().empty())
-        return std::nullopt;
-    std::vector<argument> args;
-    for(auto in : x->inputs())
-    {
-        auto a = eval_constant(in, depth + 1);
-        if(not a)
-            return std::nullopt;
-        args.push_back(*a);
-    }
-    if(x->name() == "quantize_capture" or x->get_operator().attributes().contains("side_effects"))
-        return std::nullopt;
-    return x->get_operator().compute(x->get_shape(), args);
-}
-
-/// Whether x is a constant expression (what eval_constant computes), without computing it.
-bool is_constant(instruction_ref x, int depth = 0)
-{
-    if(x->name() == "@literal")
-        return true;
-    if(depth > 16 or x->name().empty() or x->name().front() == '@' or not x->module_inputs().empty() or
-       x->inputs().empty() or x->name() == "quantize_capture" or
-       x->get_operator().attributes().contains("side_effects"))
-        return false;
-    return std::all_of(x->inputs().begin(), x->inputs().end(), [&](auto in) { return is_constant(in, depth + 1); });
 }
 
 /// float, or half (a program quantize_fp16 made: int8 products, the rest in half).

@@ -256,6 +256,15 @@ def test_verify():
         # quantize_int8's options: int8 residual streams, the accuracy check's bar
         p = run("verify", "--ref", "--int8", "--int8-residuals", "--int8-min-cosine", "0", CONV, "--batch", "1")
         check(lines(p)[-1] == "PASSED", "verify --int8 --int8-residuals --int8-min-cosine 0:\n" + p.stdout + p.stderr)
+        # --fp8, alone and with --fp16: e4m3 operands for the convolutions, judged by default on the
+        # whole tensor (rms of max <= 2^-4); element-wise bounds are the user's to give, and at
+        # 1e-2 this model's e4m3 error fails them
+        for extra in ([], ["--fp16"]):
+            p = run("verify", "--ref", *extra, "--fp8", CONV, "--batch", "1")
+            check(lines(p)[-1] == "PASSED" and "(rms of max <= 0.0625)" in p.stdout,
+                  "verify --fp8 " + " ".join(extra) + ":\n" + p.stdout + p.stderr)
+        p = run("verify", "--ref", "--fp8", "--rtol", "1e-2", "--atol", "1e-2", CONV, "--batch", "1", rc=1)
+        check(lines(p)[-1] == "FAILED", "verify --fp8 with element-wise 1e-2 fails:\n" + p.stdout + p.stderr)
     p = run("verify", "--ref", "--rms-tol", "0.08", ADD)
     out = lines(p)
     check("Verifying ref against ref (rms of max <= 0.08)" in out and out[-1] == "PASSED",
@@ -302,8 +311,8 @@ def test_errors():
     if not has_header("load_save.hpp"):
         bad.append(["params", "--migraphx", ADD])
     if not has_header("quantization.hpp"):
-        bad += [["compile", "--ref", "--fp16", ADD], ["compile", "--ref", "--int8", ADD]]
-    bad += [["compile", "--ref", "--int8-residuals", ADD], ["compile", "--ref", "--int8", "--int8-min-cosine", "2", ADD]]
+        bad += [["compile", "--ref", "--fp16", ADD], ["compile", "--ref", "--int8", ADD], ["compile", "--ref", "--fp8", ADD]]
+    bad += [["compile", "--ref", "--int8", "--fp8", ADD], ["compile", "--ref", "--int8-residuals", ADD], ["compile", "--ref", "--int8", "--int8-min-cosine", "2", ADD]]
     for args in bad:
         check_error(args, run(*args, rc=None))
 

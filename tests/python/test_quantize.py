@@ -52,6 +52,23 @@ class QuantizeTest(unittest.TestCase):
                                ins_names=["convolution"])
         self.assertEqual(str(p2), text)  # numpy or argument calibration data: same result
 
+    def test_fp8(self):
+        want = run(conv_program(), self.x)
+        p = conv_program()
+        migraphx.quantize_fp8(p, migraphx.get_target("ref"), [{"x": self.x}])
+        text = str(p)
+        self.assertIn("fp8e4m3fn_type", text)
+        self.assertIn("quantizelinear", text)
+        got = run(p, self.x)
+        np.testing.assert_allclose(got, want, rtol=0.1, atol=0.1)
+        self.assertFalse(np.array_equal(got, want))  # e4m3 rounding shows
+        # an fp8 argument: its buffer holds the bits (numpy has no fp8), tolist() the values
+        a = migraphx.generate_argument(migraphx.shape(type="fp8e4m3fn_type", lens=[4]))
+        self.assertEqual(np.array(a).dtype, np.uint8)
+        self.assertTrue(all(isinstance(v, float) for v in a.tolist()))
+        with self.assertRaises(Exception):
+            migraphx.quantize_fp8(conv_program(), migraphx.get_target("ref"), [{"x": self.x}], ins_names=["relu"])
+
 
 if __name__ == "__main__":
     run_tests()
