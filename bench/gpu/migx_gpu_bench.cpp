@@ -4,7 +4,7 @@
 // with the results ready in device memory (eval waits for the stream); run.py times PyTorch the
 // same way (call, then synchronize). Prints one line of key=value pairs for run.py to read.
 //
-// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph]
+// usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--fp8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph]
 //                       [--exhaustive-tune] [--tf32] (compile_options)
 //                       [--input NAME=FILE]... [--save-output FILE] [--check N]
 //   --check: after timing, runs N other random inputs (seeds neither the calibration nor the timed
@@ -56,13 +56,13 @@ int run(int argc, char** argv)
 {
     if(argc < 2)
     {
-        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] [--exhaustive-tune] [--tf32] [--check N] "
+        std::cerr << "usage: migx_gpu_bench MODEL.onnx [--fp16] [--int8 [--calib N]] [--fp8 [--calib N]] [--int8-residuals] [--min-cosine C] [--runs N] [--warmup N] [--no-cuda-graph] [--exhaustive-tune] [--tf32] [--check N] "
                      "[--save-output FILE]\n";
         return 2;
     }
     std::string model = argv[1], save_output;
     std::map<std::string, std::string> input_files;
-    bool fp16 = false, int8 = false, int8_residuals = false, graph = true, exhaustive = false, tf32 = false;
+    bool fp16 = false, int8 = false, fp8 = false, int8_residuals = false, graph = true, exhaustive = false, tf32 = false;
     int calib = 16;
     double min_cosine = -1; // quantize_int8's accuracy check: its default unless given
     int runs = 200, warmup = 20, check = 0;
@@ -78,6 +78,8 @@ int run(int argc, char** argv)
             fp16 = true;
         else if(a == "--int8")
             int8 = true;
+        else if(a == "--fp8")
+            fp8 = true;
         else if(a == "--int8-residuals")
             int8 = int8_residuals = true;
         else if(a == "--calib")
@@ -117,11 +119,11 @@ int run(int argc, char** argv)
     auto parse_ms = ms_since(t0);
     if(fp16)
         migraphx::quantize_fp16(prog);
+    if(int8 and fp8)
+        throw std::runtime_error("--int8 and --fp8 quantize the same products; choose one");
     double quantize_ms = 0;
-    if(int8)
-    {
-        // calibration: --calib random batches (other seeds than the timed input)
-        auto q0 = clock_type::now();
+    // calibration: --calib random batches (other seeds than the timed input)
+    auto calibration_maps = [&] {
         std::vector<migraphx::parameter_map> maps;
         for(int c = 0; c < calib; c++)
         {
@@ -131,6 +133,22 @@ int run(int argc, char** argv)
                 m[name] = make_input(sh, s++);
             maps.push_back(m);
         }
+        return maps;
+    };
+    if(fp8)
+    {
+        auto q0 = clock_type::now();
+        migraphx::quantize_fp8_report rep;
+        migraphx::quantize_fp8_options qo;
+        qo.report = &rep;
+        migraphx::quantize_fp8(prog, migraphx::get_target("gpu"), calibration_maps(), qo);
+        quantize_ms = ms_since(q0);
+        std::printf("fp8: quantized=%zu\n", rep.quantized);
+    }
+    if(int8)
+    {
+        auto q0   = clock_type::now();
+        auto maps = calibration_maps();
         migraphx::quantize_int8_options qo;
         qo.int8_residuals = int8_residuals;
         if(min_cosine >= 0)

@@ -11,10 +11,13 @@ of one call that returns with the result in device memory (the call, then synchr
 same for each engine. fp32 here is PyTorch's default (cuDNN may use TF32 for convolutions) and
 migx's default. Accuracy: migx's first output against PyTorch eager fp32 on the same inputs
 (cosine similarity, max abs error), beside PyTorch eager's own error at that precision.
+Precision fp16+fp8: migx with quantize_fp16 then quantize_fp8 (e4m3 operands for the products
+by weights, calibrated on random batches), beside PyTorch in fp16: its own row, another
+accuracy class, never an fp16 figure.
 
 usage (on the GPU machine, from the repository root):
   run.py --migx install-gpu/bin/migx_gpu_bench --models resnet50,mobilenetv2,bert \
-         [--batches resnet50=1,32,256;mobilenetv2=1,32,256;bert=1,8,64] [--precisions fp32,fp16] \
+         [--batches resnet50=1,32,256;mobilenetv2=1,32,256;bert=1,8,64] [--precisions fp32,fp16,fp16+fp8] \
          [--compile resnet50:1:fp16,resnet50:32:fp16,...|all|none] [--runs 100] [--work DIR] [--out FILE.md]
 """
 import argparse
@@ -196,7 +199,7 @@ def torch_runner(model, name, inputs, precision, compiled):
     if name in CNN:
         m = m.to(memory_format=torch.channels_last)
         xs = [x.to(memory_format=torch.channels_last) for x in xs]
-    if precision == "fp16":
+    if precision.startswith("fp16"):  # fp16+fp8: PyTorch runs fp16, the nearest it has
         m = m.half()
         xs = [x.half() if x.is_floating_point() else x for x in xs]
     if compiled:
@@ -221,8 +224,10 @@ def run_migx(exe, onnx_path, name, inputs, precision, runs, work, fields=None, e
     all of its key=value output (e.g. timed_from_s, timed_to_s); `env`, if given, is its
     environment, and `stderr_path` a file that keeps its stderr (a trace)."""
     cmd = [exe, onnx_path, "--runs", str(runs)]
-    if precision == "fp16":
+    if precision.startswith("fp16"):
         cmd.append("--fp16")
+    if precision == "fp16+fp8":  # quantize_fp8's products (opt-in; another accuracy class)
+        cmd.append("--fp8")
     for k, v in inputs.items():
         f = os.path.join(work, f"{k}.bin")
         v.numpy().tofile(f)

@@ -116,5 +116,40 @@ struct quant_dot
 };
 MIGRAPHX_REGISTER_OP(quant_dot)
 
+/// fp8e4m3fn x fp8e4m3fn -> out_type (half or float): alpha * (a . b). The gpu target makes it
+/// of dot(dequantizelinear(a, sa), dequantizelinear(b, sb)) with one scale per tensor
+/// (quantize_fp8's form; alpha = sa * sb, gpu::fuse_fp8) and runs it as one cuBLASLt fp8
+/// product, which sums in float; here the sums are in double, as dot's.
+struct fp8_dot
+{
+    float alpha            = 1;
+    shape::type_t out_type = shape::half_type;
+    template <class Self, class F>
+    static void reflect(Self& self, F f)
+    {
+        f(self.alpha, "alpha");
+        f(self.out_type, "out_type");
+    }
+    std::string name() const { return "fp8_dot"; }
+    shape compute_shape(const std::vector<shape>& inputs) const
+    {
+        check_shapes cs{inputs, *this};
+        auto lens = dot_lens(cs);
+        for(std::size_t i = 0; i < 2; i++)
+            cs.type_in(i, {shape::fp8e4m3fn_type});
+        if(out_type != shape::half_type and out_type != shape::float_type)
+            cs.fail("out_type must be half_type or float_type");
+        return {out_type, lens};
+    }
+    argument compute(const shape& output_shape, const std::vector<argument>& args) const
+    {
+        auto values = dot_reference(args[0], args[1]);
+        for(auto& v : values)
+            v *= alpha;
+        return write_result(output_shape, values);
+    }
+};
+MIGRAPHX_REGISTER_OP(fp8_dot)
+
 } // namespace op
 } // namespace migraphx

@@ -55,6 +55,12 @@ std::optional<std::vector<float>> along_axis(instruction_ref c, std::size_t axis
 
 std::optional<float> uniform_constant(instruction_ref c)
 {
+    // quick path: a one-element literal behind broadcasts (quantize's scales), not materialized
+    auto src = c;
+    while(src->name() == "multibroadcast" or src->name() == "broadcast")
+        src = src->inputs().front();
+    if(src->name() == "@literal" and src->get_shape().elements() == 1)
+        return src->get_literal().to_vector<float>().front();
     auto a = constant_value(c);
     if(not a or a->get_shape().elements() == 0)
         return std::nullopt;

@@ -149,3 +149,27 @@ TEST(ops_dot, empty_inner_dimension_gives_zeros)
     EXPECT_EQ(r.get_shape().lens(), (std::vector<std::size_t>{2, 3, 4}));
     EXPECT_EQ(r.to_vector<float>(), std::vector<float>(24, 0.0f));
 }
+
+TEST(ops_dot, fp8_dot_scales_the_product_of_e4m3_values)
+{
+    using migraphx::fp8e4m3fn;
+    // a {2, 3} x b {3, 2}; a transposed view of b too
+    std::vector<fp8e4m3fn> av{1.0f, -2.0f, 0.5f, 448.0f, 0.0f, -0.125f};
+    std::vector<fp8e4m3fn> bv{1.0f, 2.0f, 3.0f, -1.0f, 0.25f, 8.0f};
+    migraphx::argument a{shape{shape::fp8e4m3fn_type, {2, 3}}, av.data()};
+    migraphx::argument b{shape{shape::fp8e4m3fn_type, {3, 2}}, bv.data()};
+    auto op = migraphx::make_op("fp8_dot", {{"alpha", 0.5}, {"out_type", shape::float_type}});
+    auto s  = op.compute_shape({a.get_shape(), b.get_shape()});
+    EXPECT_EQ(s, (shape{shape::float_type, {2, 2}}));
+    // row 0: 1*1 - 2*3 + 0.5*0.25 = -4.875, 1*2 + 2 + 4 = 8; row 1: 448 - 0.03125, 896 - 1
+    EXPECT_EQ(op.compute(s, {a, b}).to_vector<float>(),
+              (fvec{-4.875f * 0.5f, 8.0f * 0.5f, (448.0f - 0.03125f) * 0.5f, 895.0f * 0.5f}));
+    auto h = migraphx::make_op("fp8_dot", {{"alpha", 1.0}});
+    EXPECT_EQ(h.compute_shape({a.get_shape(), b.get_shape()}).type(), shape::half_type) << "half by default";
+    EXPECT_THROW(h.compute_shape({fs({2, 3}), b.get_shape()}), migraphx::exception);
+    EXPECT_THROW(migraphx::make_op("fp8_dot", {{"out_type", shape::int32_type}}).compute_shape({a.get_shape(), b.get_shape()}),
+                 migraphx::exception);
+    std::ostringstream ss;
+    ss << op;
+    EXPECT_EQ(ss.str(), "fp8_dot[alpha=0.5,out_type=2]");
+}

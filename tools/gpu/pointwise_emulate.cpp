@@ -56,6 +56,8 @@ static inline float h2f(migx_half h) { _Float16 f; std::memcpy(&f, &h, 2); retur
 static inline migx_half f2h(float x) { _Float16 f = (_Float16)x; migx_half h; std::memcpy(&h, &f, 2); return h; }
 static inline float rh(float f) { return h2f(f2h(f)); }
 static inline float __int_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); return x; }
 static inline float migx_max(float a, float b) { return isnan(b) ? b : (a < b ? b : a); }
 static inline float migx_min(float a, float b) { return isnan(b) ? b : (b < a ? b : a); }
 static inline float migx_sign(float x) { return isnan(x) ? x : (x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f)); }
@@ -432,7 +434,7 @@ int main(int argc, char** argv)
                             2147483520.f, 9.2e18f, -9.3e18f, 65504.f, 1e5f, 0.4f, 4294967040.f, 1.8e19f, 65519.f, 65520.f};
     for(auto ft : {shape::float_type, shape::half_type})
         for(auto t : {shape::int8_type, shape::uint8_type, shape::int16_type, shape::uint16_type, shape::int32_type, shape::uint32_type, shape::int64_type,
-                      shape::uint64_type, shape::bool_type, shape::half_type, shape::float_type})
+                      shape::uint64_type, shape::bool_type, shape::half_type, shape::float_type, shape::fp8e4m3fn_type})
         {
             program p; auto* m = p.get_main_module();
             shape s{ft, {v.size()}};
@@ -454,6 +456,46 @@ int main(int argc, char** argv)
             parameter_map in; in["x"] = generate_argument(s, 3);
             run_case(std::string("cvt_") + shape{it}.type_string() + "_to_" + shape{t}.type_string(), p, in);
         }
+    // fp8e4m3fn: every encoding in, to each type out; fp8 arithmetic rounded at every op (as ref
+    // stores each op's result); quantize_fp8's cast, x / s + 0 to fp8, over a sweep of magnitudes
+    {
+        std::vector<fp8e4m3fn> all;
+        for(int b = 0; b < 256; b++)
+            all.push_back(fp8e4m3fn::from_bits(static_cast<std::uint8_t>(b)));
+        shape s8{shape::fp8e4m3fn_type, {256}};
+        for(auto t : {shape::float_type, shape::half_type, shape::int8_type, shape::int32_type, shape::bool_type, shape::fp8e4m3fn_type})
+        {
+            program p; auto* m = p.get_main_module();
+            auto x = m->add_parameter("x", s8);
+            m->add_return({cv(m, x, t)});
+            parameter_map in; in["x"] = literal{s8, all}.get_argument();
+            run_case(std::string("cvt_fp8e4m3fn_type_to_") + shape{t}.type_string(), p, in);
+        }
+        {
+            program p; auto* m = p.get_main_module();
+            auto x = m->add_parameter("x", s8);
+            auto y = m->add_parameter("y", s8);
+            auto r = op(m, "mul", {op(m, "add", {x, y}), scalar(m, shape::fp8e4m3fn_type, 1.3, {256})});
+            m->add_return({cv(m, op(m, "sub", {r, x}), shape::float_type)});
+            std::vector<fp8e4m3fn> rev(all.rbegin(), all.rend());
+            parameter_map in; in["x"] = literal{s8, all}.get_argument(); in["y"] = literal{s8, rev}.get_argument();
+            run_case("fp8_arithmetic_rounds_at_each_op", p, in);
+        }
+        std::vector<float> sweep;
+        for(int k = -40; k < 40; k++)
+            for(float f : {1.0f, 1.0625f, 1.1875f, 1.3f, 1.9999f})
+                sweep.insert(sweep.end(), {std::ldexp(f, k / 2), -std::ldexp(f, k / 2)});
+        for(auto ft : {shape::float_type, shape::half_type})
+        {
+            program p; auto* m = p.get_main_module();
+            shape s{ft, {sweep.size()}};
+            auto x = m->add_parameter("x", s);
+            auto q = op(m, "add", {op(m, "div", {x, scalar(m, ft, 0.37, {sweep.size()})}), scalar(m, ft, 0.0, {sweep.size()})});
+            m->add_return({cv(m, q, shape::fp8e4m3fn_type)});
+            parameter_map in; in["x"] = literal{s, sweep}.get_argument();
+            run_case(std::string("quantize_fp8_from_") + shape{ft}.type_string(), p, in);
+        }
+    }
     // integer arithmetic
     for(auto t : {shape::int32_type, shape::int64_type, shape::uint8_type, shape::int8_type, shape::uint64_type, shape::int16_type})
     {

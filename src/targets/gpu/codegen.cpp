@@ -129,6 +129,8 @@ std::optional<std::string> expression(const std::string& op, const std::vector<s
 }
 
 bool float_or_half(shape::type_t t) { return t == shape::float_type or t == shape::half_type; }
+/// Element types a pointwise kernel holds in float: float, half and fp8e4m3fn.
+bool float_valued(shape::type_t t) { return float_or_half(t) or t == shape::fp8e4m3fn_type; }
 
 /// Dims after merging neighbours that every tensor walks as one (strides chain), output last.
 struct walk
@@ -309,6 +311,7 @@ std::string storage_type(shape::type_t t)
     case shape::uint32_type: return "unsigned int";
     case shape::int64_type: return "long long";
     case shape::uint64_type: return "unsigned long long";
+    case shape::fp8e4m3fn_type: return "migx_fp8";
     default: return "";
     }
 }
@@ -317,6 +320,8 @@ std::string load(shape::type_t t, const std::string& e)
 {
     if(t == shape::half_type)
         return "h2f(" + e + ")";
+    if(t == shape::fp8e4m3fn_type)
+        return "f82f(" + e + ")";
     return t == shape::float_type ? e : "(float)" + e;
 }
 
@@ -335,7 +340,7 @@ std::optional<std::string> scalar_constant(instruction_ref x)
     if(x->name() != "@literal" or x->get_shape().elements() != 1)
         return std::nullopt;
     auto t = x->get_shape().type();
-    if(float_or_half(t))
+    if(float_valued(t))
         return float_const(x->get_literal().to_vector<float>().front());
     if(t == shape::bool_type)
         return x->get_literal().to_vector<std::uint8_t>().front() != 0 ? std::string("true") : std::string("false");
@@ -432,12 +437,48 @@ template <class T> __device__ __forceinline__ T migx_imod(T a, T b)
 { T r = migx_ifmod(a, b); if(T(-1) < T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = (T)(r + b); return r; }
 )";
 
+// fp8e4m3fn (OCP E4M3) <-> float as <migraphx/fp8.hpp> converts: round to nearest even,
+// saturating at +-448, NaN kept; plain integer code, so that it is the same bits on any device
+// (sm_89's cvt.rn.satfinite.e4m3x2 would do the narrowing in one instruction).
+const char* fp8_prelude = R"(
+typedef unsigned char migx_fp8;
+__device__ __forceinline__ float f82f(migx_fp8 b)
+{
+    unsigned s = (unsigned)(b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 7u;
+    if(e == 0xfu && m == 7u) return __uint_as_float(s | 0x7fc00000u);
+    if(e == 0u) return __uint_as_float(s | __float_as_uint((float)m * 0.001953125f));
+    return __uint_as_float(s | ((e + 120u) << 23) | (m << 20));
+}
+__device__ __forceinline__ migx_fp8 f2f8(float f)
+{
+    unsigned x = __float_as_uint(f), sign = (x >> 24) & 0x80u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu, r;
+    if(exp == 0xffu) return (migx_fp8)(sign | (man != 0u ? 0x7fu : 0x7eu));
+    int e = (int)exp - 120;
+    if(e < 1)
+    {
+        if(e < -4) return (migx_fp8)sign;
+        unsigned m = man | 0x800000u, shift = (unsigned)(21 - e);
+        r = m >> shift;
+        unsigned rem = m & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
+        if(rem > halfway || (rem == halfway && (r & 1u))) r++;
+    }
+    else
+    {
+        r = ((unsigned)e << 3) | (man >> 20);
+        unsigned rem = man & 0xfffffu;
+        if(rem > 0x80000u || (rem == 0x80000u && (r & 1u))) r++;
+    }
+    return (migx_fp8)(sign | (r > 0x7eu ? 0x7eu : r));
+}
+__device__ __forceinline__ float r8(float f) { return f82f(f2f8(f)); }
+)";
+
 bool is_int(shape::type_t t) { return shape::is_integral(t) and t != shape::bool_type; }
 
 /// The C type a pointwise kernel holds a value of element type t in ("" if none).
 std::string value_type(shape::type_t t)
 {
-    if(float_or_half(t))
+    if(float_valued(t))
         return "float";
     return storage_type(t);
 }
@@ -455,11 +496,11 @@ std::optional<std::string> convert_expression(const std::string& x, shape::type_
     auto ct = value_type(to);
     if(ct.empty() or value_type(from).empty())
         return std::nullopt;
-    if(float_or_half(to))
-        return float_or_half(from) ? x : "((float)" + x + ")";
+    if(float_valued(to)) // an fp8 result is rounded by the caller (r8), as every fp8 op's
+        return float_valued(from) ? x : "((float)" + x + ")";
     if(to == shape::bool_type)
         return from == shape::bool_type ? x : "(" + x + " != 0)";
-    if(float_or_half(from))
+    if(float_valued(from))
     {
         // [lo, hi): the integers of `to` (hi is 2^digits, std::numeric_limits<To>::digits).
         auto bits   = shape{to}.type_size() * 8;
@@ -549,7 +590,7 @@ std::optional<std::string> typed_expression(const std::string& op,
         if(op == "not" and a.size() == 1)
             return "(" + a[0] + " == 0)";
         if((op == "isnan" or op == "isinf") and a.size() == 1)
-            return float_or_half(types[0]) ? op + "(" + a[0] + ")" : std::string("false");
+            return float_valued(types[0]) ? op + "(" + a[0] + ")" : std::string("false");
         if(op == "identity" and a.size() == 1 and types[0] == out)
             return a[0];
         return std::nullopt;
@@ -557,8 +598,8 @@ std::optional<std::string> typed_expression(const std::string& op,
     bool same = std::all_of(types.begin(), types.end(), [&](auto t) { return t == out; });
     if(is_int(out))
         return same ? integer_expression(op, a, out) : std::nullopt;
-    if(not float_or_half(out) or
-       not std::all_of(types.begin(), types.end(), [](auto t) { return float_or_half(t); }))
+    if(not float_valued(out) or
+       not std::all_of(types.begin(), types.end(), [](auto t) { return float_valued(t); }))
         return std::nullopt;
     return expression(op, a, v);
 }
@@ -724,10 +765,12 @@ generate_pointwise(const module& sub, const std::vector<shape>& inputs, const sh
     std::ostringstream compute;
     std::vector<std::string> itypes;
     bool integers = false;
+    bool fp8      = out.type() == shape::fp8e4m3fn_type or
+               std::any_of(inputs.begin(), inputs.end(), [](const shape& x) { return x.type() == shape::fp8e4m3fn_type; });
     auto load = [&](std::size_t k, const std::string& e) {
         auto t = inputs[k].type();
         return "        const " + value_type(t) + " v" + std::to_string(k) + " = " +
-               (t == shape::half_type ? "h2f(" + e + ")" : e) + ";\n";
+               (t == shape::half_type ? "h2f(" + e + ")" : t == shape::fp8e4m3fn_type ? "f82f(" + e + ")" : e) + ";\n";
     };
     for(std::size_t k = 0; k < params.size(); k++)
     {
@@ -792,6 +835,9 @@ generate_pointwise(const module& sub, const std::vector<shape>& inputs, const sh
             return std::nullopt;
         integers = integers or e->find("migx_i") != std::string::npos or e->find("migx_f2i") != std::string::npos;
         auto tn = "t" + std::to_string(t++);
+        if(rt == shape::fp8e4m3fn_type)
+            *e = "r8(" + *e + ")"; // every fp8 value rounded where ref stores it: e4m3's 3 bits matter
+        fp8 = fp8 or rt == shape::fp8e4m3fn_type;
         if(rt == shape::half_type)
         {
             auto from = types.empty() ? rt : types.front();
@@ -807,7 +853,9 @@ generate_pointwise(const module& sub, const std::vector<shape>& inputs, const sh
     }
     if(result.empty())
         return std::nullopt;
-    auto stored = out.type() == shape::half_type ? "f2h(" + result + ")" : result;
+    auto stored = out.type() == shape::half_type        ? "f2h(" + result + ")"
+                  : out.type() == shape::fp8e4m3fn_type ? "f2f8(" + result + ")"
+                                                        : result;
     std::string body;
     for(std::size_t k = 0; k < params.size(); k++)
         body += load(k, "x" + std::to_string(k) + "[off" + std::to_string(k) + "]");
@@ -879,6 +927,8 @@ generate_pointwise(const module& sub, const std::vector<shape>& inputs, const sh
     k.source = loop_code(name, itypes, storage_type(out.type()), inputs, out, body, head, vector_part, n_expr);
     if(integers)
         k.source.insert(k.source.find("extern \"C\""), integer_prelude);
+    if(fp8)
+        k.source.insert(k.source.find("extern \"C\""), fp8_prelude);
     return k;
 }
 

@@ -19,7 +19,7 @@ namespace {
 bool from_product(instruction_ref x, int depth = 4)
 {
     const auto& n = x->name();
-    if(n == "dot" or n == "quant_dot" or n == "convolution" or n == "quant_convolution" or
+    if(n == "dot" or n == "quant_dot" or n == "fp8_dot" or n == "convolution" or n == "quant_convolution" or
        n == "int8_convolution")
         return true;
     if(depth == 0 or n == "gather" or n.front() == '@')

@@ -10,6 +10,9 @@
 // int8 x int8 -> int32 (quantize_int8's quant_dot) runs on cuBLASLt's integer tensor-core
 // kernels, which read only the "TN" form: cuBLASLt's A (our B) transposed, its B (our A) not,
 // every leading dimension a multiple of 4 (lowering lays the operands out so); no epilogue.
+// fp8 e4m3 x e4m3 -> half or float (quantize_fp8's products, ops fp8_dot) runs on Hopper's fp8
+// kernels: the same "TN" form, leading dimensions multiples of 16, alpha the operands' scales,
+// the epilogues and residual as for half.
 #include "targets/gpu/context.hpp"
 #include "targets/gpu/gemm_search.hpp"
 #include "targets/gpu/gpu_ops.hpp"
@@ -105,15 +108,18 @@ cudaDataType_t cuda_type(shape::type_t t)
         return CUDA_R_8I;
     if(t == shape::int32_type)
         return CUDA_R_32I;
+    if(t == shape::fp8e4m3fn_type)
+        return CUDA_R_8F_E4M3;
     MIGRAPHX_THROW("gpu::gemm: unsupported element type");
 }
 
-/// cuBLASLt's int8 kernels: an operand as they read it (transposed or not), its leading
-/// dimension and batch stride multiples of 4 elements.
-bool int8_operand(const shape& s, cublasOperation_t want)
+/// cuBLASLt's int8 and fp8 kernels: an operand of type t as they read it (transposed or not),
+/// its leading dimension and batch stride multiples of `multiple` elements (16 bytes for fp8,
+/// 4 for int8).
+bool tn_operand(const shape& s, shape::type_t t, cublasOperation_t want, std::int64_t multiple)
 {
     auto o = describe(s);
-    return s.type() == shape::int8_type and o and o->op == want and o->ld % 4 == 0 and o->batch_stride % 4 == 0;
+    return s.type() == t and o and o->op == want and o->ld % multiple == 0 and o->batch_stride % multiple == 0;
 }
 
 } // namespace
@@ -147,8 +153,10 @@ bool gemm::supported_operand(const shape& s)
            describe(s).has_value();
 }
 
-bool gemm::int8_a_ready(const shape& a) { return int8_operand(a, CUBLAS_OP_N); }
-bool gemm::int8_b_ready(const shape& b) { return int8_operand(b, CUBLAS_OP_T); }
+bool gemm::int8_a_ready(const shape& a) { return tn_operand(a, shape::int8_type, CUBLAS_OP_N, 4); }
+bool gemm::int8_b_ready(const shape& b) { return tn_operand(b, shape::int8_type, CUBLAS_OP_T, 4); }
+bool gemm::fp8_a_ready(const shape& a) { return tn_operand(a, shape::fp8e4m3fn_type, CUBLAS_OP_N, 16); }
+bool gemm::fp8_b_ready(const shape& b) { return tn_operand(b, shape::fp8e4m3fn_type, CUBLAS_OP_T, 16); }
 
 bool gemm::supported_bias(const shape& b, const shape& out)
 {
@@ -258,8 +266,18 @@ shape gemm::compute_shape(const std::vector<shape>& inputs) const
            alpha != 1 or beta != 0)
             MIGRAPHX_THROW(name() + ": an int8 product writes int32 (N a multiple of 4), alpha 1, beta 0, no epilogue");
     }
+    else if(inputs[0].type() == shape::fp8e4m3fn_type or inputs[1].type() == shape::fp8e4m3fn_type)
+    {
+        if(not fp8_a_ready(inputs[0]) or not fp8_b_ready(inputs[1]))
+            MIGRAPHX_THROW(name() + ": an fp8 product needs a row-major a and a column-major b, both fp8e4m3fn, "
+                                    "leading dimensions and batch strides multiples of 16 (lowering copies them so)");
+        auto t = inputs.back().type();
+        if((t != shape::half_type and t != shape::float_type) or b.back() % 16 != 0)
+            MIGRAPHX_THROW(name() + ": an fp8 product writes half or float, N a multiple of 16");
+    }
     else if(inputs[0].type() != inputs[1].type() or inputs.back().type() != inputs[0].type())
-        MIGRAPHX_THROW(name() + ": a, b and the output must have one type (or int8, int8 -> int32)");
+        MIGRAPHX_THROW(name() + ": a, b and the output must have one type (or int8, int8 -> int32; fp8 -> half, "
+                                "float)");
     auto out   = a;
     out.back() = b.back();
     if(inputs.back().lens() != out or not inputs.back().standard())
@@ -293,6 +311,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     auto t      = cuda_type(out.type());
     auto t_in   = cuda_type(inputs[0].type());
     bool int8   = inputs[0].type() == shape::int8_type;
+    bool fp8    = inputs[0].type() == shape::fp8e4m3fn_type;
     auto in_size = inputs[0].type_size();
     cublasComputeType_t ct =
         int8 ? CUBLAS_COMPUTE_32I
@@ -358,9 +377,10 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         bias_stride     = batches > 1 ? batch_stride(inputs[2]).value_or(0) : 0;
         call.bias_bytes = static_cast<std::size_t>((batches - 1) * bias_stride + N) * out.type_size();
     }
-    if(out.type() == shape::half_type)
+    if(out.type() == shape::half_type and inputs[0].type() == shape::half_type)
     {
-        // What the search's accuracy check computes on the host (gemm_reference.hpp).
+        // What the search's accuracy check computes on the host (gemm_reference.hpp); the
+        // reference reads half operands, so fp8 products are not checked (cuBLASLt's choice).
         auto as_operand = [](const operand& o) {
             return dnn::gemm_operand{o.op == CUBLAS_OP_T, o.rows, o.cols, o.ld, o.batch_stride};
         };
@@ -422,8 +442,9 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     if(not(reuse(0, p->algo, p->ws) and reuse(1, p->algo_small, p->ws_small)))
     {
         searched(p->algo, p->ws);
-        // int8 kernels read 4-byte words at the least (compute refuses pointers that are not)
-        first(static_cast<std::uint32_t>(int8 ? 4 : out.type_size()), p->algo_small, p->ws_small);
+        // int8 kernels read 4-byte words at the least, fp8 kernels 16-byte ones (compute refuses
+        // pointers that are not)
+        first(static_cast<std::uint32_t>(int8 ? 4 : fp8 ? 16 : out.type_size()), p->algo_small, p->ws_small);
     }
     algo.resize(16);
     std::memcpy(algo.data(), &p->algo, sizeof(p->algo));
@@ -469,6 +490,8 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
     }
     const auto& algo = big ? cache->algo : cache->algo_small;
     bool int8        = args[0].get_shape().type() == shape::int8_type;
+    if(args[0].get_shape().type() == shape::fp8e4m3fn_type and not big)
+        MIGRAPHX_THROW(name() + ": an fp8 product's operands, bias, residual and output must be 16-byte aligned");
     if(int8 and not big)
     {
         auto word = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 4 == 0; };

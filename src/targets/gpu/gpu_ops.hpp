@@ -221,6 +221,10 @@ struct gemm
     /// strides multiples of 4; else lowering copies them into those layouts.
     static bool int8_a_ready(const shape& a);
     static bool int8_b_ready(const shape& b);
+    /// fp8 products (fp8e4m3fn x fp8e4m3fn -> half or float): the same layouts, leading
+    /// dimensions and batch strides multiples of 16.
+    static bool fp8_a_ready(const shape& a);
+    static bool fp8_b_ready(const shape& b);
     /// Whether b (of the product's output shape out) is a per-column bias the epilogue can add
     /// (broadcast over the rows and any batches; batches need one_product as well).
     static bool supported_bias(const shape& b, const shape& out);

@@ -2,6 +2,7 @@
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/early_nonzero.hpp"
 #include "targets/gpu/fuse_depthwise.hpp"
+#include "targets/gpu/fuse_fp8.hpp"
 #include "targets/gpu/fuse_int8.hpp"
 #include "targets/gpu/fuse_layernorm.hpp"
 #include "targets/gpu/gpu_ops.hpp"
@@ -311,22 +312,52 @@ struct lowerer
         return true;
     }
 
+    /// A product's operands as gpu::gemm reads them and its alpha: a dot's float or half
+    /// operands (copied where cuBLASLt cannot read them as they lie); an fp8_dot's e4m3 ones in
+    /// the "TN" form the fp8 kernels take (a row-major, b column-major: tn_b_layout), its alpha.
+    /// Copies go in front of pos. Nothing for other types.
+    struct gemm_operands
+    {
+        instruction_ref a, b;
+        float alpha = 1;
+    };
+    std::optional<gemm_operands> operands_of(instruction_ref product, instruction_ref pos)
+    {
+        auto a = product->inputs()[0], b = product->inputs()[1];
+        if(a->get_shape().type() != b->get_shape().type() or a->get_shape().lens().back() == 0)
+            return std::nullopt;
+        if(product->name() == "fp8_dot")
+        {
+            if(not gemm::fp8_a_ready(a->get_shape()))
+                a = copy_kernel(pos, a);
+            if(not gemm::fp8_b_ready(b->get_shape()))
+                b = tn_b_layout(pos, b);
+            return gemm_operands{a, b, product->get_operator().to_value().at("alpha").to<float>()};
+        }
+        if(not float_or_half(a->get_shape()))
+            return std::nullopt;
+        if(not gemm::supported_operand(a->get_shape()))
+            a = copy_kernel(pos, a);
+        if(not gemm::supported_operand(b->get_shape()))
+            b = copy_kernel(pos, b);
+        return gemm_operands{a, b, 1.0f};
+    }
+
     bool lower_dot(instruction_ref ins)
     {
-        auto a = ins->inputs()[0], b = ins->inputs()[1];
-        if(not float_or_half(a->get_shape()) or a->get_shape().type() != b->get_shape().type() or
-           ins->get_shape().elements() == 0 or a->get_shape().lens().back() == 0)
+        if(ins->get_shape().elements() == 0)
             return false;
-        if(not gemm::supported_operand(a->get_shape()))
-            a = copy_kernel(ins, a);
-        if(not gemm::supported_operand(b->get_shape()))
-            b = copy_kernel(ins, b);
-        replace(ins, operation{gemm{}}, {a, b});
+        auto ops = operands_of(ins, ins);
+        if(not ops)
+            return false;
+        gemm g;
+        g.alpha = ops->alpha;
+        replace(ins, operation{g}, {ops->a, ops->b});
         return true;
     }
 
     /// quant_dot, int8 x int8 -> int32 (gpu::fuse_int8 keeps those gpu_int8_gemm_runs takes):
-    /// cuBLASLt's int8 product, a row-major and b column-major (int8_b_layout).
+    /// cuBLASLt's int8 product, a row-major and b column-major (tn_b_layout).
     bool lower_quant_dot(instruction_ref ins)
     {
         auto a = ins->inputs()[0], b = ins->inputs()[1];
@@ -335,15 +366,16 @@ struct lowerer
         if(not gemm::int8_a_ready(a->get_shape()))
             a = copy_kernel(ins, a);
         if(not gemm::int8_b_ready(b->get_shape()))
-            b = int8_b_layout(ins, b);
+            b = tn_b_layout(ins, b);
         replace(ins, operation{gemm{}}, {a, b});
         return true;
     }
 
-    /// b {..., K, N} stored column-major (as its transpose, {..., N, K} row-major). Constant
-    /// weights (a literal, maybe broadcast over batches) are transposed once, here; anything
-    /// else is copied by a kernel each run.
-    instruction_ref int8_b_layout(instruction_ref pos, instruction_ref b)
+    /// b {..., K, N} stored column-major (as its transpose, {..., N, K} row-major), the "TN" form
+    /// cuBLASLt's int8 and fp8 kernels read. Constant weights (a one-byte literal, maybe
+    /// broadcast over batches) are transposed once, here; anything else is copied by a kernel
+    /// each run.
+    instruction_ref tn_b_layout(instruction_ref pos, instruction_ref b)
     {
         auto lens = b->get_shape().lens();
         auto swap_last = [](std::vector<std::size_t> l) {
@@ -359,19 +391,19 @@ struct lowerer
         auto root     = b->name() == "multibroadcast" ? b->inputs().front() : b;
         const auto& rs = root->get_shape();
         const auto* lc = root->get_operator().any_cast<hip_copy_literal>();
-        if(lc != nullptr and rs.standard() and rs.lens().size() >= 2 and rs.type() == shape::int8_type)
+        if(lc != nullptr and rs.standard() and rs.lens().size() >= 2 and rs.type_size() == 1)
         {
             const auto& rl = rs.lens();
             auto K = rl[rl.size() - 2], N = rl[rl.size() - 1];
-            const auto* src = reinterpret_cast<const std::int8_t*>(lc->value_.get_argument().data());
-            std::vector<std::int8_t> t(rs.elements());
-            for(std::size_t base = 0; base < t.size(); base += K * N)
+            const auto* src = lc->value_.get_argument().data();
+            argument t{shape{rs.type(), swap_last(rl)}};
+            for(std::size_t base = 0; base < rs.elements(); base += K * N)
                 for(std::size_t k = 0; k < K; k++)
                     for(std::size_t n = 0; n < N; n++)
-                        t[base + n * K + k] = src[base + k * N + n];
+                        t.data()[base + n * K + k] = src[base + k * N + n];
             hip_copy_literal c;
             c.id     = lc->id + ":transposed";
-            c.value_ = literal{shape{shape::int8_type, swap_last(rl)}, t};
+            c.value_ = literal{t};
             auto lit = m.insert_instruction(std::next(root), operation{c}, {});
             auto v   = view(pos, "transpose", {{"permutation", perm_of(rl.size())}}, lit);
             return root == b ? v : view(pos, "multibroadcast", {{"out_lens", lens}}, v);
@@ -556,16 +588,14 @@ struct lowerer
         if(not bias)
             return false;
         auto pw = dot->outputs().front();
-        auto a = dot->inputs()[0], b = dot->inputs()[1];
-        if(a->get_shape().type() != b->get_shape().type() or a->get_shape().lens().back() == 0 or
-           not gemm::one_product(a->get_shape(), b->get_shape()))
+        if(not gemm::one_product(dot->inputs()[0]->get_shape(), dot->inputs()[1]->get_shape()))
             return false;
-        if(not gemm::supported_operand(a->get_shape()))
-            a = copy_kernel(pw, a);
-        if(not gemm::supported_operand(b->get_shape()))
-            b = copy_kernel(pw, b);
+        auto ops = operands_of(dot, pw);
+        if(not ops)
+            return false;
         gemm g;
-        std::vector<instruction_ref> args{a, b};
+        g.alpha = ops->alpha;
+        std::vector<instruction_ref> args{ops->a, ops->b};
         g.epilogue = *bias ? "gelu_bias" : "gelu";
         if(*bias)
             args.push_back(**bias);
@@ -588,14 +618,10 @@ struct lowerer
         auto pw   = dot->outputs().front();
         auto bias = e->bias;
         auto z    = e->z;
-        auto a = dot->inputs()[0], b = dot->inputs()[1];
-        if(not float_or_half(a->get_shape()) or a->get_shape().type() != b->get_shape().type() or
-           a->get_shape().lens().back() == 0)
+        auto ops  = operands_of(dot, pw);
+        if(not ops)
             return false;
-        if(not gemm::supported_operand(a->get_shape()))
-            a = copy_kernel(pw, a);
-        if(not gemm::supported_operand(b->get_shape()))
-            b = copy_kernel(pw, b);
+        auto a = ops->a, b = ops->b;
         // One product: a bias broadcast over everything but its columns. A strided batch
         // (merge_parallel_dots' stacked products): a bias per batch, and no residual.
         bool one = gemm::one_product(a->get_shape(), b->get_shape());
@@ -605,6 +631,7 @@ struct lowerer
                         not gemm_per_batch_bias(a->get_shape(), b->get_shape(), (*bias)->get_shape(), dot->get_shape())))
             return false; // the copies, if any, are dead code
         gemm g;
+        g.alpha = ops->alpha;
         std::vector<instruction_ref> args{a, b};
         if(bias)
         {
@@ -1125,7 +1152,7 @@ struct lowerer
             replace(ins, make_kernel(k), ins->inputs());
             return;
         }
-        if(n == "dot" and (lower_dot_gelu(ins) or lower_dot_bias(ins) or lower_dot(ins)))
+        if((n == "dot" or n == "fp8_dot") and (lower_dot_gelu(ins) or lower_dot_bias(ins) or lower_dot(ins)))
             return;
         if(n == "pooling" or n == "pad" or n == "depthwise_activated")
         {
@@ -1290,7 +1317,8 @@ void write_outputs_to_params(module& m, bool host_values)
 
 std::vector<pass> passes_before_device(bool offload_copy, bool fast_math, int sm)
 {
-    std::vector<pass> passes{fuse_int8{}}; // first: quantize_int8's patterns as it made them
+    // first: quantize_fp8's and quantize_int8's patterns as they made them
+    std::vector<pass> passes{fuse_fp8{sm}, fuse_int8{}};
     // What cuDNN's recurrent kernels take stays one op (lowered to gpu::rnn); the rest unrolled,
     // then simplified and fused.
     passes.push_back(rewrite_rnn{[](instruction_ref ins) { return cudnn_rnn_for(ins).has_value(); }});

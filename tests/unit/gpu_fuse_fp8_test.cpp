@@ -1,0 +1,139 @@
+// gpu::fuse_fp8: quantize_fp8's products become fp8_dot ops (one cuBLASLt fp8 product each,
+// with the epilogues half products take). Before/after on ref, what lowering makes of it
+// without a device, and on the device against ref.
+#include "gpu_test_util.hpp"
+#ifdef MIGRAPHX_HAVE_GPU
+#include "scoped_env.hpp"
+#include "targets/gpu/fuse_fp8.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <migraphx/program.hpp>
+#include <migraphx/quantization.hpp>
+#include <migraphx/ref/target.hpp>
+#include <gtest/gtest.h>
+#include <random>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+std::vector<float> random_values(std::size_t n, unsigned seed, float scale)
+{
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> d(0.0f, scale);
+    std::vector<float> v(n);
+    for(auto& x : v)
+        x = d(gen);
+    return v;
+}
+
+std::size_t count(const migraphx::program& p, const std::string& name)
+{
+    const auto& m = *p.get_main_module();
+    return std::count_if(m.begin(), m.end(), [&](const auto& ins) { return ins.name() == name; });
+}
+
+/// A BERT-like feed-forward block [2, 8, k] -> gelu(x W1 + b1) W2 + b2 + x, in half, its two
+/// products quantized to fp8 (calibrated on ref with one input).
+migraphx::program ffn(std::size_t k = 32, std::size_t hidden = 64)
+{
+    migraphx::program p;
+    auto* m   = p.get_main_module();
+    auto x    = m->add_parameter("x", shape{shape::float_type, {2, 8, k}});
+    auto bcast = [&](migraphx::instruction_ref w, std::vector<std::size_t> lens) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), w);
+    };
+    auto w1   = m->add_literal(migraphx::literal{shape{shape::float_type, {k, hidden}}, random_values(k * hidden, 1, 0.2f)});
+    auto b1   = m->add_literal(migraphx::literal{shape{shape::float_type, {hidden}}, random_values(hidden, 2, 0.1f)});
+    auto w2   = m->add_literal(migraphx::literal{shape{shape::float_type, {hidden, k}}, random_values(k * hidden, 3, 0.2f)});
+    auto b2   = m->add_literal(migraphx::literal{shape{shape::float_type, {k}}, random_values(k, 4, 0.1f)});
+    auto h    = m->add_instruction(make_op("dot"), x, bcast(w1, {2, k, hidden}));
+    h         = m->add_instruction(make_op("add"), h, bcast(b1, {2, 8, hidden}));
+    h         = m->add_instruction(make_op("relu"), h);
+    auto y    = m->add_instruction(make_op("dot"), h, bcast(w2, {2, hidden, k}));
+    y         = m->add_instruction(make_op("add"), y, bcast(b2, {2, 8, k}));
+    m->add_return({m->add_instruction(make_op("add"), y, x)});
+    migraphx::quantize_fp16(p);
+    auto xv = random_values(2 * 8 * k, 5, 1.0f);
+    migraphx::parameter_map cal{{"x", migraphx::argument{shape{shape::float_type, {2, 8, k}}, xv.data()}}};
+    migraphx::quantize_fp8(p, migraphx::ref::target{}, {cal});
+    return p;
+}
+
+migraphx::argument run_ref(migraphx::program p)
+{
+    p.compile(migraphx::ref::target{});
+    auto xv = random_values(p.get_parameter_shapes().at("x").elements(), 9, 1.0f);
+    return p.eval({{"x", migraphx::argument{p.get_parameter_shapes().at("x"), xv.data()}}}).front();
+}
+
+} // namespace
+
+TEST(gpu_fuse_fp8, dequantized_products_become_fp8_dots_on_sm89_and_later)
+{
+    auto before = ffn();
+    ASSERT_EQ(count(before, "dot"), 2u);
+    auto after = before;
+    migraphx::gpu::fuse_fp8{90}.apply(*after.get_main_module());
+    EXPECT_EQ(count(after, "dot"), 0u) << migx_test::text(after);
+    EXPECT_EQ(count(after, "fp8_dot"), 2u) << migx_test::text(after);
+    EXPECT_EQ(count(after, "dequantizelinear"), 0u) << "the weights' and activations' dequantizes fold into alpha";
+    EXPECT_EQ(count(after, "quantizelinear"), 2u) << "the activations are still cast";
+    // the same numbers up to the half rounding of the dequantized operands ref rounds and
+    // fp8_dot does not
+    auto a = run_ref(after).to_vector<float>(), b = run_ref(before).to_vector<float>();
+    ASSERT_EQ(a.size(), b.size());
+    for(std::size_t i = 0; i < a.size(); i++)
+        EXPECT_NEAR(a[i], b[i], 2e-2 * (1 + std::abs(b[i]))) << i;
+}
+
+TEST(gpu_fuse_fp8, left_alone_where_the_fp8_kernels_do_not_apply)
+{
+    auto before = ffn();
+    auto unchanged = [&](const migraphx::program& p, const std::string& why) {
+        EXPECT_EQ(count(p, "fp8_dot"), 0u) << why;
+        EXPECT_EQ(count(p, "dot"), 2u) << why;
+    };
+    auto old = before; // no fp8 tensor cores before sm_89
+    migraphx::gpu::fuse_fp8{80}.apply(*old.get_main_module());
+    unchanged(old, "sm_80");
+    {
+        migx_test::scoped_env off("MIGRAPHX_DISABLE_FP8_GEMM", "1");
+        auto off_p = before;
+        migraphx::gpu::fuse_fp8{90}.apply(*off_p.get_main_module());
+        unchanged(off_p, "MIGRAPHX_DISABLE_FP8_GEMM=1");
+    }
+    auto odd = ffn(24, 40); // K = 24: not a multiple of 16
+    migraphx::gpu::fuse_fp8{90}.apply(*odd.get_main_module());
+    unchanged(odd, "K = 24");
+}
+
+TEST(gpu_fuse_fp8, lowering_makes_fp8_gemms_and_device_casts)
+{
+    // the first product's bias and relu go into the kernel that casts its result for the
+    // second (one kernel that writes e4m3); the weights are stored once, transposed, in e4m3
+    auto text = migx_test::lowered_for_gpu(ffn(), 90);
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm[alpha=1,"), 0u) << "alpha: the scales " << text;
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm"), 2u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, ":transposed] -> fp8e4m3fn_type, {32, 64}"), 1u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, ":transposed] -> fp8e4m3fn_type, {64, 32}"), 1u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::ref::"), 0u) << "the casts run on the device: " << text;
+    // before sm_89: half products of the dequantized operands, each weight one half literal
+    auto old = migx_test::lowered_for_gpu(ffn(), 80);
+    EXPECT_EQ(migx_test::occurrences(old, "gpu::gemm[alpha=1,"), 2u) << old;
+    EXPECT_EQ(migx_test::occurrences(old, "hip_copy_literal[id=main:@literal:0] -> half_type, {64, 32}"), 1u) << old;
+    EXPECT_EQ(migx_test::occurrences(old, "gpu::ref::"), 0u) << old;
+}
+
+TEST(gpu_fuse_fp8, fp8_products_match_ref_on_the_device)
+{
+    MIGX_REQUIRE_GPU();
+    // ref runs the dequantized operands in half, the gpu the fp8 product in float: within half's
+    // rounding of the operands and of the result
+    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(ffn(), 3e-2, 3e-2));
+    EXPECT_NE(t.find("gpu::gemm"), std::string::npos) << t;
+}
+
+#endif
