@@ -3,6 +3,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
+#include "quantize_test_util.hpp"
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_CPU
 #include <migraphx/cpu/target.hpp>
@@ -14,27 +15,8 @@ namespace {
 #ifdef MIGRAPHX_HAVE_CPU
 using migraphx::make_op;
 using migraphx::shape;
-
-std::vector<float> values(std::size_t n, float lo, float hi, unsigned seed)
-{
-    std::vector<float> v(n);
-    unsigned s = seed;
-    for(auto& x : v)
-    {
-        s = s * 1664525u + 1013904223u;
-        x = lo + (hi - lo) * static_cast<float>(s >> 8) / static_cast<float>(1u << 24);
-    }
-    return v;
-}
-
-std::size_t count_of(const migraphx::program& p, const std::string& name)
-{
-    std::size_t n = 0;
-    const auto& m = *p.get_main_module();
-    for(auto ins = m.begin(); ins != m.end(); ++ins)
-        n += ins->name() == name ? 1 : 0;
-    return n;
-}
+using migx_quantize_test::values;
+using migx_quantize_test::count;
 
 migraphx::instruction_ref conv_bias(migraphx::module& m, migraphx::instruction_ref x, std::size_t k, std::size_t c,
                                     std::size_t r, unsigned seed, std::size_t group = 1)
@@ -170,7 +152,7 @@ TEST(quantize_cpu_int8, uint8_data_does_not_saturate)
         auto r = p;
         p.compile(migraphx::cpu::target{});
         r.compile(migraphx::ref::target{});
-        EXPECT_EQ(count_of(p, "dnnl::quant_convolution"), 1u) << text_of(p);
+        EXPECT_EQ(count(p, "dnnl::quant_convolution"), 1u) << text_of(p);
         auto a = p.eval(params).back().to_vector<float>();
         auto b = r.eval(params).back().to_vector<float>();
         // ref computes the same integers exactly; a saturated pair would be off by thousands
@@ -194,7 +176,7 @@ TEST(quantize_cpu_int8, int8_data_convolution_is_exact)
     auto r = p;
     p.compile(migraphx::cpu::target{});
     r.compile(migraphx::ref::target{});
-    EXPECT_EQ(count_of(p, "dnnl::quant_convolution"), 1u) << text_of(p);
+    EXPECT_EQ(count(p, "dnnl::quant_convolution"), 1u) << text_of(p);
     EXPECT_LT(relative_error(p.eval(params).back().to_vector<float>(), r.eval(params).back().to_vector<float>()),
               1e-6);
 }
@@ -222,9 +204,9 @@ TEST(quantize_cpu_int8, matmul_with_constant_weights)
     r.compile(migraphx::ref::target{});
     f.compile(migraphx::ref::target{});
     auto text = text_of(p);
-    EXPECT_EQ(count_of(p, "dnnl::quant_matmul"), 1u) << text;
-    EXPECT_EQ(count_of(p, "quant_dot"), 0u) << text;
-    EXPECT_EQ(count_of(p, "relu"), 0u) << "relu is a post-op\n" << text;
+    EXPECT_EQ(count(p, "dnnl::quant_matmul"), 1u) << text;
+    EXPECT_EQ(count(p, "quant_dot"), 0u) << text;
+    EXPECT_EQ(count(p, "relu"), 0u) << "relu is a post-op\n" << text;
     auto got = p.eval(params).back().to_vector<float>();
     EXPECT_LT(relative_error(got, r.eval(params).back().to_vector<float>()), 1e-5) << "same integers as ref";
     EXPECT_LT(relative_error(got, f.eval(params).back().to_vector<float>()), 3e-2) << "close to float";
@@ -251,8 +233,8 @@ TEST(quantize_cpu_int8, dot_of_two_activations_runs_in_float_kernels)
     p.compile(migraphx::cpu::target{});
     r.compile(migraphx::ref::target{});
     auto text = text_of(p);
-    EXPECT_EQ(count_of(p, "quant_dot"), 0u) << text;
-    EXPECT_EQ(count_of(p, "quantizelinear"), 0u) << "cpu::quantize instead\n" << text;
+    EXPECT_EQ(count(p, "quant_dot"), 0u) << text;
+    EXPECT_EQ(count(p, "quantizelinear"), 0u) << "cpu::quantize instead\n" << text;
     EXPECT_LT(relative_error(p.eval(params).back().to_vector<float>(), r.eval(params).back().to_vector<float>()),
               1e-6);
 }
@@ -276,9 +258,9 @@ TEST(quantize_cpu_int8, max_pooling_stays_int8)
     p.compile(migraphx::cpu::target{});
     r2.compile(migraphx::ref::target{});
     auto text = text_of(p);
-    EXPECT_EQ(count_of(p, "dnnl::quant_pooling"), 1u) << text;
-    EXPECT_EQ(count_of(p, "dnnl::quant_convolution"), 2u) << text;
-    EXPECT_EQ(count_of(p, "cpu::quantize"), 1u) << "only the parameter is quantized by itself\n" << text;
+    EXPECT_EQ(count(p, "dnnl::quant_pooling"), 1u) << text;
+    EXPECT_EQ(count(p, "dnnl::quant_convolution"), 2u) << text;
+    EXPECT_EQ(count(p, "cpu::quantize"), 1u) << "only the parameter is quantized by itself\n" << text;
     EXPECT_LT(relative_error(p.eval(params).back().to_vector<float>(), r2.eval(params).back().to_vector<float>()),
               2e-2);
 }

@@ -2,6 +2,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
+#include "quantize_test_util.hpp"
 #include <gtest/gtest.h>
 #ifdef MIGRAPHX_HAVE_CPU
 #include <migraphx/cpu/target.hpp>
@@ -13,48 +14,12 @@
 namespace {
 
 using migraphx::fp8e4m3fn;
+using migx_quantize_test::cosine;
+using migx_quantize_test::count;
+using migx_quantize_test::text;
+using migx_quantize_test::values;
 using migraphx::make_op;
 using migraphx::shape;
-
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
-
-std::size_t count(const migraphx::program& p, const std::string& name)
-{
-    std::size_t n = 0;
-    const auto& m = *p.get_main_module();
-    for(auto ins = m.begin(); ins != m.end(); ++ins)
-        n += ins->name() == name ? 1 : 0;
-    return n;
-}
-
-std::vector<float> values(std::size_t n, float lo, float hi, unsigned seed)
-{
-    std::vector<float> v(n);
-    unsigned s = seed;
-    for(auto& x : v)
-    {
-        s = s * 1664525u + 1013904223u;
-        x = lo + (hi - lo) * static_cast<float>(s >> 8) / static_cast<float>(1u << 24);
-    }
-    return v;
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double ab = 0, aa = 0, bb = 0;
-    for(std::size_t i = 0; i < a.size(); i++)
-    {
-        ab += double(a[i]) * b[i];
-        aa += double(a[i]) * a[i];
-        bb += double(b[i]) * b[i];
-    }
-    return ab / std::sqrt(aa * bb);
-}
 
 float abs_max(const std::vector<float>& v)
 {

@@ -2,6 +2,7 @@
 #include <migraphx/make_op.hpp>
 #include <migraphx/program.hpp>
 #include <migraphx/ref/target.hpp>
+#include "quantize_test_util.hpp"
 #include "scoped_env.hpp"
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -12,34 +13,10 @@ namespace {
 
 using migraphx::make_op;
 using migraphx::shape;
-
-std::string text(const migraphx::program& p)
-{
-    std::ostringstream ss;
-    ss << p;
-    return ss.str();
-}
-
-std::size_t count(const migraphx::program& p, const std::string& name)
-{
-    std::size_t n = 0;
-    const auto& m = *p.get_main_module();
-    for(auto ins = m.begin(); ins != m.end(); ++ins)
-        n += ins->name() == name ? 1 : 0;
-    return n;
-}
-
-std::vector<float> values(std::size_t n, float lo, float hi, unsigned seed)
-{
-    std::vector<float> v(n);
-    unsigned s = seed;
-    for(auto& x : v)
-    {
-        s = s * 1664525u + 1013904223u;
-        x = lo + (hi - lo) * static_cast<float>(s >> 8) / static_cast<float>(1u << 24);
-    }
-    return v;
-}
+using migx_quantize_test::cosine;
+using migx_quantize_test::count;
+using migx_quantize_test::text;
+using migx_quantize_test::values;
 
 // x {1, 4, 6, 6} -> conv (8 filters 3x3, pad 1) -> relu -> conv (4 filters 1x1) -> return
 migraphx::program conv_net()
@@ -72,18 +49,6 @@ migraphx::parameter_map one_input(const std::string& name, const shape& s, unsig
 {
     keep = values(s.elements(), -1.0f, 1.0f, seed);
     return {{name, migraphx::argument{s, keep.data()}}};
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double ab = 0, aa = 0, bb = 0;
-    for(std::size_t i = 0; i < a.size(); i++)
-    {
-        ab += double(a[i]) * b[i];
-        aa += double(a[i]) * a[i];
-        bb += double(b[i]) * b[i];
-    }
-    return ab / std::sqrt(aa * bb);
 }
 
 /// Three calibration maps and one other evaluation map of conv_net's input x {1, 4, 6, 6}
