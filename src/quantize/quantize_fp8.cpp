@@ -64,25 +64,34 @@ class fp8_rewriter
     }
 
     /// The constant w as an fp8 literal and its dequantizelinear, in front of `ins`. Broadcasts
-    /// of the weights (a linear layer's over the batch) are kept after the dequantize: the
-    /// literal holds each weight once, and a constant-folding pass folds the dequantize into
-    /// one half/float copy of that, not one per batch.
+    /// of the weights (a linear layer's over the batch; quantize_fp16's convert may sit above
+    /// or below them) are kept after the dequantize: the literal holds each weight once, and a
+    /// constant-folding pass folds the dequantize into one half/float copy of that, not one per
+    /// batch. The converts between float and half are applied as they round.
     instruction_ref weights(instruction_ref w, instruction_ref ins)
     {
         auto it = done_.find(&*w);
         if(it != done_.end())
             return it->second;
-        std::vector<instruction_ref> views;
+        std::vector<instruction_ref> views;    // outermost first
+        std::vector<shape::type_t> conversions; // outermost first
         auto root = w;
-        while(root->name() == "multibroadcast" or root->name() == "broadcast")
+        while(root->name() == "multibroadcast" or root->name() == "broadcast" or
+              (root->name() == "convert" and float_like(root) and float_like(root->inputs().front())))
         {
-            views.push_back(root);
+            if(root->name() == "convert")
+                conversions.push_back(root->get_shape().type());
+            else
+                views.push_back(root);
             root = root->inputs().front();
         }
         auto value = eval_constant(root);
         if(not value)
             MIGRAPHX_THROW("quantize_fp8: the weights of '" + ins->name() + "' could not be evaluated");
-        auto v        = value->to_vector<float>();
+        auto v = value->to_vector<float>();
+        for(auto c = conversions.rbegin(); c != conversions.rend(); ++c)
+            if(*c == shape::half_type)
+                std::transform(v.begin(), v.end(), v.begin(), [](float f) { return static_cast<float>(half(f)); });
         float abs_max = 0;
         for(auto f : v)
             abs_max = std::max(abs_max, std::abs(f)); // NaN never wins a max with std::max here
@@ -98,8 +107,8 @@ class fp8_rewriter
         auto sb  = scalar(ins, s, t, lens);
         auto zb  = scalar(ins, 0, shape::fp8e4m3fn_type, lens);
         auto dq  = m_.insert_instruction(ins, make_op("dequantizelinear"), {lit, sb, zb});
-        for(auto v = views.rbegin(); v != views.rend(); ++v)
-            dq = m_.insert_instruction(ins, (*v)->get_operator(), {dq});
+        for(auto view = views.rbegin(); view != views.rend(); ++view)
+            dq = m_.insert_instruction(ins, (*view)->get_operator(), {dq});
         return done_[&*w] = dq;
     }
 

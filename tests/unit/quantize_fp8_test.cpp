@@ -251,3 +251,31 @@ TEST(quantize_fp8, cpu_runs_the_rewritten_program_as_ref_does)
         EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::abs(want[i]))) << i;
 }
 #endif
+
+TEST(quantize_fp8, batched_weights_are_stored_once_under_their_broadcast)
+{
+    // a linear layer over [2, 4, 16] as the ONNX parser makes it (weights broadcast over the
+    // batch), in half: quantize_fp16's convert sits above the broadcast
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    auto x   = mm->add_parameter("x", shape{shape::float_type, {2, 4, 16}});
+    auto w   = mm->add_literal(migraphx::literal{shape{shape::float_type, {16, 8}}, values(128, -1, 1, 6)});
+    auto wb  = mm->add_instruction(make_op("multibroadcast", {{"out_lens", {2, 16, 8}}}), w);
+    mm->add_return({mm->add_instruction(make_op("dot"), x, wb)});
+    auto xv = values(128, -1, 1, 7);
+    migraphx::parameter_map in{{"x", migraphx::argument{shape{shape::float_type, {2, 4, 16}}, xv.data()}}};
+    auto exact = eval_ref(p, in);
+    migraphx::quantize_fp16(p);
+    migraphx::quantize_fp8(p, migraphx::ref::target{}, {in});
+    const auto& m = *p.get_main_module();
+    std::size_t fp8_literals = 0;
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+        if(ins->name() == "@literal" and ins->get_shape().type() == shape::fp8e4m3fn_type and
+           ins->get_shape().elements() > 1)
+        {
+            fp8_literals++;
+            EXPECT_EQ(ins->get_shape().lens(), (std::vector<std::size_t>{16, 8})) << text(p);
+        }
+    EXPECT_EQ(fp8_literals, 1u) << text(p);
+    EXPECT_GT(cosine(eval_ref(p, in), exact), 0.99);
+}
