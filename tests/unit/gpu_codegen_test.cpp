@@ -345,6 +345,13 @@ TEST(gpu_codegen, conversions_follow_safe_cast)
     EXPECT_NE(conv(shape::half_type, shape::bool_type).find("(v0 != 0)"), std::string::npos);
     // plain float conversions need no integer helpers
     EXPECT_EQ(conv(shape::half_type, shape::float_type).find("migx_f2i"), std::string::npos);
+    // fp8e4m3fn: read through f82f, written through f2f8 (codegen's fp8_prelude, compiled by NVRTC)
+    auto to8 = conv(shape::float_type, shape::fp8e4m3fn_type);
+    EXPECT_NE(to8.find("y[i] = f2f8("), std::string::npos) << to8;
+    EXPECT_NE(to8.find("migx_fp8* __restrict__ y"), std::string::npos) << to8;
+    auto from8 = conv(shape::fp8e4m3fn_type, shape::half_type);
+    EXPECT_NE(from8.find("f82f(x0[off0])"), std::string::npos) << from8;
+    EXPECT_EQ(conv(shape::half_type, shape::float_type).find("f82f"), std::string::npos) << "only where fp8 is used";
 }
 
 TEST(gpu_codegen, integer_arithmetic_wraps_and_divides_as_ref)
