@@ -630,6 +630,33 @@ int main(int argc, char** argv)
             return op(m, "where", {x[0], x[1], x[2]});
         }, true);
     }
+    // fp8e4m3fn: 16 a thread (one 16-byte word of e4m3), the half tensors 32 bytes each, the
+    // float ones 64: quantize_fp8's casts (x / s to e4m3, after a bias and relu), its
+    // dequantize back to half; not where a row of 24 leaves vectors across rows of a slice
+    {
+        auto lit = [&](module* m, float v, const std::vector<std::size_t>& lens) {
+            return m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), m->add_literal(literal{shape{shape::half_type}, std::vector<float>{v}}));
+        };
+        std::vector<std::size_t> g{4, 6, 64};
+        shape h{shape::half_type, g}, f8{shape::fp8e4m3fn_type, g};
+        run_view_case("quantize_half_to_fp8", {h}, f8, [&](module* m, auto x) {
+            return cv(m, op(m, "div", {x[0], lit(m, 0.037f, g)}), shape::fp8e4m3fn_type);
+        }, true);
+        run_view_case("bias_relu_quantize_fp8", {h, shape{shape::half_type, g, {0, 0, 1}}}, f8, [&](module* m, auto x) {
+            auto a = op(m, "relu", {op(m, "add", {x[0], x[1]})});
+            return cv(m, op(m, "div", {a, lit(m, 0.011f, g)}), shape::fp8e4m3fn_type);
+        }, true);
+        run_view_case("dequantize_fp8_to_half", {f8}, h, [&](module* m, auto x) {
+            return op(m, "mul", {cv(m, x[0], shape::half_type), lit(m, 0.037f, g)});
+        }, true);
+        run_view_case("float_to_fp8", {shape{shape::float_type, g}}, f8, [&](module* m, auto x) {
+            return cv(m, op(m, "neg", {x[0]}), shape::fp8e4m3fn_type);
+        }, true);
+        std::vector<std::size_t> s24{4, 24};
+        run_view_case("fp8_slice_rows_of_24", {shape{shape::half_type, s24, {32, 1}}}, shape{shape::fp8e4m3fn_type, s24}, [&](module* m, auto x) {
+            return cv(m, x[0], shape::fp8e4m3fn_type);
+        }, false);
+    }
     // half and float together: 8 a thread, the float tensors 32 bytes each
     {
         std::vector<std::size_t> c{2, 16, 5, 3};

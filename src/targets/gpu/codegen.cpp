@@ -670,7 +670,7 @@ struct vector_plan
 /// such type (8 halves, 4 floats; a float tensor with half ones moves 32 bytes).
 std::optional<vector_plan> plan_vector(const walk_plan& p, const std::vector<shape>& inputs, const shape& out)
 {
-    if(inputs_in_table(inputs.size()) or p.w.lens.empty() or not float_or_half(out.type()))
+    if(inputs_in_table(inputs.size()) or p.w.lens.empty() or not float_valued(out.type()))
         return std::nullopt;
     std::size_t smallest = out.type_size();
     vector_plan v;
@@ -682,7 +682,7 @@ std::optional<vector_plan> plan_vector(const walk_plan& p, const std::vector<sha
         v.contiguous.push_back(not zero[k] and (p.linear[k] or st.back() == 1));
         if(v.contiguous.back())
         {
-            if(not float_or_half(inputs[k].type()))
+            if(not float_valued(inputs[k].type()))
                 return std::nullopt;
             smallest = std::min(smallest, inputs[k].type_size());
         }
