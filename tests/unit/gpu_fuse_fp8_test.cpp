@@ -136,4 +136,43 @@ TEST(gpu_fuse_fp8, fp8_products_match_ref_on_the_device)
     EXPECT_NE(t.find("gpu::gemm"), std::string::npos) << t;
 }
 
+#ifdef MIGX_TEST_HAVE_ONNX
+#include "onnx_test_model.hpp"
+
+// An ONNX model quantized elsewhere (QDQ with FLOAT8E4M3FN zero points, as TensorRT's and
+// ModelOpt's fp8 exports write them) takes the same path: its MatMul becomes one fp8 gemm.
+TEST(gpu_fuse_fp8, an_onnx_qdq_model_in_e4m3_lowers_to_fp8_gemms)
+{
+    constexpr int float8e4m3fn = 17;
+    migx_test::onnx_model m(19);
+    m.input("x", onnx::TensorProto::FLOAT, {2, 8, 32});
+    onnx::TensorProto w;
+    w.set_name("w");
+    w.set_data_type(float8e4m3fn);
+    w.add_dims(32);
+    w.add_dims(16);
+    for(int i = 0; i < 32 * 16; i++)
+        w.add_int32_data((i * 37) % 0x7e); // finite e4m3 encodings, positive
+    m.initializer(w);
+    m.initializer(migx_test::onnx_model::tensor("sx", {}, {0.02f}));
+    m.initializer(migx_test::onnx_model::tensor("sw", {}, {0.001f}));
+    onnx::TensorProto z;
+    z.set_name("z");
+    z.set_data_type(float8e4m3fn);
+    z.add_int32_data(0);
+    m.initializer(z);
+    m.node("QuantizeLinear", {"x", "sx", "z"}, {"xq"});
+    m.node("DequantizeLinear", {"xq", "sx", "z"}, {"xd"});
+    m.node("DequantizeLinear", {"w", "sw", "z"}, {"wd"});
+    m.node("MatMul", {"xd", "wd"}, {"y"});
+    m.output("y");
+    auto p    = m.parse();
+    auto text = migx_test::lowered_for_gpu(p, 90);
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm"), 1u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm[alpha=1,"), 0u) << "alpha = 0.02 * 0.001: " << text;
+    EXPECT_EQ(migx_test::occurrences(text, ":transposed] -> fp8e4m3fn_type, {16, 32}"), 1u) << "W stored as its transpose: " << text;
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::ref::"), 0u) << text;
+}
+#endif
+
 #endif
