@@ -78,7 +78,8 @@ struct quantizelinear
                 auto* o = reinterpret_cast<T*>(result.data());
                 for(std::size_t i = 0; i < x.size(); i++)
                 {
-                    // one rounding, from the float (double) quotient plus the zero point
+                    // rounded once from the float quotient plus the zero point (a double one, where
+                    // x or scale is double, goes through float first)
                     double y = dbl ? x[i] / scale[i] + zp[i]
                                    : static_cast<double>(static_cast<float>(x[i]) / static_cast<float>(scale[i]) +
                                                          static_cast<float>(zp[i]));

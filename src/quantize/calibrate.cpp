@@ -348,6 +348,11 @@ double cosine_similarity(const std::vector<double>& a, const std::vector<double>
     return ab / std::sqrt(aa * bb);
 }
 
+float range_scale(float range, float levels)
+{
+    return range > 0 and std::isfinite(range) ? range / levels : 1.0f;
+}
+
 float choose_threshold(const value_range& r, int levels, const std::string& method)
 {
     if(method != "max" and method != "mse" and method.rfind("percentile:", 0) != 0)

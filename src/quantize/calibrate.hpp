@@ -52,6 +52,10 @@ class phase_timer
     std::chrono::steady_clock::time_point last_;
 };
 
+/// The symmetric scale that maps [-range, range] onto [-levels, levels] (range / levels); 1 for
+/// a range that is 0, negative or not finite (no data: the quantizers' default).
+float range_scale(float range, float levels);
+
 /// All outputs of one run, flattened in order, as double.
 std::vector<double> flatten_outputs(const std::vector<argument>& results);
 

@@ -23,7 +23,7 @@ namespace {
 
 constexpr float e4m3_max = fp8e4m3fn::max_finite;
 
-float scale_of(float range) { return range > 0 and std::isfinite(range) ? range / e4m3_max : 1.0f; }
+float scale_of(float range) { return range_scale(range, e4m3_max); }
 
 bool float_like(instruction_ref x)
 {

@@ -25,10 +25,7 @@ namespace {
 
 constexpr float default_abs_max = 127.0f; // scale 1 without calibration data, as MIGraphX
 
-float scale_of(float threshold, int levels)
-{
-    return threshold > 0 and std::isfinite(threshold) ? threshold / static_cast<float>(levels) : 1.0f;
-}
+float scale_of(float threshold, int levels) { return range_scale(threshold, static_cast<float>(levels)); }
 
 /// float, or half (a program quantize_fp16 made: int8 products, the rest in half).
 bool is_float(instruction_ref x)

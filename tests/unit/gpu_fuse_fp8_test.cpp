@@ -16,18 +16,9 @@
 
 using migraphx::make_op;
 using migraphx::shape;
+using migx_test::random_values;
 
 namespace {
-
-std::vector<float> random_values(std::size_t n, unsigned seed, float scale)
-{
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for(auto& x : v)
-        x = d(gen);
-    return v;
-}
 
 std::size_t count(const migraphx::program& p, const std::string& name)
 {

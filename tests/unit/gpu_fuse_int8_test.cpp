@@ -18,18 +18,9 @@
 
 using migraphx::make_op;
 using migraphx::shape;
+using migx_test::random_values;
 
 namespace {
-
-std::vector<float> random_values(std::size_t n, unsigned seed, float scale)
-{
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for(auto& x : v)
-        x = d(gen);
-    return v;
-}
 
 /// a = relu(conv3x3(x) + b1) (only conv2 reads it), r = relu(conv1x1(a) + b2 + x) (a residual),
 /// y = conv1x1(r) + b3 (no activation): C channels in and through, 16 out.

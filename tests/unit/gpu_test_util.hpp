@@ -31,6 +31,17 @@ inline bool have_gpu_target()
     if(not migx_test::have_gpu_target())                                                           \
     GTEST_SKIP() << "no gpu target (built without CUDA, or no CUDA device present)"
 
+/// n values of a normal distribution N(0, scale^2), seeded: weights and data of a fixed test.
+inline std::vector<float> random_values(std::size_t n, unsigned seed, float scale)
+{
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> d(0.0f, scale);
+    std::vector<float> v(n);
+    for(auto& x : v)
+        x = d(gen);
+    return v;
+}
+
 inline migraphx::parameter_map fresh_params(const migraphx::program& p)
 {
     static std::random_device rd;
