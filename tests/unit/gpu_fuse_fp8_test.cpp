@@ -26,9 +26,10 @@ std::size_t count(const migraphx::program& p, const std::string& name)
     return std::count_if(m.begin(), m.end(), [&](const auto& ins) { return ins.name() == name; });
 }
 
-/// A BERT-like feed-forward block [2, 8, k] -> gelu(x W1 + b1) W2 + b2 + x, in half, its two
-/// products quantized to fp8 (calibrated on ref with one input).
-migraphx::program ffn(std::size_t k = 32, std::size_t hidden = 64)
+/// A BERT-like feed-forward block [2, 8, k] -> act(x W1 + b1) W2 + b2 + x, in half, its two
+/// products quantized to fp8 (calibrated on ref with one input); act relu, or GELU in the erf
+/// form ONNX exporters write.
+migraphx::program ffn(std::size_t k = 32, std::size_t hidden = 64, const std::string& act = "relu")
 {
     migraphx::program p;
     auto* m   = p.get_main_module();
@@ -42,7 +43,18 @@ migraphx::program ffn(std::size_t k = 32, std::size_t hidden = 64)
     auto b2   = m->add_literal(migraphx::literal{shape{shape::float_type, {k}}, random_values(k, 4, 0.1f)});
     auto h    = m->add_instruction(make_op("dot"), x, bcast(w1, {2, k, hidden}));
     h         = m->add_instruction(make_op("add"), h, bcast(b1, {2, 8, hidden}));
-    h         = m->add_instruction(make_op("relu"), h);
+    if(act == "relu")
+        h = m->add_instruction(make_op("relu"), h);
+    else
+    {
+        auto c = [&](float v) {
+            auto l = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, {v}});
+            return m->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{2, 8, hidden}}}), l);
+        };
+        auto e = m->add_instruction(make_op("erf"), m->add_instruction(make_op("div"), h, c(std::sqrt(2.0f))));
+        auto t = m->add_instruction(make_op("add"), e, c(1.0f));
+        h      = m->add_instruction(make_op("mul"), m->add_instruction(make_op("mul"), h, c(0.5f)), t);
+    }
     auto y    = m->add_instruction(make_op("dot"), h, bcast(w2, {2, hidden, k}));
     y         = m->add_instruction(make_op("add"), y, bcast(b2, {2, 8, k}));
     m->add_return({m->add_instruction(make_op("add"), y, x)});
@@ -103,11 +115,12 @@ TEST(gpu_fuse_fp8, left_alone_where_the_fp8_kernels_do_not_apply)
 
 TEST(gpu_fuse_fp8, lowering_makes_fp8_gemms_and_device_casts)
 {
-    // the first product's bias and relu go into the kernel that casts its result for the
-    // second (one kernel that writes e4m3); the weights are stored once, transposed, in e4m3
+    // the first product's bias and relu are its epilogue and it writes e4m3 itself (the cast
+    // for the second is its D scale); the weights are stored once, transposed, in e4m3
     auto text = migx_test::lowered_for_gpu(ffn(), 90);
     EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm[alpha=1,"), 0u) << "alpha: the scales " << text;
     EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm"), 2u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "epilogue=relu_bias,d_scale="), 1u) << text;
     EXPECT_EQ(migx_test::occurrences(text, ":transposed] -> fp8e4m3fn_type, {32, 64}"), 1u) << text;
     EXPECT_EQ(migx_test::occurrences(text, ":transposed] -> fp8e4m3fn_type, {64, 32}"), 1u) << text;
     EXPECT_EQ(migx_test::occurrences(text, "gpu::ref::"), 0u) << "the casts run on the device: " << text;
@@ -118,13 +131,33 @@ TEST(gpu_fuse_fp8, lowering_makes_fp8_gemms_and_device_casts)
     EXPECT_EQ(migx_test::occurrences(old, "gpu::ref::"), 0u) << old;
 }
 
+TEST(gpu_fuse_fp8, a_product_before_a_gelu_and_a_cast_writes_e4m3)
+{
+    // FFN1 in BERT: GELU (cuBLASLt's epilogue under fast_math) and the cast for FFN2 in one call
+    auto text = migx_test::lowered_for_gpu(ffn(32, 64, "gelu"), 90);
+    EXPECT_EQ(migx_test::occurrences(text, "gpu::gemm"), 2u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "epilogue=gelu_bias,d_scale="), 1u) << "1 / the scale: " << text;
+    EXPECT_EQ(migx_test::occurrences(text, "-> fp8e4m3fn_type, {2, 8, 64}"), 2u) << "its buffer and the gemm: " << text;
+    migx_test::scoped_env off("MIGRAPHX_DISABLE_FP8_OUTPUT", "1");
+    auto kept = migx_test::lowered_for_gpu(ffn(32, 64, "gelu"), 90);
+    EXPECT_EQ(migx_test::occurrences(kept, "d_scale="), 0u) << kept;
+    EXPECT_EQ(migx_test::occurrences(kept, "epilogue=gelu"), 0u) << "GELU and the cast in one kernel: " << kept;
+    EXPECT_EQ(migx_test::occurrences(kept, "gpu::code_object"), migx_test::occurrences(text, "gpu::code_object") + 1)
+        << "one kernel more: " << kept;
+}
+
 TEST(gpu_fuse_fp8, fp8_products_match_ref_on_the_device)
 {
     MIGX_REQUIRE_GPU();
     // ref runs the dequantized operands in half, the gpu the fp8 product in float: within half's
-    // rounding of the operands and of the result
-    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(ffn(), 3e-2, 3e-2));
-    EXPECT_NE(t.find("gpu::gemm"), std::string::npos) << t;
+    // rounding of the operands and of the result; the first product writes e4m3 (relu, then
+    // GELU in cuBLASLt's tanh form, within 5e-4 of erf's)
+    for(const auto* act : {"relu", "gelu"})
+    {
+        auto t = migx_test::text(migx_test::expect_gpu_matches_ref(ffn(32, 64, act), 3e-2, 3e-2));
+        EXPECT_EQ(migx_test::occurrences(t, "gpu::gemm"), 2u) << act << t;
+        EXPECT_EQ(migx_test::occurrences(t, "d_scale="), 1u) << act << t;
+    }
 }
 
 #ifdef MIGX_TEST_HAVE_ONNX

@@ -996,6 +996,34 @@ TEST(gpu_lowering_no_device, int8_product_layouts)
                  migraphx::exception);
 }
 
+TEST(gpu_lowering_no_device, fp8_products_may_write_e4m3)
+{
+    using migraphx::gpu::gemm;
+    auto f8 = shape::fp8e4m3fn_type;
+    shape a{f8, {8, 32}}, b{f8, {32, 16}, {1, 32}}, y8{f8, {8, 16}}, bias{shape::half_type, {8, 16}, {0, 1}};
+    gemm op;
+    op.d_scale = 4;
+    EXPECT_EQ(op.compute_shape({a, b, y8}).type(), f8);
+    op.epilogue = "gelu_bias"; // an e4m3 output's bias is half (cuBLASLt's C type)
+    EXPECT_EQ(op.compute_shape({a, b, bias, y8}).type(), f8);
+    EXPECT_TRUE(gemm::supported_bias(bias, y8));
+    EXPECT_FALSE(gemm::supported_bias(shape{f8, {8, 16}, {0, 1}}, y8));
+    op.residual = true; // C would be half and D e4m3: refused
+    EXPECT_THROW(op.compute_shape({a, b, bias, shape{shape::half_type, {8, 16}}, y8}), migraphx::exception);
+    op.residual = false;
+    op.d_scale  = 0;
+    EXPECT_THROW(op.compute_shape({a, b, bias, y8}), migraphx::exception);
+    op.d_scale  = 4; // only an e4m3 output is scaled
+    EXPECT_THROW(op.compute_shape({a, b, bias, shape{shape::half_type, {8, 16}}}), migraphx::exception);
+    op.epilogue = "";
+    EXPECT_THROW(op.compute_shape({shape{shape::half_type, {8, 32}}, shape{shape::half_type, {32, 16}},
+                                   shape{shape::half_type, {8, 16}}}),
+                 migraphx::exception);
+    std::ostringstream ss;
+    ss << migraphx::operation{op};
+    EXPECT_NE(ss.str().find("d_scale=4"), std::string::npos) << ss.str();
+}
+
 TEST(gpu_lowering_no_device, int8_products_become_cublaslt_products)
 {
     migraphx::program p;

@@ -5,8 +5,11 @@
 // each host fallback (gpu::ref::<op>, with its input shapes; for a fused pointwise op, the ops in
 // its body). Exit status: 0 no host fallback, 1 some, 2 usage or parse error.
 //
-// Usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--batch N] [--input-dim NAME D1,D2,...]...
-//                       [--offload-copy on|off] [--print] [--quiet] [--nvrtc]
+// Usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--fp8] [--sm N] [--batch N]
+//                       [--input-dim NAME D1,D2,...]... [--offload-copy on|off] [--print] [--quiet] [--nvrtc]
+//   --fp8           quantize_fp8 without calibration (scale 1: the structure, not the accuracy)
+//   --sm N          the device's compute capability as major*10+minor (default 0: unknown; fp8
+//                   products need 89 or later)
 //   --batch N       value of every symbolic dim not given by --input-dim (default 1)
 //   --print         print the lowered main module
 //   --quiet         only the fallbacks and the summary line
@@ -38,7 +41,7 @@ int usage(const char* msg)
 {
     if(msg != nullptr)
         std::cerr << "lowering_check: " << msg << "\n";
-    std::cerr << "usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--batch N] [--input-dim NAME D1,D2,...]... "
+    std::cerr << "usage: lowering_check MODEL.onnx [--fp16] [--int8] [--int8-residuals] [--fp8] [--sm N] [--batch N] [--input-dim NAME D1,D2,...]... "
                  "[--offload-copy on|off] [--print] [--quiet] [--nvrtc]\n";
     return 2;
 }
@@ -100,7 +103,9 @@ bool is_host_op(const migraphx::instruction& ins)
 int main(int argc, char** argv)
 {
     std::string path;
-    bool fp16 = false, int8 = false, int8_residuals = false, offload = true, print = false, quiet = false, nvrtc = false;
+    bool fp16 = false, int8 = false, int8_residuals = false, fp8 = false, offload = true, print = false, quiet = false,
+         nvrtc = false;
+    int sm = 0;
     migraphx::onnx_options opts;
     opts.default_dim_value = 1;
     for(int i = 1; i < argc; i++)
@@ -119,6 +124,10 @@ int main(int argc, char** argv)
                 int8 = true;
             else if(a == "--int8-residuals")
                 int8 = int8_residuals = true;
+            else if(a == "--fp8")
+                fp8 = true;
+            else if(a == "--sm")
+                sm = std::stoi(next());
             else if(a == "--batch")
                 opts.default_dim_value = static_cast<std::size_t>(std::stoull(next()));
             else if(a == "--input-dim")
@@ -171,7 +180,9 @@ int main(int argc, char** argv)
             q.int8_residuals       = int8_residuals;
             migraphx::quantize_int8(p, migraphx::ref::target{}, {}, q);
         }
-        migraphx::run_passes(p, migraphx::gpu::passes_before_device(offload));
+        if(fp8)
+            migraphx::quantize_fp8(p, migraphx::ref::target{}, {});
+        migraphx::run_passes(p, migraphx::gpu::passes_before_device(offload, true, sm));
     }
     catch(const std::exception& e)
     {

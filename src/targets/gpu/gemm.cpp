@@ -128,6 +128,8 @@ struct gemm::plan
 {
     cublasLtMatmulDesc_t desc       = nullptr;
     cublasLtMatrixLayout_t la       = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatrixLayout_t ld       = nullptr;   // D's, where it differs from C's (an fp8 output)
+    std::shared_ptr<char> d_scale;                // an fp8 output's scale, one float on the device
     cublasLtMatmulAlgo_t algo{};       // for 16-byte aligned pointers
     cublasLtMatmulAlgo_t algo_small{}; // for any element-aligned pointers
     std::size_t ws = 0, ws_small = 0;
@@ -142,6 +144,8 @@ struct gemm::plan
             cublasLtMatrixLayoutDestroy(lb);
         if(lc)
             cublasLtMatrixLayoutDestroy(lc);
+        if(ld)
+            cublasLtMatrixLayoutDestroy(ld);
         if(desc)
             cublasLtMatmulDescDestroy(desc);
     }
@@ -158,10 +162,16 @@ bool gemm::int8_b_ready(const shape& b) { return tn_operand(b, shape::int8_type,
 bool gemm::fp8_a_ready(const shape& a) { return tn_operand(a, shape::fp8e4m3fn_type, CUBLAS_OP_N, 16); }
 bool gemm::fp8_b_ready(const shape& b) { return tn_operand(b, shape::fp8e4m3fn_type, CUBLAS_OP_T, 16); }
 
+/// An fp8 output's bias is half (cuBLASLt's bias type for an e4m3 D with half C); otherwise the output's type.
+static shape::type_t bias_type(shape::type_t out)
+{
+    return out == shape::fp8e4m3fn_type ? shape::half_type : out;
+}
+
 bool gemm::supported_bias(const shape& b, const shape& out)
 {
     const auto& l = out.lens();
-    if(b.lens() != l or b.type() != out.type() or l.size() < 2 or out.elements() == 0)
+    if(b.lens() != l or b.type() != bias_type(out.type()) or l.size() < 2 or out.elements() == 0)
         return false;
     for(std::size_t d = 0; d + 1 < l.size(); d++)
         if(b.strides()[d] != 0 and l[d] != 1)
@@ -231,6 +241,8 @@ void gemm::print_attributes(std::ostream& os) const
         os << ",epilogue=" << epilogue;
     if(residual)
         os << ",residual=1";
+    if(d_scale != 1)
+        os << ",d_scale=" << d_scale;
 }
 
 shape gemm::compute_shape(const std::vector<shape>& inputs) const
@@ -272,12 +284,16 @@ shape gemm::compute_shape(const std::vector<shape>& inputs) const
             MIGRAPHX_THROW(name() + ": an fp8 product needs a row-major a and a column-major b, both fp8e4m3fn, "
                                     "leading dimensions and batch strides multiples of 16 (lowering copies them so)");
         auto t = inputs.back().type();
-        if((t != shape::half_type and t != shape::float_type) or b.back() % 16 != 0)
-            MIGRAPHX_THROW(name() + ": an fp8 product writes half or float, N a multiple of 16");
+        if((t != shape::half_type and t != shape::float_type and t != shape::fp8e4m3fn_type) or b.back() % 16 != 0)
+            MIGRAPHX_THROW(name() + ": an fp8 product writes half, float or fp8e4m3fn, N a multiple of 16");
+        if(t == shape::fp8e4m3fn_type and (residual or beta != 0 or not(d_scale > 0)))
+            MIGRAPHX_THROW(name() + ": an fp8e4m3fn output takes no residual, beta 0 and a positive d_scale");
     }
     else if(inputs[0].type() != inputs[1].type() or inputs.back().type() != inputs[0].type())
         MIGRAPHX_THROW(name() + ": a, b and the output must have one type (or int8, int8 -> int32; fp8 -> half, "
-                                "float)");
+                                "float, fp8)");
+    if(d_scale != 1 and inputs.back().type() != shape::fp8e4m3fn_type)
+        MIGRAPHX_THROW(name() + ": d_scale scales an fp8e4m3fn output only");
     auto out   = a;
     out.back() = b.back();
     if(inputs.back().lens() != out or not inputs.back().standard())
@@ -327,9 +343,20 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
         auto e = epilogue_of(epilogue);
         MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
     }
+    // An e4m3 output: C (unread, beta 0) and the bias are half, D is scaled by d_scale on the
+    // device before its rounding to e4m3.
+    bool fp8_out = out.type() == shape::fp8e4m3fn_type;
+    auto t_c     = cuda_type(bias_type(out.type()));
+    if(fp8_out)
+    {
+        p->d_scale = device_alloc(sizeof(float));
+        MIGX_CUDA_CHECK(cudaMemcpy(p->d_scale.get(), &d_scale, sizeof(float), cudaMemcpyHostToDevice));
+        const void* ds = p->d_scale.get();
+        MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &ds, sizeof(ds)));
+    }
     if(has_bias())
     {
-        cudaDataType_t bt = t;
+        cudaDataType_t bt = t_c;
         MIGX_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)));
         if(batches > 1)
         {
@@ -352,7 +379,9 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     };
     layout(p->la, t_in, oa->rows, oa->cols, oa->ld, oa->batch_stride);
     layout(p->lb, t_in, ob->rows, ob->cols, ob->ld, ob->batch_stride);
-    layout(p->lc, t, N, M, std::max<std::int64_t>(N, 1), M * N);
+    layout(p->lc, t_c, N, M, std::max<std::int64_t>(N, 1), M * N);
+    if(fp8_out)
+        layout(p->ld, t, N, M, std::max<std::int64_t>(N, 1), M * N);
 
     // The bytes each operand spans (the search's scratch buffers).
     auto span = [&](const operand& o, std::int64_t count) {
@@ -365,9 +394,11 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     call.a       = p->la;
     call.b       = p->lb;
     call.c       = p->lc;
+    call.d       = p->ld;
     call.a_bytes = span(*oa, batches);
     call.b_bytes = span(*ob, batches);
-    call.c_bytes = static_cast<std::size_t>(batches * M * N) * out.type_size();
+    call.c_bytes = static_cast<std::size_t>(batches * M * N) * shape{bias_type(out.type())}.type_size();
+    call.d_bytes = static_cast<std::size_t>(batches * M * N) * out.type_size();
     call.alpha     = alpha;
     call.beta      = residual ? 1.0f : beta;
     call.int_scale = int8;
@@ -375,7 +406,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
     if(has_bias())
     {
         bias_stride     = batches > 1 ? batch_stride(inputs[2]).value_or(0) : 0;
-        call.bias_bytes = static_cast<std::size_t>((batches - 1) * bias_stride + N) * out.type_size();
+        call.bias_bytes = static_cast<std::size_t>((batches - 1) * bias_stride + N) * shape{bias_type(out.type())}.type_size();
     }
     if(out.type() == shape::half_type and inputs[0].type() == shape::half_type)
     {
@@ -421,7 +452,7 @@ void gemm::finalize(context& ctx, const shape& out, const std::vector<shape>& in
             << oa->rows << "x" << oa->cols << " ld " << oa->ld << " bs " << oa->batch_stride << ", B op " << ob->op
             << " " << ob->rows << "x" << ob->cols << " ld " << ob->ld << " bs " << ob->batch_stride << ", batches "
             << batches << ", epilogue '" << epilogue << "' bias " << has_bias() << " stride " << bias_stride
-            << ", beta " << (call.beta != 0.0f);
+            << ", beta " << (call.beta != 0.0f) << (fp8_out ? ", e4m3 out" : "");
         auto c = searched_algorithm(call, key.str(), g.stream(), max_ws, g.exhaustive_tune);
         a      = c.algo;
         ws     = c.workspace;
@@ -482,7 +513,8 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
             cublasLtMatmulDescSetAttribute(cache->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
         big = big and aligned(bias);
     }
-    const void* c = y.data();
+    // An e4m3 output's C is half and unread (beta 0): none is passed, as it has no buffer.
+    const void* c = cache->ld != nullptr ? nullptr : y.data();
     if(residual)
     {
         c   = args[args.size() - 2].data();
@@ -510,7 +542,7 @@ argument gemm::compute(context& ctx, const shape& out, const std::vector<argumen
                                    c,
                                    cache->lc,
                                    y.data(),
-                                   cache->lc,
+                                   cache->ld != nullptr ? cache->ld : cache->lc,
                                    &algo,
                                    cache->own_ws ? cache->own_ws.get() : g.workspace(),
                                    cache->own_ws ? std::max(cache->ws, cache->ws_small) : g.workspace_size(),

@@ -94,7 +94,7 @@ gemm_heuristics(const gemm_call& call, std::uint32_t align, int count, std::size
     std::vector<cublasLtMatmulHeuristicResult_t> res(static_cast<std::size_t>(std::max(count, 1)));
     int found = 0;
     auto st   = cublasLtMatmulAlgoGetHeuristic(
-        call.lt, call.desc, call.a, call.b, call.c, call.c, pref, count, res.data(), &found);
+        call.lt, call.desc, call.a, call.b, call.c, call.d_layout(), pref, count, res.data(), &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if(st != CUBLAS_STATUS_SUCCESS)
         found = 0;
@@ -131,7 +131,7 @@ struct gemm_scratch
         a  = filled(call.a_bytes, 0);
         b  = filled(call.b_bytes, 1);
         c  = filled(call.c_bytes, 2);
-        d  = zeroed(call.c_bytes);
+        d  = zeroed(call.d_size());
         ws = zeroed(ws_bytes);
         if(call.bias_bytes > 0)
         {
@@ -146,7 +146,7 @@ struct gemm_scratch
     bool run(const gemm_call& call, const cublasLtMatmulAlgo_t& algo, cudaStream_t s) const
     {
         return cublasLtMatmul(call.lt, call.desc, call.alpha_ptr(), a.get(), call.a, b.get(), call.b,
-                              call.beta_ptr(), c.get(), call.c, d.get(), call.c, &algo, ws.get(), ws_bytes,
+                              call.beta_ptr(), c.get(), call.c, d.get(), call.d_layout(), &algo, ws.get(), ws_bytes,
                               s) == CUBLAS_STATUS_SUCCESS;
     }
 };
@@ -206,7 +206,7 @@ std::size_t keep_gemm_candidate(const gemm_call& call,
     auto ref       = dnn::make_gemm_reference(*call.problem, pattern[0], pattern[1], pattern[2], pattern[3], checked_n, true);
     auto measure   = [&](std::size_t k) -> std::optional<dnn::half_accuracy> {
         auto i = order[k];
-        MIGX_CUDA_CHECK(cudaMemsetAsync(in.d.get(), 0, std::max<std::size_t>(call.c_bytes, 16), s));
+        MIGX_CUDA_CHECK(cudaMemsetAsync(in.d.get(), 0, std::max<std::size_t>(call.d_size(), 16), s));
         auto a = in.run(call, cands[i].algo, s)
                      ? dnn::measure_accuracy(ref, dnn::download_halves(s, in.d.get(), checked_n).data())
                      : dnn::half_accuracy::failed();
@@ -234,7 +234,7 @@ std::optional<std::size_t> accepted_workspace(const gemm_call& call, const cubla
                                               std::size_t max_workspace)
 {
     cublasLtMatmulHeuristicResult_t res{};
-    auto st = cublasLtMatmulAlgoCheck(call.lt, call.desc, call.a, call.b, call.c, call.c, &a, &res);
+    auto st = cublasLtMatmulAlgoCheck(call.lt, call.desc, call.a, call.b, call.c, call.d_layout(), &a, &res);
     if(st != CUBLAS_STATUS_SUCCESS or res.state != CUBLAS_STATUS_SUCCESS or res.workspaceSize > max_workspace)
         return std::nullopt;
     return res.workspaceSize;

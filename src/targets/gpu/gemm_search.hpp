@@ -32,8 +32,12 @@ struct gemm_call
 {
     cublasLtHandle_t lt         = nullptr;
     cublasLtMatmulDesc_t desc   = nullptr;
-    cublasLtMatrixLayout_t a    = nullptr, b = nullptr, c = nullptr; // D is laid out as C
+    cublasLtMatrixLayout_t a    = nullptr, b = nullptr, c = nullptr;
+    cublasLtMatrixLayout_t d    = nullptr; // nullptr: D is laid out as C (else an e4m3 D of a half C)
     std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, bias_bytes = 0; // bias_bytes 0: no bias
+    std::size_t d_bytes = 0;                                            // 0: c_bytes
+    cublasLtMatrixLayout_t d_layout() const { return d != nullptr ? d : c; }
+    std::size_t d_size() const { return d_bytes > 0 ? d_bytes : c_bytes; }
     float alpha = 1, beta = 0;
     bool int_scale = false; // int8 products: alpha and beta are int32, always 1 and 0
     static constexpr std::int32_t int_alpha = 1, int_beta = 0;

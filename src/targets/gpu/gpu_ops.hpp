@@ -186,7 +186,9 @@ struct code_object
 /// are read from the inputs' strides; the algorithm is chosen at finalize. epilogue "bias",
 /// "relu_bias" or "gelu_bias" (one product, or a strided batch with a bias per batch) adds bias
 /// {M, N} with strides {0, 1} (one value per column, as a broadcast N-vector) inside cuBLASLt,
-/// then relu / GELU (cuBLASLt's tanh form); "gelu" takes no bias input.
+/// then relu / GELU (cuBLASLt's tanh form); "gelu" takes no bias input. An fp8 product may write
+/// fp8e4m3fn itself: d_scale times the result after the epilogue, rounded to e4m3 (cuBLASLt's D
+/// scale), its bias half and no residual; the next product reads it without a cast kernel.
 /// `algo` keeps the algorithms finalize chose (for 16-byte aligned and for other pointers: two
 /// cublasLtMatmulAlgo_t, 64 bytes each, as 16 words); finalize reuses them when they are given
 /// and cublasLtMatmulAlgoCheck accepts them for the problem (a loaded program), else asks the
@@ -198,6 +200,7 @@ struct gemm
     std::string epilogue; // "", "bias", "relu_bias", "gelu" or "gelu_bias" (cuBLASLt's tanh GELU)
     bool has_bias() const { return epilogue == "bias" or epilogue == "relu_bias" or epilogue == "gelu_bias"; }
     bool residual = false; // an addend input (the output's lens, packed) after the bias: C of beta = 1
+    float d_scale = 1;     // an fp8e4m3fn output's scale (1 / the quantize's scale); 1 otherwise
     std::vector<std::uint64_t> algo;
     template <class Self, class F>
     static void reflect(Self& self, F f)
@@ -206,6 +209,7 @@ struct gemm
         f(self.beta, "beta");
         f(self.epilogue, "epilogue");
         f(self.residual, "residual");
+        f(self.d_scale, "d_scale");
         f(self.algo, "algo");
     }
     std::string name() const { return "gpu::gemm"; }

@@ -2,6 +2,7 @@
 #include "targets/gpu/codegen.hpp"
 #include "targets/gpu/early_nonzero.hpp"
 #include "targets/gpu/fuse_depthwise.hpp"
+#include "targets/gpu/fp8_output.hpp"
 #include "targets/gpu/fuse_fp8.hpp"
 #include "targets/gpu/fuse_int8.hpp"
 #include "targets/gpu/fuse_layernorm.hpp"
@@ -425,12 +426,35 @@ struct lowerer
 
     /// What a product's one user adds to it: a pointwise sum of the product, a bias (an input
     /// is_bias accepts) and/or a residual (a packed tensor of the product's lens), then maybe
-    /// relu, each parameter used once, all of the product's type.
+    /// relu, each parameter used once, all of the product's type. For an fp8 product, the sum
+    /// may be cast to e4m3 at the end (fp8_output.hpp; no residual then): d_scale is set.
     struct product_epilogue
     {
         std::optional<instruction_ref> bias, z;
         bool relu = false;
+        std::optional<float> d_scale;
     };
+
+    /// The value a product's pointwise user computes before any cast to e4m3 (an fp8 product
+    /// then writes e4m3 itself, with d_scale), with the instructions computing it, last.
+    struct epilogue_body
+    {
+        std::vector<instruction_ref> body;
+        std::optional<float> d_scale;
+    };
+    std::optional<epilogue_body> body_before_cast(instruction_ref product, instruction_ref pw)
+    {
+        const module& sub = *pw->module_inputs().front();
+        auto ret          = std::prev(sub.end());
+        if(ret->name() != "@return" or ret->inputs().size() != 1)
+            return std::nullopt;
+        if(pw->get_shape().type() == product->get_shape().type())
+            return epilogue_body{computing(sub, ret->inputs().front()), std::nullopt};
+        auto cast = fp8_output_of(sub);
+        if(product->name() != "fp8_dot" or not cast or env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
+            return std::nullopt;
+        return epilogue_body{computing(sub, cast->y), cast->d_scale};
+    }
     template <class IsBias>
     std::optional<product_epilogue> epilogue_of(instruction_ref product, IsBias is_bias)
     {
@@ -440,13 +464,15 @@ struct lowerer
         if(pw->name() != "pointwise" or pw->module_inputs().size() != 1 or pw->inputs().size() < 2 or
            pw->inputs().size() > 3 or data_dependent.count(&*pw) > 0 or pw->get_shape().lens() != product->get_shape().lens())
             return std::nullopt;
-        const module& sub = *pw->module_inputs().front();
-        auto body         = body_of(sub);
-        auto adds         = pw->inputs().size() - 1;
+        auto before = body_before_cast(product, pw);
+        if(not before)
+            return std::nullopt;
+        const auto& body = before->body;
+        auto adds        = pw->inputs().size() - 1;
         product_epilogue r;
-        r.relu = body.size() == adds + 2 and body[adds]->name() == "relu";
-        if(body.size() != adds + (r.relu ? 2 : 1) or body.back()->name() != "@return" or
-           body.back()->inputs() != std::vector<instruction_ref>{body[body.size() - 2]})
+        r.d_scale = before->d_scale;
+        r.relu    = body.size() == adds + 1 and body[adds]->name() == "relu";
+        if(body.size() != adds + (r.relu ? 1 : 0))
             return std::nullopt;
         // A chain of adds over the parameters, each parameter used once.
         std::vector<instruction_ref> terms;
@@ -467,7 +493,7 @@ struct lowerer
         if(r.relu and body[adds]->inputs().front() != body[adds - 1])
             return std::nullopt;
         for(auto x : body)
-            if(x->name() != "@return" and x->get_shape().type() != product->get_shape().type())
+            if(x->get_shape().type() != product->get_shape().type())
                 return std::nullopt;
         std::set<const instruction*> distinct;
         for(auto x : terms)
@@ -490,27 +516,28 @@ struct lowerer
             else
                 return std::nullopt;
         }
-        if(not have_product or (r.relu and not r.bias))
+        if(not have_product or (r.relu and not r.bias) or (r.d_scale and r.z))
             return std::nullopt;
         return r;
     }
 
     /// The bias of GELU(dot [+ bias]) when the dot's one user computes exactly that, GELU in
     /// its erf form, x * 0.5 * (1 + erf(x / sqrt 2)) (the products in any order, x / sqrt 2 or
-    /// x * (1 / sqrt 2)): nullopt when it does not; an empty optional inside when there is no bias.
-    std::optional<std::optional<instruction_ref>> gelu_of(instruction_ref dot)
+    /// x * (1 / sqrt 2)), maybe cast to e4m3 after (an fp8 product's d_scale): nullopt when it
+    /// does not; no bias inside when there is none.
+    std::optional<product_epilogue> gelu_of(instruction_ref dot)
     {
         if(dot->outputs().size() != 1)
             return std::nullopt;
         auto pw = dot->outputs().front();
         if(pw->name() != "pointwise" or pw->module_inputs().size() != 1 or pw->inputs().size() > 2 or
-           data_dependent.count(&*pw) > 0 or pw->get_shape().lens() != dot->get_shape().lens() or
-           pw->get_shape().type() != dot->get_shape().type())
+           data_dependent.count(&*pw) > 0 or pw->get_shape().lens() != dot->get_shape().lens())
             return std::nullopt;
-        const module& sub = *pw->module_inputs().front();
-        auto ret          = std::prev(sub.end());
-        if(ret->name() != "@return" or ret->inputs().size() != 1)
+        auto before = body_before_cast(dot, pw);
+        if(not before)
             return std::nullopt;
+        product_epilogue r;
+        r.d_scale = before->d_scale;
         auto param = [&](instruction_ref x) -> std::optional<instruction_ref> {
             if(x->name() != "@param")
                 return std::nullopt;
@@ -520,7 +547,7 @@ struct lowerer
         auto constant = [](instruction_ref x) { return pass_utils::scalar_value(x); };
         // The products' factors, through nested muls.
         std::vector<instruction_ref> factors;
-        std::vector<instruction_ref> todo{ret->inputs().front()};
+        std::vector<instruction_ref> todo{before->body.back()};
         while(not todo.empty())
         {
             auto x = todo.back();
@@ -561,7 +588,7 @@ struct lowerer
         {
             if(*d != dot or pw->inputs().size() != 1)
                 return std::nullopt;
-            return std::optional<std::optional<instruction_ref>>{std::in_place}; // no bias
+            return r; // no bias
         }
         if((*x)->name() != "add" or pw->inputs().size() != 2)
             return std::nullopt;
@@ -572,7 +599,8 @@ struct lowerer
             std::swap(a, b);
         if(*a != dot or not gemm::supported_bias((*b)->get_shape(), dot->get_shape()))
             return std::nullopt;
-        return std::optional<std::optional<instruction_ref>>{*b};
+        r.bias = *b;
+        return r;
     }
 
     /// A half dot whose one user is GELU (erf form) of it, or of it plus a per-column bias: with
@@ -584,8 +612,8 @@ struct lowerer
     {
         if(not fast_math or env_enabled("MIGRAPHX_DISABLE_FAST_GELU") or dot->get_shape().type() != shape::half_type)
             return false;
-        auto bias = gelu_of(dot);
-        if(not bias)
+        auto e = gelu_of(dot);
+        if(not e)
             return false;
         auto pw = dot->outputs().front();
         if(not gemm::one_product(dot->inputs()[0]->get_shape(), dot->inputs()[1]->get_shape()))
@@ -596,9 +624,10 @@ struct lowerer
         gemm g;
         g.alpha = ops->alpha;
         std::vector<instruction_ref> args{ops->a, ops->b};
-        g.epilogue = *bias ? "gelu_bias" : "gelu";
-        if(*bias)
-            args.push_back(**bias);
+        g.epilogue = e->bias ? "gelu_bias" : "gelu";
+        if(e->bias)
+            args.push_back(*e->bias);
+        g.d_scale = e->d_scale.value_or(1.0f);
         replace(pw, operation{g}, args); // the dot is left without users (dead code)
         return true;
     }
@@ -627,7 +656,7 @@ struct lowerer
         bool one = gemm::one_product(a->get_shape(), b->get_shape());
         if(one and bias and not gemm::supported_bias((*bias)->get_shape(), dot->get_shape()))
             return false;
-        if(not one and (z or not bias or
+        if(not one and (z or not bias or e->d_scale or
                         not gemm_per_batch_bias(a->get_shape(), b->get_shape(), (*bias)->get_shape(), dot->get_shape())))
             return false; // the copies, if any, are dead code
         gemm g;
@@ -643,6 +672,7 @@ struct lowerer
             g.residual = true;
             args.push_back(*z);
         }
+        g.d_scale = e->d_scale.value_or(1.0f);
         replace(pw, operation{g}, args); // the dot is left without users (dead code)
         return true;
     }

@@ -1,0 +1,104 @@
+// fp8_output_of: the e4m3 cast at the end of a product's epilogue body, which an fp8 product
+// can take over (its D scale); computing: the body before it.
+#ifdef MIGRAPHX_HAVE_GPU
+#include "targets/gpu/fp8_output.hpp"
+#include <migraphx/instruction.hpp>
+#include <migraphx/literal.hpp>
+#include <migraphx/make_op.hpp>
+#include <gtest/gtest.h>
+#include <functional>
+
+using migraphx::make_op;
+using migraphx::shape;
+
+namespace {
+
+/// relu(x0 + x1) in half, then `tail` builds the rest from it; returned.
+struct body
+{
+    migraphx::module m{"pw"};
+    migraphx::instruction_ref x0, x1, sum, act;
+    body()
+    {
+        x0  = m.add_parameter("x0", shape{shape::half_type, {4}});
+        x1  = m.add_parameter("x1", shape{shape::half_type, {4}});
+        sum = m.add_instruction(make_op("add"), x0, x1);
+        act = m.add_instruction(make_op("relu"), sum);
+    }
+    migraphx::instruction_ref constant(float v, shape::type_t t = shape::float_type)
+    {
+        auto l = m.add_literal(migraphx::literal{shape{t, {1}}, {v}});
+        return m.add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{4}}}), l);
+    }
+    migraphx::instruction_ref to(shape::type_t t, migraphx::instruction_ref x)
+    {
+        return m.add_instruction(make_op("convert", {{"target_type", t}}), x);
+    }
+};
+
+} // namespace
+
+TEST(gpu_fp8_output, a_quantize_in_float_is_a_d_scale)
+{
+    body b; // fuse_int8's quantize: convert<fp8>(convert<float>(y) / s)
+    auto q = b.m.add_instruction(make_op("div"), b.to(shape::float_type, b.act), b.constant(0.25f));
+    b.m.add_return({b.to(shape::fp8e4m3fn_type, q)});
+    auto c = migraphx::gpu::fp8_output_of(b.m);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->y, b.act);
+    EXPECT_FLOAT_EQ(c->d_scale, 4.0f);
+    auto before = migraphx::gpu::computing(b.m, c->y);
+    EXPECT_EQ(before, (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
+}
+
+TEST(gpu_fp8_output, a_multiply_in_half_is_a_d_scale)
+{
+    body b;
+    auto q = b.m.add_instruction(make_op("mul"), b.act, b.constant(8.0f, shape::half_type));
+    b.m.add_return({b.to(shape::fp8e4m3fn_type, q)});
+    auto c = migraphx::gpu::fp8_output_of(b.m);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->y, b.act);
+    EXPECT_FLOAT_EQ(c->d_scale, 8.0f);
+}
+
+TEST(gpu_fp8_output, other_endings_are_not)
+{
+    auto none = [](const std::function<migraphx::instruction_ref(body&)>& end) {
+        body b;
+        b.m.add_return({end(b)});
+        return not migraphx::gpu::fp8_output_of(b.m).has_value();
+    };
+    EXPECT_TRUE(none([](body& b) { return b.act; })); // no cast
+    EXPECT_TRUE(none([](body& b) { // a cast to int8 (an integer grid: round and clip first)
+        return b.to(shape::int8_type, b.m.add_instruction(make_op("div"), b.act, b.constant(0.5f, shape::half_type)));
+    }));
+    EXPECT_TRUE(none([](body& b) { // a cast without a scale
+        return b.to(shape::fp8e4m3fn_type, b.act);
+    }));
+    EXPECT_TRUE(none([](body& b) { // a scale that is not a constant
+        return b.to(shape::fp8e4m3fn_type, b.m.add_instruction(make_op("div"), b.act, b.x1));
+    }));
+    EXPECT_TRUE(none([](body& b) { // a negative scale (cuBLASLt's D scale is any float; ours come positive)
+        return b.to(shape::fp8e4m3fn_type,
+                    b.m.add_instruction(make_op("div"), b.act, b.constant(-2.0f, shape::half_type)));
+    }));
+    EXPECT_TRUE(none([](body& b) { // an add, not a scale
+        return b.to(shape::fp8e4m3fn_type,
+                    b.m.add_instruction(make_op("add"), b.act, b.constant(2.0f, shape::half_type)));
+    }));
+    EXPECT_TRUE(none([](body& b) { // zero: 1 / s is infinite
+        return b.to(shape::fp8e4m3fn_type,
+                    b.m.add_instruction(make_op("div"), b.act, b.constant(0.0f, shape::half_type)));
+    }));
+}
+
+TEST(gpu_fp8_output, computing_leaves_out_what_the_root_does_not_need)
+{
+    body b;
+    auto other = b.m.add_instruction(make_op("mul"), b.x0, b.x1); // not needed for act
+    b.m.add_return({b.m.add_instruction(make_op("add"), b.act, other)});
+    EXPECT_EQ(migraphx::gpu::computing(b.m, b.act), (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
+    EXPECT_EQ(migraphx::gpu::computing(b.m, b.x0), std::vector<migraphx::instruction_ref>{}) << "a parameter";
+}
+#endif
