@@ -17,16 +17,20 @@ std::optional<fp8_output> fp8_output_of(const module& body)
     auto c = ret->inputs().front();
     if(c->name() != "convert" or c->get_shape().type() != shape::fp8e4m3fn_type)
         return std::nullopt;
-    auto q = c->inputs().front();
-    if((q->name() != "div" and q->name() != "mul") or q->inputs().size() != 2 or q->outputs().size() != 1)
-        return std::nullopt;
-    auto s = pass_utils::scalar_value(q->inputs()[1]);
-    if(not s or not(*s > 0) or not std::isfinite(*s))
-        return std::nullopt;
-    float scale = q->name() == "div" ? 1.0f / *s : *s;
-    if(not std::isfinite(scale) or not(scale > 0))
-        return std::nullopt;
-    auto y = q->inputs()[0];
+    auto y      = c->inputs().front();
+    float scale = 1; // a scale of 1 is simplified away: a bare cast
+    if(y->name() == "div" or y->name() == "mul")
+    {
+        if(y->inputs().size() != 2 or y->outputs().size() != 1)
+            return std::nullopt;
+        auto s = pass_utils::scalar_value(y->inputs()[1]);
+        if(not s or not(*s > 0) or not std::isfinite(*s))
+            return std::nullopt;
+        scale = y->name() == "div" ? 1.0f / *s : *s;
+        if(not std::isfinite(scale) or not(scale > 0))
+            return std::nullopt;
+        y = y->inputs()[0];
+    }
     // half -> float is exact: the product's epilogue computes in float anyway
     if(y->name() == "convert" and y->get_shape().type() == shape::float_type and y->outputs().size() == 1)
         y = y->inputs().front();

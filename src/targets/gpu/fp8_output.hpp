@@ -12,9 +12,9 @@
 namespace migraphx {
 namespace gpu {
 
-/// A pointwise body whose result is convert<fp8e4m3fn>(y / s) or convert<fp8e4m3fn>(y * r), y
-/// maybe converted to float first (gpu::fuse_int8's quantize), s and r positive finite constants:
-/// y and the factor that scales it (1 / s or r).
+/// A pointwise body whose result is convert<fp8e4m3fn>(y / s), convert<fp8e4m3fn>(y * r) or
+/// convert<fp8e4m3fn>(y) (a scale of 1), y maybe converted to float first (gpu::fuse_int8's
+/// quantize), s and r positive finite constants: y and the factor that scales it (1 / s, r or 1).
 struct fp8_output
 {
     instruction_ref y;
