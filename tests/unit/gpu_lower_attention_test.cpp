@@ -41,6 +41,7 @@ struct attention_case
     bool nan_guard    = false; // where(isnan(p), 0, p) after the softmax (torch's SDPA export)
     bool int_scores   = false; // the scores truncated through int32 (not a convert to skip)
     bool row_mask     = false; // the mask [batch, 1, 1, n], broadcast over the query rows (BERT's)
+    bool e4m3_cast    = false; // then quantize_fp8's cast for the next product: e4m3(float(o) / 0.0625)
 };
 
 /// A transformer's attention as the ONNX importer and fuse_pointwise leave it: Q, V as
@@ -105,6 +106,14 @@ migraphx::program attention(const attention_case& c)
         o = m->add_instruction(make_op("contiguous"), o);
         o = m->add_instruction(make_op("reshape", {{"dims", {c.batch, c.m, c.heads * c.dv}}}), o);
     }
+    if(c.e4m3_cast)
+    {
+        o      = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), o);
+        auto l = m->add_literal(migraphx::literal{shape{shape::float_type, {1}}, std::vector<float>{0.0625f}});
+        o      = m->add_instruction(make_op("div"), o,
+                                    m->add_instruction(make_op("multibroadcast", {{"out_lens", o->get_shape().lens()}}), l));
+        o      = m->add_instruction(make_op("convert", {{"target_type", shape::fp8e4m3fn_type}}), o);
+    }
     m->add_return({o});
     return p;
 }
@@ -142,6 +151,47 @@ TEST(gpu_lower_attention, variants_that_fuse)
     guarded.nan_guard = true;
     for(const auto& c : {div_no_mask, float_softmax, plain_out, wide, guarded})
         EXPECT_EQ(occurrences(lowered(attention(c)), "symbol_name=attention_kernel"), 1u);
+}
+
+// quantize_fp8's cast of the result for the next product: the kernel writes e4m3 itself (16 values
+// to a store), the Hopper kernel and its fallback alike; no cast kernel remains.
+TEST(gpu_lower_attention, a_cast_to_e4m3_after_it_is_the_kernels_store)
+{
+    migx_test::scoped_env unset("MIGRAPHX_GPU_ATTENTION_WGMMA", nullptr);
+    attention_case c;
+    c.e4m3_cast = true;
+    for(int sm : {0, 90})
+    {
+        auto t = migx_test::lowered_for_gpu(attention(c), sm);
+        EXPECT_EQ(occurrences(t, "gpu::code_object"), 1u) << sm << t;
+        EXPECT_EQ(occurrences(t, "symbol_name=attention"), 1u) << sm << t;
+        EXPECT_NE(t.find("-> fp8e4m3fn_type, {2, 70, 3, 64}"), std::string::npos) << sm << t;
+    }
+    auto spec = [](int sm) {
+        migraphx::gpu::attention_spec a;
+        a.q         = shape{shape::half_type, {2, 3, 70, 64}};
+        a.kt        = shape{shape::half_type, {2, 3, 64, 70}};
+        a.v         = shape{shape::half_type, {2, 3, 70, 64}};
+        a.out       = shape{shape::fp8e4m3fn_type, {2, 3, 70, 64}, {13440, 64, 192, 1}};
+        a.out_scale = 16;
+        a.sm        = sm;
+        return a;
+    };
+    auto hopper = migraphx::gpu::generate_attention(spec(90));
+    ASSERT_TRUE(hopper.has_value());
+    EXPECT_EQ(hopper->name, "attention_wgmma_kernel");
+    EXPECT_NE(hopper->source.find("migx_fp8* __restrict__ y"), std::string::npos);
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(hopper->source, hopper->name, 9, 0)) << hopper->source;
+    auto any = migraphx::gpu::generate_attention(spec(0));
+    ASSERT_TRUE(any.has_value());
+    EXPECT_EQ(any->name, "attention_kernel");
+    EXPECT_NO_THROW(migraphx::gpu::compile_cuda(any->source, any->name, 8, 0)) << any->source;
+    auto bad = spec(90);
+    bad.out = shape{shape::half_type, {2, 3, 70, 64}};
+    EXPECT_FALSE(migraphx::gpu::generate_attention(bad).has_value()) << "a scale on a half result";
+    migx_test::scoped_env off("MIGRAPHX_DISABLE_FP8_OUTPUT", "1");
+    auto kept = migx_test::lowered_for_gpu(attention(c), 90);
+    EXPECT_EQ(occurrences(kept, "gpu::code_object"), 2u) << "the cast a kernel of its own: " << kept;
 }
 
 TEST(gpu_lower_attention, variants_left_alone)
@@ -402,6 +452,27 @@ TEST(gpu_lower_attention, matches_ref_on_device)
     MIGX_REQUIRE_GPU();
     migx_test::scoped_env off("MIGRAPHX_GPU_ATTENTION_WGMMA", "0"); // the mma.sync kernel on any device
     check_cases_on_device([](const attention_case&) { return std::string("attention_kernel"); });
+}
+
+// The e4m3 store against ref's cast of the half result: one e4m3 step (1/8 relative; the
+// normal range starts at 2^-6, 0.016 in units of 1/16) where the kernel's half result differs
+// from ref's in its last bit and the two round apart.
+TEST(gpu_lower_attention, e4m3_result_matches_ref_on_device)
+{
+    MIGX_REQUIRE_GPU();
+    for(const char* wgmma : {"1", "0"})
+    {
+        migx_test::scoped_env k("MIGRAPHX_GPU_ATTENTION_WGMMA", wgmma);
+        attention_case c;
+        c.e4m3_cast = true;
+        attention_case plain = c;
+        plain.transpose_out  = false;
+        for(const auto& cc : {c, plain})
+        {
+            auto g = migx_test::text(migx_test::expect_gpu_matches_ref(attention(cc), 0.13, 0.016));
+            EXPECT_EQ(occurrences(g, "gpu::code_object"), 1u) << wgmma << g;
+        }
+    }
 }
 
 // The Hopper kernel (codegen_attention_wgmma.cpp) on an sm_90 device, up to 128 keys; the

@@ -934,6 +934,8 @@ generate_pointwise(const module& sub, const std::vector<shape>& inputs, const sh
 
 namespace detail {
 
+std::string fp8_helpers() { return fp8_prelude; }
+
 std::string signature(const std::string& name,
                       const std::vector<std::string>& in_types,
                       const std::string& out_type,

@@ -144,7 +144,9 @@ struct attention_step
 /// softmax(steps(scale * Q K^T)) V along the last axis, per batch index (all dims but the last
 /// two): q [batch..., M, D], kt [batch..., D, N], v [batch..., N, DV], mask [batch..., M, N]
 /// (half or float), all at any strides; out has the product's lens and the strides it is
-/// written at. Half only; D and DV multiples of 16 up to 128.
+/// written at. Half only; D and DV multiples of 16 up to 128. out may be fp8e4m3fn: each value,
+/// rounded to half as the unfused program stores it, times out_scale, rounded to e4m3
+/// (quantize_fp8's cast for the next product, fused: fp8_output.hpp).
 struct attention_spec
 {
     shape q, kt, v;
@@ -153,6 +155,7 @@ struct attention_spec
     float scale = 1;
     std::vector<attention_step> steps;
     bool nan_to_zero = false; // a row whose softmax is NaN (every score -inf, or a NaN) gives 0s
+    float out_scale  = 1;     // an fp8e4m3fn out's scale (1 / the cast's divisor)
     /// The device's compute capability (major * 10 + minor) where the lowering knows it; 90
     /// lets generate_attention pick the Hopper kernel (generate_attention_wgmma).
     int sm = 0;
@@ -182,6 +185,8 @@ std::string signature(const std::string& name,
                       const std::string& more_params = "");
 /// The helpers every generated kernel starts with (half conversions, NaN-aware max/min).
 std::string prelude();
+/// fp8e4m3fn's helpers (migx_fp8, f82f, f2f8 and r8, as <migraphx/fp8.hpp> converts), after prelude().
+std::string fp8_helpers();
 /// f exactly, as a CUDA expression (its bits).
 std::string float_literal(float f);
 /// An unsigned integer type of `bytes` bytes (for kernels that only move elements).

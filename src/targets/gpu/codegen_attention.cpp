@@ -141,12 +141,14 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
 
     std::ostringstream ss;
     std::string name = "attention_kernel";
-    ss << detail::prelude() << device_common << device_helpers;
+    const bool e4m3          = a.out.type() == shape::fp8e4m3fn_type;
+    const std::string y_type = e4m3 ? "migx_fp8" : "migx_half";
+    ss << detail::prelude() << (e4m3 ? detail::fp8_helpers() : "") << device_common << device_helpers;
     ss << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", " << min_blocks << ") " << name
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << mtype << "* __restrict__ mask, ";
-    ss << "migx_half* __restrict__ y)\n{\n";
+    ss << y_type << "* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
     // The stages' K and V tiles in one array: Q's rows pass through stage 1's space before the first
     // step, the output's rows through the whole of it after the last.
@@ -163,7 +165,9 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     bool y_pairs = stride(a.out, 1) == 1;
     for(std::size_t d = 0; d + 1 < r; d++)
         y_pairs = y_pairs and (a.out.lens()[d] == 1 or a.out.strides()[d] % 2 == 0);
-    ss << "    const bool yvec = " << (y_pairs ? "((unsigned long long)y & 3) == 0" : "false") << ";\n";
+    ss << "    const bool yvec = "
+       << (y_pairs ? std::string("((unsigned long long)y & ") + (e4m3 ? "1" : "3") + ") == 0" : std::string("false"))
+       << ";\n";
     ss << "    for(idx_t blk = blockIdx.x; blk < " << blocks << "u; blk += gridDim.x)\n    {\n";
     ss << "        const idx_t bi = blk / " << row_blocks << "u;\n";
     ss << "        const int blk_row0 = (int)(blk % " << row_blocks << "u) * " << rows_per_block << ";\n";
@@ -174,7 +178,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
     ss << "        const migx_half* qb = q + (" << batch_offset(a.q) << ");\n";
     ss << "        const migx_half* kb = kt + (" << batch_offset(a.kt) << ");\n";
     ss << "        const migx_half* vb = v + (" << batch_offset(a.v) << ");\n";
-    ss << "        migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
+    ss << "        " << y_type << "* yb = y + (" << batch_offset(a.out) << ");\n";
     if(a.mask)
         ss << "        const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
     // One step's tiles: K^T[d][n] -> ks[n][d], V[n][d] -> vs[n][d] (the P V product reads it
@@ -355,7 +359,7 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
         return a.nan_to_zero ? "(rl == 0.f ? 0.f : " + v + " * rl)" : v + " * rl";
     };
     std::string rl = a.nan_to_zero ? "lrow[h] > 0.f ? 1.f / lrow[h] : 0.f" : "1.f / lrow[h]";
-    const bool o_staged = rows_vectorize(a.out, 1, DV) and rows_per_block * VP <= stages * stage_halves;
+    const bool o_staged = not e4m3 and rows_vectorize(a.out, 1, DV) and rows_per_block * VP <= stages * stage_halves;
     std::string ind = o_staged ? "    " : "";
     if(o_staged)
     {
@@ -379,15 +383,27 @@ std::optional<kernel_source> generate_attention(const attention_spec& a)
        << ind << "            if(row >= " << M << ")\n" << ind << "                continue;\n"
        << ind << "            const float rl = " << rl << ";\n"
        << ind << "            for(int dt = 0; dt < " << DV / 8 << "; dt++)\n" << ind << "            {\n"
-       << ind << "                migx_half* yp = yb + (idx_t)row * " << stride(a.out, 2) << "u + (idx_t)(dt * 8 + t * 2) * "
-       << stride(a.out, 1) << "u;\n"
-       << ind << "                const float pr[2] = {" << scaled("0") << ", " << scaled("1") << "};\n"
-       << ind << "                if(yvec)\n" << ind << "                    *reinterpret_cast<unsigned*>(yp) = packf(pr[0], pr[1]);\n"
-       << ind << "                else\n" << ind << "                {\n"
-       << ind << "                    yp[0] = f2h(pr[0]);\n"
-       << ind << "                    yp[" << stride(a.out, 1) << "] = f2h(pr[1]);\n"
-       << ind << "                }\n" << ind << "            }\n"
-       << ind << "        }\n";
+       << ind << "                " << y_type << "* yp = yb + (idx_t)row * " << stride(a.out, 2)
+       << "u + (idx_t)(dt * 8 + t * 2) * " << stride(a.out, 1) << "u;\n"
+       << ind << "                const float pr[2] = {" << scaled("0") << ", " << scaled("1") << "};\n";
+    if(e4m3) // rounded to half as the unfused program stores it, then scaled and rounded to e4m3
+    {
+        const std::string sc = detail::float_literal(a.out_scale);
+        ss << "                const migx_fp8 p0 = f2f8(rh(pr[0]) * " << sc << "), p1 = f2f8(rh(pr[1]) * " << sc << ");\n"
+           << "                if(yvec)\n"
+           << "                    *reinterpret_cast<unsigned short*>(yp) = (unsigned short)(p0 | (p1 << 8));\n"
+           << "                else\n                {\n"
+           << "                    yp[0] = p0;\n"
+           << "                    yp[" << stride(a.out, 1) << "] = p1;\n"
+           << "                }\n";
+    }
+    else
+        ss << ind << "                if(yvec)\n" << ind << "                    *reinterpret_cast<unsigned*>(yp) = packf(pr[0], pr[1]);\n"
+           << ind << "                else\n" << ind << "                {\n"
+           << ind << "                    yp[0] = f2h(pr[0]);\n"
+           << ind << "                    yp[" << stride(a.out, 1) << "] = f2h(pr[1]);\n"
+           << ind << "                }\n";
+    ss << ind << "            }\n" << ind << "        }\n";
     // The next item (a grid smaller than the items) copies into the space just read.
     if(q_staged or o_staged)
         ss << "        __syncthreads();\n";

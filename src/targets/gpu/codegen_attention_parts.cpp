@@ -1,6 +1,7 @@
 // The pieces both fused attention generators share (codegen_attention_parts.hpp).
 #include "targets/gpu/codegen_attention_parts.hpp"
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace migraphx {
@@ -32,7 +33,12 @@ bool supported(const attention_spec& a, std::size_t& m, std::size_t& d, std::siz
 {
     const auto& ql = a.q.lens();
     auto r         = ql.size();
-    if(r < 2 or not half(a.q) or not half(a.kt) or not half(a.v) or a.out.type() != shape::half_type or
+    bool e4m3 = a.out.type() == shape::fp8e4m3fn_type;
+    if(not e4m3 and a.out_scale != 1)
+        return false;
+    if(e4m3 and not(a.out_scale > 0 and std::isfinite(a.out_scale)))
+        return false;
+    if(r < 2 or not half(a.q) or not half(a.kt) or not half(a.v) or (a.out.type() != shape::half_type and not e4m3) or
        a.kt.lens().size() != r or a.v.lens().size() != r or a.out.lens().size() != r)
         return false;
     m  = ql[r - 2];

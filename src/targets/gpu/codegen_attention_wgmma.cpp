@@ -187,7 +187,10 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
 
     std::ostringstream ss;
     const std::string name = "attention_wgmma_kernel";
-    ss << detail::prelude() << device_common << wgmma_helpers << wgmma_function(NP, false, false)
+    const bool e4m3          = a.out.type() == shape::fp8e4m3fn_type;
+    const std::string y_type = e4m3 ? "migx_fp8" : "migx_half";
+    ss << detail::prelude() << (e4m3 ? detail::fp8_helpers() : "") << device_common << wgmma_helpers
+       << wgmma_function(NP, false, false)
        << wgmma_function(DV, true, true);
     // One warpgroup: 3 blocks an SM, at most 168 registers a thread (S's 64 floats, O's 32, P's 32
     // half pairs); two: 2 blocks an SM, 128 registers.
@@ -195,7 +198,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "(const migx_half* __restrict__ q, const migx_half* __restrict__ kt, const migx_half* __restrict__ v, ";
     if(a.mask)
         ss << "const " << mtype << "* __restrict__ mask, ";
-    ss << "migx_half* __restrict__ y)\n{\n";
+    ss << y_type << "* __restrict__ y)\n{\n";
     ss << "    typedef " << detail::index_type(all) << " idx_t;\n";
     const std::size_t stage_halves = two_stages ? stage_bytes / 2 : q_halves + k_halves + v_halves;
     if(two_stages)
@@ -233,7 +236,7 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
         }
         if(outputs)
         {
-            ss << indent << "migx_half* yb = y + (" << batch_offset(a.out) << ");\n";
+            ss << indent << y_type << "* yb = y + (" << batch_offset(a.out) << ");\n";
             if(a.mask and not mask_copied) // else the row is read from the buffer it came into
                 ss << indent << "const " << mtype << "* mb = mask + (" << batch_offset(*a.mask) << ");\n";
         }
@@ -402,17 +405,43 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
        << "                *reinterpret_cast<unsigned*>(sm + (warp * 16 + g + h * 8) * " << op
        << " + j * 8 + t * 2) = packf(" << scaled("0") << ", " << scaled("1") << ");\n";
     ss << "        __syncthreads();\n";
-    ss << "        for(int i = tid; i < " << block_rows * DV / 8 << "; i += " << threads << ")\n        {\n"
-       << "            const int rr = i / " << DV / 8 << ", c = (i % " << DV / 8 << ") * 8;\n"
-       << "            if(row0 + rr >= " << M << ")\n                continue;\n"
-       << "            migx_half* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
-       << "            if(yvec)\n"
-       << "                *reinterpret_cast<uint4*>(yp + c) = *reinterpret_cast<const uint4*>(sm + rr * " << op
-       << " + c);\n"
-       << "            else\n"
-       << "                for(int e = 0; e < 8; e++)\n"
-       << "                    yp[(idx_t)(c + e) * " << stride(a.out, 1) << "u] = sm[rr * " << op << " + c + e];\n"
-       << "        }\n";
+    if(e4m3)
+    {
+        // 16 values a thread (one 16-byte store): each half times the scale, rounded to e4m3
+        const std::string sc = detail::float_literal(a.out_scale);
+        ss << "        for(int i = tid; i < " << block_rows * DV / 16 << "; i += " << threads << ")\n        {\n"
+           << "            const int rr = i / " << DV / 16 << ", c = (i % " << DV / 16 << ") * 16;\n"
+           << "            if(row0 + rr >= " << M << ")\n                continue;\n"
+           << "            migx_fp8* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
+           << "            const migx_half* sp = sm + rr * " << op << " + c;\n"
+           << "            if(yvec)\n            {\n"
+           << "                unsigned w[4];\n"
+           << "                #pragma unroll\n"
+           << "                for(int e = 0; e < 16; e += 4)\n"
+           << "                    w[e / 4] = (unsigned)f2f8(h2f(sp[e]) * " << sc << ") | ((unsigned)f2f8(h2f(sp[e + 1]) * " << sc
+           << ") << 8) | ((unsigned)f2f8(h2f(sp[e + 2]) * " << sc << ") << 16) | ((unsigned)f2f8(h2f(sp[e + 3]) * " << sc
+           << ") << 24);\n"
+           << "                *reinterpret_cast<uint4*>(yp + c) = make_uint4(w[0], w[1], w[2], w[3]);\n"
+           << "            }\n"
+           << "            else\n"
+           << "                for(int e = 0; e < 16; e++)\n"
+           << "                    yp[(idx_t)(c + e) * " << stride(a.out, 1) << "u] = f2f8(h2f(sp[e]) * " << sc << ");\n"
+           << "        }\n";
+    }
+    else
+    {
+        ss << "        for(int i = tid; i < " << block_rows * DV / 8 << "; i += " << threads << ")\n        {\n"
+           << "            const int rr = i / " << DV / 8 << ", c = (i % " << DV / 8 << ") * 8;\n"
+           << "            if(row0 + rr >= " << M << ")\n                continue;\n"
+           << "            migx_half* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
+           << "            if(yvec)\n"
+           << "                *reinterpret_cast<uint4*>(yp + c) = *reinterpret_cast<const uint4*>(sm + rr * " << op
+           << " + c);\n"
+           << "            else\n"
+           << "                for(int e = 0; e < 8; e++)\n"
+           << "                    yp[(idx_t)(c + e) * " << stride(a.out, 1) << "u] = sm[rr * " << op << " + c + e];\n"
+           << "        }\n";
+    }
     // One stage: the next item's copies overwrite what this one's stores read. Two: the next
     // iteration's first barrier comes before its copies.
     if(not two_stages)

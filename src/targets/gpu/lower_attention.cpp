@@ -4,6 +4,7 @@
 // the two products, the score's pointwise steps and the softmax are still there to be seen.
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/codegen.hpp"
+#include "targets/gpu/fp8_output.hpp"
 #include "targets/gpu/kernel_compiler.hpp"
 #include "ir/env.hpp"
 #include "passes/pass_utils.hpp"
@@ -241,6 +242,38 @@ std::optional<attention_match> match(instruction_ref dot2)
     return r;
 }
 
+/// The one user of an attention's result that casts it to e4m3 for the next product
+/// (quantize_fp8's cast: a pointwise op of the result alone, maybe through reshapes): the kernel
+/// writes e4m3 itself then. MIGRAPHX_DISABLE_FP8_OUTPUT=1: never.
+struct e4m3_cast
+{
+    instruction_ref cast;
+    std::vector<instruction_ref> views; // from the result to the cast's input
+    float scale = 1;
+};
+std::optional<e4m3_cast> e4m3_cast_of(instruction_ref last)
+{
+    if(env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
+        return std::nullopt;
+    e4m3_cast r;
+    auto x = last;
+    while(x->outputs().size() == 1 and x->outputs().front()->name() == "reshape")
+    {
+        x = x->outputs().front();
+        r.views.push_back(x);
+    }
+    if(x->outputs().size() != 1)
+        return std::nullopt;
+    r.cast = x->outputs().front();
+    if(r.cast->name() != "pointwise" or r.cast->inputs().size() != 1 or r.cast->module_inputs().size() != 1)
+        return std::nullopt;
+    auto c = fp8_output_of(*r.cast->module_inputs().front());
+    if(not c or c->y->name() != "@param")
+        return std::nullopt;
+    r.scale = c->d_scale;
+    return r;
+}
+
 } // namespace
 
 std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)>& skip, int sm)
@@ -262,12 +295,30 @@ std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)
         if(data_dependent)
             continue;
         found->spec.sm = sm;
-        auto k = generate_attention(found->spec);
+        std::optional<kernel_source> k;
+        auto cast = e4m3_cast_of(found->last);
+        if(cast and not skip(cast->cast))
+        {
+            auto spec      = found->spec;
+            spec.out       = shape{shape::fp8e4m3fn_type, spec.out.lens(), spec.out.strides()};
+            spec.out_scale = cast->scale;
+            k              = generate_attention(spec);
+            if(k)
+                found->spec = spec;
+        }
+        if(not k)
+        {
+            cast.reset();
+            k = generate_attention(found->spec);
+        }
         if(not k)
             continue;
-        auto args = found->inputs;
-        args.push_back(m.insert_instruction(
-            found->last, make_op("hip::hip_allocate_memory", {{"shape", shape_to_value(found->last->get_shape())}}), {}));
+        auto args   = found->inputs;
+        auto result = found->last->get_shape();
+        if(cast)
+            result = shape{shape::fp8e4m3fn_type, result.lens()};
+        args.push_back(
+            m.insert_instruction(found->last, make_op("hip::hip_allocate_memory", {{"shape", shape_to_value(result)}}), {}));
         // A Hopper kernel keeps the kernel every device runs, for a saved program loaded elsewhere.
         std::optional<kernel_source> other;
         if(needs_sm90a(k->source))
@@ -276,7 +327,22 @@ std::size_t lower_attention(module& m, const std::function<bool(instruction_ref)
             any_device.sm   = 0;
             other           = generate_attention(any_device);
         }
-        m.replace_instruction(found->last, other ? make_kernel(*k, *other) : make_kernel(*k), args, {});
+        auto kernel = other ? make_kernel(*k, *other) : make_kernel(*k);
+        if(cast)
+        {
+            // The e4m3 result, through the same reshapes, replaces the cast; the half result's
+            // views and the cast go.
+            auto y = m.insert_instruction(found->last, kernel, args, {});
+            for(auto v : cast->views)
+                y = m.insert_instruction(found->last, v->get_operator(), {y});
+            m.replace_instruction(cast->cast, y);
+            m.remove_instruction(cast->cast);
+            for(auto v = cast->views.rbegin(); v != cast->views.rend(); ++v)
+                m.remove_instruction(*v);
+            m.remove_instruction(found->last);
+        }
+        else
+            m.replace_instruction(found->last, kernel, args, {});
         // The products, softmax and steps the kernel replaced (users before what they use).
         for(auto x : found->chain)
             if(x != found->last and x->outputs().empty())
