@@ -448,12 +448,20 @@ struct lowerer
         auto ret          = std::prev(sub.end());
         if(ret->name() != "@return" or ret->inputs().size() != 1)
             return std::nullopt;
+        epilogue_body r;
         if(pw->get_shape().type() == product->get_shape().type())
-            return epilogue_body{computing(sub, ret->inputs().front()), std::nullopt};
-        auto cast = fp8_output_of(sub);
-        if(product->name() != "fp8_dot" or not cast or env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
+            r.body = computing(sub, ret->inputs().front());
+        else
+        {
+            auto cast = fp8_output_of(sub);
+            if(product->name() != "fp8_dot" or not cast or env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
+                return std::nullopt;
+            r.body    = computing(sub, cast->y);
+            r.d_scale = cast->d_scale;
+        }
+        if(r.body.empty()) // the product itself, unchanged (or only cast)
             return std::nullopt;
-        return epilogue_body{computing(sub, cast->y), cast->d_scale};
+        return r;
     }
     template <class IsBias>
     std::optional<product_epilogue> epilogue_of(instruction_ref product, IsBias is_bias)
