@@ -1,5 +1,5 @@
 // fp8_output_of: the e4m3 cast at the end of a product's epilogue body, which an fp8 product
-// can take over (its D scale); computing: the body before it.
+// can take over (its D scale); instructions_computing: the body before it.
 #ifdef MIGRAPHX_HAVE_GPU
 #include "targets/gpu/fp8_output.hpp"
 #include <migraphx/instruction.hpp>
@@ -47,7 +47,7 @@ TEST(gpu_fp8_output, a_quantize_in_float_is_a_d_scale)
     ASSERT_TRUE(c.has_value());
     EXPECT_EQ(c->y, b.act);
     EXPECT_FLOAT_EQ(c->d_scale, 4.0f);
-    auto before = migraphx::gpu::computing(b.m, c->y);
+    auto before = migraphx::gpu::instructions_computing(b.m, c->y);
     EXPECT_EQ(before, (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
 }
 
@@ -103,12 +103,12 @@ TEST(gpu_fp8_output, other_endings_are_not)
     }));
 }
 
-TEST(gpu_fp8_output, computing_leaves_out_what_the_root_does_not_need)
+TEST(gpu_fp8_output, instructions_computing_leave_out_what_the_root_does_not_need)
 {
     body b;
     auto other = b.m.add_instruction(make_op("mul"), b.x0, b.x1); // not needed for act
     b.m.add_return({b.m.add_instruction(make_op("add"), b.act, other)});
-    EXPECT_EQ(migraphx::gpu::computing(b.m, b.act), (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
-    EXPECT_EQ(migraphx::gpu::computing(b.m, b.x0), std::vector<migraphx::instruction_ref>{}) << "a parameter";
+    EXPECT_EQ(migraphx::gpu::instructions_computing(b.m, b.act), (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
+    EXPECT_EQ(migraphx::gpu::instructions_computing(b.m, b.x0), std::vector<migraphx::instruction_ref>{}) << "a parameter";
 }
 #endif

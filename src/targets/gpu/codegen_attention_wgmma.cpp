@@ -415,12 +415,10 @@ std::optional<kernel_source> generate_attention_wgmma(const attention_spec& a)
            << "            migx_fp8* yp = yb + (idx_t)(row0 + rr) * " << stride(a.out, 2) << "u;\n"
            << "            const migx_half* sp = sm + rr * " << op << " + c;\n"
            << "            if(yvec)\n            {\n"
-           << "                unsigned w[4];\n"
+           << "                unsigned w[4] = {0u, 0u, 0u, 0u};\n"
            << "                #pragma unroll\n"
-           << "                for(int e = 0; e < 16; e += 4)\n"
-           << "                    w[e / 4] = (unsigned)f2f8(h2f(sp[e]) * " << sc << ") | ((unsigned)f2f8(h2f(sp[e + 1]) * " << sc
-           << ") << 8) | ((unsigned)f2f8(h2f(sp[e + 2]) * " << sc << ") << 16) | ((unsigned)f2f8(h2f(sp[e + 3]) * " << sc
-           << ") << 24);\n"
+           << "                for(int e = 0; e < 16; e++)\n"
+           << "                    w[e / 4] |= (unsigned)f2f8(h2f(sp[e]) * " << sc << ") << (8 * (e % 4));\n"
            << "                *reinterpret_cast<uint4*>(yp + c) = make_uint4(w[0], w[1], w[2], w[3]);\n"
            << "            }\n"
            << "            else\n"

@@ -37,7 +37,7 @@ std::optional<fp8_output> fp8_output_of(const module& body)
     return fp8_output{y, scale};
 }
 
-std::vector<instruction_ref> computing(const module& body, instruction_ref root)
+std::vector<instruction_ref> instructions_computing(const module& body, instruction_ref root)
 {
     std::set<const instruction*> needed;
     std::vector<instruction_ref> todo{root};

@@ -24,7 +24,7 @@ std::optional<fp8_output> fp8_output_of(const module& body);
 
 /// The instructions of a pointwise body that `root` is computed from, root last, parameters
 /// left out, in the body's order: the epilogue that an fp8_output's y ends.
-std::vector<instruction_ref> computing(const module& body, instruction_ref root);
+std::vector<instruction_ref> instructions_computing(const module& body, instruction_ref root);
 
 } // namespace gpu
 } // namespace migraphx

@@ -450,13 +450,13 @@ struct lowerer
             return std::nullopt;
         epilogue_body r;
         if(pw->get_shape().type() == product->get_shape().type())
-            r.body = computing(sub, ret->inputs().front());
+            r.body = instructions_computing(sub, ret->inputs().front());
         else
         {
             auto cast = fp8_output_of(sub);
             if(product->name() != "fp8_dot" or not cast or env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
                 return std::nullopt;
-            r.body    = computing(sub, cast->y);
+            r.body    = instructions_computing(sub, cast->y);
             r.d_scale = cast->d_scale;
         }
         if(r.body.empty()) // the product itself, unchanged (or only cast)
