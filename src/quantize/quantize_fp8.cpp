@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <unordered_map>
 
 namespace migraphx {
@@ -43,6 +44,69 @@ bool selected(instruction_ref ins, const std::vector<std::string>& names)
            not is_constant(x) and is_constant(w);
 }
 
+/// Constant weights as a product reads them: the value under its broadcasts (outermost first)
+/// and float/half converts, the converts applied as they round.
+struct weight_values
+{
+    instruction_ref root;
+    std::vector<instruction_ref> views;
+    std::vector<float> values;
+    float abs_max = 0;
+};
+
+weight_values read_weights(instruction_ref w, instruction_ref ins)
+{
+    weight_values r;
+    std::vector<shape::type_t> conversions; // outermost first
+    r.root = w;
+    while(r.root->name() == "multibroadcast" or r.root->name() == "broadcast" or
+          (r.root->name() == "convert" and float_like(r.root) and float_like(r.root->inputs().front())))
+    {
+        if(r.root->name() == "convert")
+            conversions.push_back(r.root->get_shape().type());
+        else
+            r.views.push_back(r.root);
+        r.root = r.root->inputs().front();
+    }
+    auto value = eval_constant(r.root);
+    if(not value)
+        MIGRAPHX_THROW("quantize_fp8: the weights of '" + ins->name() + "' could not be evaluated");
+    r.values = value->to_vector<float>();
+    for(auto c = conversions.rbegin(); c != conversions.rend(); ++c)
+        if(*c == shape::half_type)
+            std::transform(r.values.begin(), r.values.end(), r.values.begin(),
+                           [](float f) { return static_cast<float>(half(f)); });
+    for(auto f : r.values)
+        r.abs_max = std::max(r.abs_max, std::abs(f)); // NaN never wins a max with std::max here
+    return r;
+}
+
+/// Products (dot) that read one activation with constant weights of one shape, such as a
+/// transformer's Q, K and V, get one weight scale, from the largest |w| of them all: then their
+/// alphas (activation scale times weight scale) are equal and a target may run them as one
+/// product, as it does in half (gpu::merge_parallel_dots). e4m3 is a floating-point format, so a
+/// larger scale costs a tensor precision only in values below its normal range (2^-6 times the
+/// scale): nothing in its largest values. The range each target's weights are quantized for.
+std::unordered_map<const instruction*, float> shared_weight_range(const std::vector<instruction_ref>& targets)
+{
+    std::map<std::pair<const instruction*, std::vector<std::size_t>>, std::vector<instruction_ref>> groups;
+    for(auto ins : targets)
+        if(ins->name() == "dot")
+            groups[{&*ins->inputs()[0], ins->inputs()[1]->get_shape().lens()}].push_back(ins);
+    std::unordered_map<const instruction*, float> r;
+    for(const auto& g : groups)
+    {
+        if(g.second.size() < 2)
+            continue;
+        float range = 0;
+        for(auto ins : g.second)
+            range = std::max(range, read_weights(ins->inputs()[1], ins).abs_max);
+        for(auto ins : g.second)
+            r[&*ins] = range;
+    }
+    return r;
+}
+
 class fp8_rewriter
 {
     public:
@@ -68,36 +132,19 @@ class fp8_rewriter
     /// or below them) are kept after the dequantize: the literal holds each weight once, and a
     /// constant-folding pass folds the dequantize into one half/float copy of that, not one per
     /// batch. The converts between float and half are applied as they round.
-    instruction_ref weights(instruction_ref w, instruction_ref ins)
+    /// `range`: at least the weights' own largest |w| (a group's, shared_weight_range).
+    instruction_ref weights(instruction_ref w, instruction_ref ins, float range = 0)
     {
         auto it = done_.find(&*w);
         if(it != done_.end())
             return it->second;
-        std::vector<instruction_ref> views;    // outermost first
-        std::vector<shape::type_t> conversions; // outermost first
-        auto root = w;
-        while(root->name() == "multibroadcast" or root->name() == "broadcast" or
-              (root->name() == "convert" and float_like(root) and float_like(root->inputs().front())))
-        {
-            if(root->name() == "convert")
-                conversions.push_back(root->get_shape().type());
-            else
-                views.push_back(root);
-            root = root->inputs().front();
-        }
-        auto value = eval_constant(root);
-        if(not value)
-            MIGRAPHX_THROW("quantize_fp8: the weights of '" + ins->name() + "' could not be evaluated");
-        auto v = value->to_vector<float>();
-        for(auto c = conversions.rbegin(); c != conversions.rend(); ++c)
-            if(*c == shape::half_type)
-                std::transform(v.begin(), v.end(), v.begin(), [](float f) { return static_cast<float>(half(f)); });
-        float abs_max = 0;
-        for(auto f : v)
-            abs_max = std::max(abs_max, std::abs(f)); // NaN never wins a max with std::max here
+        auto c    = read_weights(w, ins);
+        auto& v   = c.values;
+        auto root = c.root;
+        const auto& views = c.views;
         // the scale as the product's type stores it, so the literal is rounded against that
         auto t  = w->get_shape().type();
-        float s = scale_of(abs_max);
+        float s = scale_of(std::max(range, c.abs_max));
         if(t == shape::half_type)
             s = static_cast<float>(half(s));
         std::vector<fp8e4m3fn> q(v.size());
@@ -174,14 +221,16 @@ void quantize_fp8(program& prog,
             for(std::size_t i = 0; i < watched.size(); i++)
                 range[i] = choose_threshold(seen[i], 1, method);
         }
+        auto shared = shared_weight_range(targets);
         fp8_rewriter r{*m};
         for(auto ins : targets)
         {
             auto x     = ins->inputs()[0];
             auto i     = static_cast<std::size_t>(std::find(watched.begin(), watched.end(), x) - watched.begin());
             auto inputs = ins->inputs();
+            auto group  = shared.find(&*ins);
             inputs[0]   = r.activation(x, scale_of(range[i]));
-            inputs[1]   = r.weights(inputs[1], ins);
+            inputs[1]   = r.weights(inputs[1], ins, group == shared.end() ? 0.0f : group->second);
             m->replace_instruction(ins, ins->get_operator(), inputs);
         }
         dead_code_elimination{}.apply(*m);

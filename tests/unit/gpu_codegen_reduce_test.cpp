@@ -3,6 +3,7 @@
 // softmax's and layernorm's register path (rows contiguous, 16-byte vectors held in registers)
 // against its generic loop on the device (skipped without one).
 #include <gtest/gtest.h>
+#include <limits>
 #ifdef MIGRAPHX_HAVE_GPU
 #include "gpu_test_util.hpp"
 #include "scoped_env.hpp"
@@ -256,6 +257,41 @@ TEST(gpu_codegen_reduce, layernorm_scale_and_shift_in_the_same_kernel)
     // not along the last axis, or another type: no kernel
     EXPECT_FALSE(gpu::generate_layernorm(1e-5f, f, f, {shape{shape::float_type, {4, 256}, {1, 0}}}).has_value());
     EXPECT_FALSE(gpu::generate_layernorm(1e-5f, f, f, {col}).has_value());
+}
+
+TEST(gpu_codegen_reduce, layernorm_writes_an_e4m3_copy_after_its_result)
+{
+    // BERT under quantize_fp8: the norm (half, for the residual) and its cast for the next
+    // products (e4m3, times 1 / the activation's scale) from one kernel, the copy after the norm
+    shape h768{shape::half_type, {64, 128, 768}}, col{shape::half_type, {64, 128, 768}, {0, 0, 1}};
+    auto k = gpu::generate_layernorm(1e-12f, {h768}, h768, {col, col}, 0.25f);
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->name, "layernorm_e4m3_kernel");
+    EXPECT_NE(k->source.find("migx_fp8* const y8 = reinterpret_cast<migx_fp8*>(y + 6291456u);"), std::string::npos)
+        << k->source;
+    EXPECT_NE(k->source.find("f2f8(float f)"), std::string::npos) << "the fp8 helpers: " << k->source;
+    // the register path: the 8 halves a lane stores, as 8 bytes of e4m3; y8 aligned too
+    EXPECT_NE(k->source.find("reinterpret_cast<uint4*>(y + obase)[c] = u.w;"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("reinterpret_cast<uint2*>(y8 + obase)[c] = q.w;"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("| (unsigned long long)(const void*)y8)"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("q.e[k] = f2f8(h2f(h) * __int_as_float(0x3e800000));"), std::string::npos) << k->source;
+    // the generic loop: the stored half, then its copy
+    EXPECT_NE(k->source.find("y8[obase + e * 1u] = f2f8(h2f(h) * __int_as_float(0x3e800000));"), std::string::npos) << k->source;
+    EXPECT_NE(k->source.find("__launch_bounds__(256, 6) layernorm_e4m3_kernel"), std::string::npos) << k->source;
+    expect_compiles(*k);
+    // rows that are no vectors: the generic loop alone, still with the copy
+    shape h770{shape::half_type, {3, 770}};
+    auto g = gpu::generate_layernorm(1e-5f, {h770}, h770, {}, 2.0f);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->source.find("register path"), std::string::npos);
+    EXPECT_NE(g->source.find("y8[obase + e * 1u] = f2f8(h2f(h) * __int_as_float(0x40000000));"), std::string::npos) << g->source;
+    expect_compiles(*g);
+    // refused: float rows or a float result, a scale that is no positive finite number
+    shape f768{shape::float_type, {64, 128, 768}};
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {f768}, f768, {}, 1.0f).has_value());
+    EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {h768}, f768, {}, 1.0f).has_value());
+    for(float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+        EXPECT_FALSE(gpu::generate_layernorm(1e-5f, {h768}, h768, {}, bad).has_value()) << bad;
 }
 
 TEST(gpu_codegen_reduce, generic_path_only_where_rows_are_no_vectors)

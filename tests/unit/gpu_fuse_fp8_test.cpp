@@ -66,6 +66,35 @@ migraphx::program ffn(std::size_t k = 32, std::size_t hidden = 64, const std::st
     return p;
 }
 
+/// A BERT-like attention output block's tail: n = layernorm(x) (scale and shift), then
+/// n W + b + n, built in half (quantize_fp16's converts would pack the broadcast scale and
+/// shift, which the layernorm op takes only as broadcasts), the product quantized to fp8;
+/// returns that and the norm itself.
+migraphx::program norm_then_product(std::size_t k = 64)
+{
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    auto t  = shape::half_type;
+    shape xs{t, {2, 8, k}};
+    auto x     = m->add_parameter("x", xs);
+    auto bcast = [&](migraphx::instruction_ref v, std::vector<std::size_t> lens) {
+        return m->add_instruction(make_op("multibroadcast", {{"out_lens", lens}}), v);
+    };
+    auto g  = m->add_literal(migraphx::literal{shape{t, {k}}, random_values(k, 11, 0.5f)});
+    auto c  = m->add_literal(migraphx::literal{shape{t, {k}}, random_values(k, 12, 0.1f)});
+    auto w  = m->add_literal(migraphx::literal{shape{t, {k, k}}, random_values(k * k, 13, 0.2f)});
+    auto b  = m->add_literal(migraphx::literal{shape{t, {k}}, random_values(k, 14, 0.1f)});
+    auto gb = bcast(g, xs.lens());
+    auto cb = bcast(c, xs.lens());
+    auto n  = m->add_instruction(make_op("layernorm", {{"epsilon", 1e-5f}}), x, gb, cb);
+    auto y  = m->add_instruction(make_op("dot"), n, bcast(w, {2, k, k}));
+    y       = m->add_instruction(make_op("add"), y, bcast(b, xs.lens()));
+    m->add_return({m->add_instruction(make_op("add"), y, n), n});
+    auto cal = migx_test::fresh_params(p);
+    migraphx::quantize_fp8(p, migraphx::ref::target{}, {cal});
+    return p;
+}
+
 migraphx::argument run_ref(migraphx::program p)
 {
     p.compile(migraphx::ref::target{});
@@ -151,6 +180,23 @@ TEST(gpu_fuse_fp8, a_product_before_a_gelu_and_a_cast_writes_e4m3)
         << "one kernel more: " << kept;
 }
 
+TEST(gpu_fuse_fp8, a_layer_norm_before_a_product_writes_its_e4m3_copy_itself)
+{
+    // the norm's kernel writes the half norm and, after it in the same buffer, the e4m3 cast
+    // the product reads: no cast kernel of its own
+    auto text = migx_test::lowered_for_gpu(norm_then_product(), 90);
+    EXPECT_EQ(migx_test::occurrences(text, "symbol_name=layernorm_e4m3_kernel,"), 1u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "symbol_name=layernorm_kernel,"), 0u) << text;
+    EXPECT_EQ(migx_test::occurrences(text, "load[offset=2048,end=3072]"), 1u) << "the copy, after 1024 halves: " << text;
+    EXPECT_EQ(migx_test::occurrences(text, "load[offset=0,end=2048]"), 1u) << "the norm: " << text;
+    EXPECT_EQ(migx_test::occurrences(text, "hip::hip_allocate_memory[shape=half_type, {1536}, {1}]"), 1u) << text;
+    migx_test::scoped_env off("MIGRAPHX_DISABLE_FP8_OUTPUT", "1");
+    auto kept = migx_test::lowered_for_gpu(norm_then_product(), 90);
+    EXPECT_EQ(migx_test::occurrences(kept, "layernorm_e4m3_kernel"), 0u) << kept;
+    EXPECT_EQ(migx_test::occurrences(kept, "gpu::code_object"), migx_test::occurrences(text, "gpu::code_object") + 1)
+        << "the cast's kernel: " << kept;
+}
+
 TEST(gpu_fuse_fp8, fp8_products_match_ref_on_the_device)
 {
     MIGX_REQUIRE_GPU();
@@ -163,6 +209,9 @@ TEST(gpu_fuse_fp8, fp8_products_match_ref_on_the_device)
         EXPECT_EQ(migx_test::occurrences(t, "gpu::gemm"), 2u) << act << t;
         EXPECT_EQ(migx_test::occurrences(t, "d_scale="), 1u) << act << t;
     }
+    // a norm writing the product's e4m3 input beside its own result (the norm returned as well)
+    auto t = migx_test::text(migx_test::expect_gpu_matches_ref(norm_then_product(), 3e-2, 3e-2));
+    EXPECT_EQ(migx_test::occurrences(t, "layernorm_e4m3_kernel"), 1u) << t;
 }
 
 #ifdef MIGX_TEST_HAVE_ONNX

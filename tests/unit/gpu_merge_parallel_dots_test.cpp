@@ -14,6 +14,8 @@
 #include "passes/pass_manager.hpp"
 #include "targets/gpu/lowering.hpp"
 #include "targets/gpu/merge_parallel_dots.hpp"
+#include <migraphx/quantization.hpp>
+#include <migraphx/ref/target.hpp>
 
 using migraphx::instruction_ref;
 using migraphx::make_op;
@@ -437,6 +439,37 @@ TEST(gpu_merge_parallel_dots_no_device, gemm_per_batch_bias)
                                      shape{t, {3, 64, 4}, {4, 0, 1}}, shape{t, {3, 64, 4}}));
 }
 
+namespace {
+
+/// returned(x, ls) with its products quantized to fp8 (calibrated on ref with one input).
+migraphx::program fp8_linears(const shape& xs, const std::vector<linear>& ls)
+{
+    auto p   = returned(xs, ls);
+    auto cal = migx_test::fresh_params(p);
+    migraphx::quantize_fp8(p, migraphx::ref::target{}, {cal});
+    return p;
+}
+
+} // namespace
+
+TEST(gpu_merge_parallel_dots_no_device, fp8_products_of_one_input_merge)
+{
+    // quantize_fp8 gives Q, K and V one weight scale: one alpha, one e4m3 product of the three
+    // stacked weights (transposed once for the "TN" kernels) with a bias per batch
+    auto txt = migx_test::lowered_for_gpu(fp8_linears(shape{shape::half_type, {4, 32, 64}},
+                                                      layers(shape::half_type, 3, 64, 96, true, 11)),
+                                          90);
+    EXPECT_EQ(occurrences(txt, "gpu::gemm["), 1u) << txt;
+    EXPECT_EQ(occurrences(txt, "epilogue=bias"), 1u) << txt;
+    EXPECT_EQ(occurrences(txt, ":transposed] -> fp8e4m3fn_type, {3, 96, 64}"), 1u) << txt;
+    EXPECT_EQ(occurrences(txt, "gpu::gemm[alpha=1,"), 0u) << "alpha: the two scales " << txt;
+    // weights of other shapes: two products
+    auto ls = layers(shape::half_type, 2, 64, 96, true, 11);
+    ls.push_back(layers(shape::half_type, 1, 64, 32, true, 17).front());
+    auto two = migx_test::lowered_for_gpu(fp8_linears(shape{shape::half_type, {4, 32, 64}}, ls), 90);
+    EXPECT_EQ(occurrences(two, "gpu::gemm["), 2u) << two;
+}
+
 TEST(gpu_merge_parallel_dots, matches_ref)
 {
     MIGX_REQUIRE_GPU();
@@ -469,6 +502,15 @@ TEST(gpu_merge_parallel_dots, self_attention_matches_ref)
     // 1.1e-4 to 2.2e-4 off with and without the merge (MIGRAPHX_DISABLE_DOT_MERGE=1).
     auto g = migx_test::expect_gpu_matches_ref(self_attention(shape::float_type, 2, 64, 256, 4), 1e-3, 1e-3);
     EXPECT_EQ(occurrences(text(g), "epilogue=bias"), 1u) << text(g);
+}
+
+TEST(gpu_merge_parallel_dots, fp8_products_match_ref)
+{
+    MIGX_REQUIRE_GPU();
+    // ref: the dequantized operands in half; the gpu: one e4m3 product, float accumulation
+    auto p = fp8_linears(shape{shape::half_type, {4, 32, 64}}, layers(shape::half_type, 3, 64, 96, true, 11));
+    auto g = migx_test::expect_gpu_matches_ref(p, 3e-2, 3e-2);
+    EXPECT_EQ(occurrences(text(g), "gpu::gemm["), 1u) << text(g);
 }
 
 #endif

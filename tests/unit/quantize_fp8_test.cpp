@@ -140,6 +140,56 @@ TEST(quantize_fp8, products_of_two_activations_are_left_alone_and_a_shared_input
             EXPECT_EQ(ins->inputs()[0]->name(), "@param") << "x * y keeps its float operands";
 }
 
+TEST(quantize_fp8, products_of_one_input_share_one_weight_scale)
+{
+    // Q, K and V of a transformer: one activation, weights of one shape -> one weight scale (the
+    // largest), so that a target can run them as one product; other shapes keep their own
+    migraphx::program p;
+    auto* mm = p.get_main_module();
+    shape xs{shape::float_type, {4, 8}};
+    auto x   = mm->add_parameter("x", xs);
+    auto wq  = values(64, -1, 1, 1), wk = values(64, -4, 4, 2), wo = values(32, -0.5f, 0.5f, 3);
+    auto d1  = mm->add_instruction(make_op("dot"), x, mm->add_literal(migraphx::literal{shape{shape::float_type, {8, 8}}, wq}));
+    auto d2  = mm->add_instruction(make_op("dot"), x, mm->add_literal(migraphx::literal{shape{shape::float_type, {8, 8}}, wk}));
+    auto d3  = mm->add_instruction(make_op("dot"), x, mm->add_literal(migraphx::literal{shape{shape::float_type, {8, 4}}, wo}));
+    mm->add_return({d1, d2, d3});
+    auto xv = values(32, -1, 1, 4);
+    migraphx::parameter_map in{{"x", migraphx::argument{xs, xv.data()}}};
+    migraphx::quantize_fp8(p, migraphx::ref::target{}, {in});
+    // each product's weight scale: dequantizelinear(fp8 literal, multibroadcast(scale literal))
+    std::vector<float> scales;
+    const auto& m = *p.get_main_module();
+    for(auto ins = m.begin(); ins != m.end(); ++ins)
+    {
+        if(ins->name() != "dot")
+            continue;
+        auto dq = ins->inputs()[1];
+        ASSERT_EQ(dq->name(), "dequantizelinear") << text(p);
+        ASSERT_EQ(dq->inputs()[0]->name(), "@literal") << text(p);
+        scales.push_back(dq->inputs()[1]->inputs()[0]->get_literal().to_vector<float>().at(0));
+    }
+    ASSERT_EQ(scales.size(), 3u);
+    EXPECT_FLOAT_EQ(scales[0], abs_max(wk) / 448.0f) << "Q's weights at K's (larger) range";
+    EXPECT_FLOAT_EQ(scales[1], abs_max(wk) / 448.0f);
+    EXPECT_FLOAT_EQ(scales[2], abs_max(wo) / 448.0f) << "another shape: its own scale";
+    // Q's product by hand at the shared scale
+    float sx = abs_max(xv) / 448.0f, sw = scales[0];
+    auto got = eval_ref(p, in); // the last result: d3; evaluate Q's below
+    migraphx::program q = p;
+    q.compile(migraphx::ref::target{});
+    auto qv = q.eval(in).front().to_vector<float>();
+    ASSERT_EQ(qv.size(), 32u);
+    for(std::size_t i = 0; i < 4; i++)
+        for(std::size_t j = 0; j < 8; j++)
+        {
+            double want = 0;
+            for(std::size_t k = 0; k < 8; k++)
+                want += double(float(fp8e4m3fn(xv[i * 8 + k] / sx)) * sx) * double(float(fp8e4m3fn(wq[k * 8 + j] / sw)) * sw);
+            EXPECT_NEAR(qv[i * 8 + j], want, 1e-5 * (1 + std::abs(want))) << i << "," << j;
+        }
+    EXPECT_EQ(got.size(), 16u);
+}
+
 TEST(quantize_fp8, convolutions_and_a_half_program)
 {
     migraphx::program p;

@@ -86,11 +86,15 @@ std::optional<kernel_source>
 generate_layernorm(float epsilon, const shape& in, const shape& out, const std::vector<shape>& affine = {});
 /// The same of the sum of `summed` (x0 + x1 + ..., up to 4, each of x0's lens and type, any
 /// strides; added in float and rounded to their type, as op::layernorm's addends); `out` may be
-/// float where the inputs are half (op::layernorm's float_out).
+/// float where the inputs are half (op::layernorm's float_out). `e4m3_scale` (a half `out` only):
+/// the kernel also writes an fp8e4m3fn copy of the result, each value as stored (half) times the
+/// scale, into the same buffer right after it (out.elements() halves in): quantize_fp8's cast for
+/// the products that read the norm, without a kernel of its own.
 std::optional<kernel_source> generate_layernorm(float epsilon,
                                                 const std::vector<shape>& summed,
                                                 const shape& out,
-                                                const std::vector<shape>& affine);
+                                                const std::vector<shape>& affine,
+                                                std::optional<float> e4m3_scale = std::nullopt);
 
 /// pooling of {N, C, spatial...}: mode average (padding never counts), max or lpnorm. The input
 /// at any strides, the output packed in any layout (standard or NHWC), walked in memory order.

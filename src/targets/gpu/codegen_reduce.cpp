@@ -9,6 +9,7 @@
 #include "targets/gpu/codegen.hpp"
 #include "ir/env.hpp"
 #include <migraphx/errors.hpp>
+#include <cmath>
 #include <sstream>
 
 namespace migraphx {
@@ -501,11 +502,16 @@ generate_layernorm(float epsilon, const shape& in, const shape& out, const std::
 std::optional<kernel_source> generate_layernorm(float epsilon,
                                                 const std::vector<shape>& summed,
                                                 const shape& out,
-                                                const std::vector<shape>& affine)
+                                                const std::vector<shape>& affine,
+                                                std::optional<float> e4m3_scale)
 {
     if(summed.empty() or summed.size() > 4)
         return std::nullopt;
     const auto& in = summed.front();
+    bool e4m3      = e4m3_scale.has_value();
+    if(e4m3 and (in.type() != shape::half_type or out.type() != shape::half_type or not(*e4m3_scale > 0) or
+                 not std::isfinite(*e4m3_scale)))
+        return std::nullopt;
     std::vector<shape> addends(summed.begin() + 1, summed.end()); // x1.., added to x0
     bool out_type = out.type() == in.type() or (in.type() == shape::half_type and out.type() == shape::float_type);
     if(not float_or_half(in) or not out_type or not out.standard() or out.lens() != in.lens() or
@@ -523,8 +529,18 @@ std::optional<kernel_source> generate_layernorm(float epsilon,
             if(a.strides()[d] != 0 and a.lens()[d] != 1)
                 return std::nullopt;
     }
-    std::string name = "layernorm_kernel";
+    std::string name = e4m3 ? "layernorm_e4m3_kernel" : "layernorm_kernel";
     auto reg         = plan_register_rows(axis, in, out);
+    if(e4m3 and reg and reg->v != 8)
+        reg = std::nullopt; // the copy's stores are 8 bytes: one half vector's 8 values
+    // The e4m3 copy right after the result in the output buffer (its own pointer y8); each value
+    // the half the result stores, times the scale, as quantize_fp8's cast of it computes.
+    std::string e4m3_pointer, e4m3_of_h;
+    if(e4m3)
+    {
+        e4m3_pointer = "    migx_fp8* const y8 = reinterpret_cast<migx_fp8*>(y + " + std::to_string(out.elements()) + "u);\n";
+        e4m3_of_h    = "f2f8(h2f(h) * " + detail::float_literal(*e4m3_scale) + ")";
+    }
     // every addend's rows as 16-byte vectors too (unit stride along the axis, starts on a vector)
     for(const auto& a : addends)
         for(std::size_t d = 0; reg and d < a.lens().size(); d++)
@@ -625,9 +641,20 @@ std::optional<kernel_source> generate_layernorm(float epsilon,
                                              std::to_string(affine[i].strides()[axis]) + "u]") +
                          ")";
         }
-        b << lane_vectors(unpack + affine_loads + store_vector(out, reg->v, result));
+        std::string stores = store_vector(out, reg->v, result);
+        if(e4m3)
+        {
+            stores += "                    union { uint2 w; migx_fp8 e[8]; } q;\n#pragma unroll\n"
+                      "                    for(unsigned k = 0; k < 8; k++)\n                    {\n"
+                      "                        const migx_half h = u.e[k];\n"
+                      "                        q.e[k] = " + e4m3_of_h + ";\n                    }\n"
+                      "                    reinterpret_cast<uint2*>(y8 + obase)[c] = q.w;\n";
+            aligned.push_back("y8");
+        }
+        b << lane_vectors(unpack + affine_loads + stores);
         fast = register_frame(*reg, axis, in, out, b.str(), aligned, addends);
     }
+    fast = e4m3_pointer + fast;
     std::ostringstream ss;
     auto r           = begin_axis_rows(ss, name, axis, in, out, fast, affine, addends);
     r.reg            = reg;
@@ -643,9 +670,17 @@ std::optional<kernel_source> generate_layernorm(float epsilon,
     ss << "            const float d = " << x << " - m;\n            q += d * d;\n        }\n";
     ss << "        const float r = rsqrtf(group_reduce<G>(q, op_sum{}) / " << len << ".f + " << eps << ");\n";
     ss << "        for(idx_t e = lane; e < " << len << "u; e += G)\n";
-    ss << "            y[obase + e * " << r.oa << "u] = " << store(out, affine_of("(" + x + " - m) * r", "e")) << ";\n";
+    if(e4m3)
+        ss << "        {\n            const migx_half h = " << store(out, affine_of("(" + x + " - m) * r", "e"))
+           << ";\n            y[obase + e * " << r.oa << "u] = h;\n            y8[obase + e * " << r.oa
+           << "u] = " << e4m3_of_h << ";\n        }\n";
+    else
+        ss << "            y[obase + e * " << r.oa << "u] = " << store(out, affine_of("(" + x + " - m) * r", "e"))
+           << ";\n";
     ss << "    }\n}\n";
     auto src = ss.str();
+    if(e4m3)
+        src.insert(src.find("extern \"C\""), detail::fp8_helpers());
     auto blocks = layernorm_min_blocks();
     if(reg and in.type() == shape::half_type and reg->g <= 32 and reg->per_lane <= 4 and blocks > 0)
     {

@@ -37,7 +37,27 @@ std::size_t axis_of(const value& v, std::size_t rank)
     return static_cast<std::size_t>(a < 0 ? a + static_cast<std::int64_t>(rank) : a);
 }
 
+std::optional<kernel_source> layernorm_kernel(instruction_ref ins, const shape& out, std::optional<float> e4m3_scale)
+{
+    auto in = input_shapes(ins);
+    auto v  = ins->get_operator().to_value();
+    // the addends (x0 + x1 + ...), then the scale and shift
+    auto addends = v.contains("addends") ? static_cast<std::size_t>(v.at("addends").get_int64()) : 1;
+    if(in.empty() or addends < 1 or in.size() < addends or in.size() > addends + 2)
+        return std::nullopt;
+    return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()),
+                              std::vector<shape>(in.begin(), in.begin() + addends), out,
+                              std::vector<shape>(in.begin() + addends, in.end()), e4m3_scale);
+}
+
 } // namespace
+
+std::optional<kernel_source> generate_layernorm_with_e4m3(instruction_ref ins, float e4m3_scale)
+{
+    if(ins->name() != "layernorm" or not plain(ins))
+        return std::nullopt;
+    return layernorm_kernel(ins, ins->get_shape(), e4m3_scale);
+}
 
 std::optional<kernel_source> generate_for(instruction_ref ins) { return generate_for(ins, ins->get_shape()); }
 
@@ -60,16 +80,8 @@ std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out)
         return generate_depthwise(depthwise_spec_of(v, in[0], in[1], out));
     if(n.rfind("reduce_", 0) == 0 and in.size() == 1)
         return generate_reduce(n.substr(7), in[0], out);
-    if(n == "layernorm" and not in.empty())
-    {
-        // the addends (x0 + x1 + ...), then the scale and shift
-        auto addends = v.contains("addends") ? static_cast<std::size_t>(v.at("addends").get_int64()) : 1;
-        if(addends < 1 or in.size() < addends or in.size() > addends + 2)
-            return std::nullopt;
-        return generate_layernorm(static_cast<float>(v.at("epsilon").get_float()),
-                                  std::vector<shape>(in.begin(), in.begin() + addends), out,
-                                  std::vector<shape>(in.begin() + addends, in.end()));
-    }
+    if(n == "layernorm")
+        return layernorm_kernel(ins, out, std::nullopt);
     if((n == "softmax" or n == "logsoftmax") and in.size() == 1)
         return generate_softmax(n == "logsoftmax", axis_of(v, out.lens().size()), in[0], out);
     if(n == "pooling" and in.size() == 1)

@@ -73,6 +73,9 @@ std::optional<kernel_source> generate_for(instruction_ref ins);
 /// The same writing `out` (ins's lens and type, packed in another layout, e.g. NHWC): pooling and
 /// pad only (nothing for other ops or a non-packed out).
 std::optional<kernel_source> generate_for(instruction_ref ins, const shape& out);
+/// A half layernorm's kernel that also writes an fp8e4m3fn copy of its result times `e4m3_scale`
+/// after it in its buffer (generate_layernorm's e4m3_scale); nothing where it does not fit.
+std::optional<kernel_source> generate_layernorm_with_e4m3(instruction_ref ins, float e4m3_scale);
 
 /// The generated kernel k as a gpu::code_object (its inputs, then the output buffer).
 operation make_kernel(const kernel_source& k);

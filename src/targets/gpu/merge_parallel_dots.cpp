@@ -86,14 +86,18 @@ struct member
 
 std::optional<member> candidate(instruction_ref dot)
 {
-    if(dot->name() != "dot" or dot->inputs().size() != 2)
+    // gpu::fuse_fp8's products too (e4m3 operands, half or float out): quantize_fp8 gives
+    // products of one activation one weight scale, so their alphas match
+    bool fp8 = dot->name() == "fp8_dot";
+    if((dot->name() != "dot" and not fp8) or dot->inputs().size() != 2)
         return std::nullopt;
     auto a = dot->inputs()[0], b = dot->inputs()[1];
     const auto& as  = a->get_shape();
     const auto& out = dot->get_shape();
+    auto operand_type = fp8 ? shape::fp8e4m3fn_type : out.type();
     if(as.dynamic() or b->get_shape().dynamic() or out.dynamic() or
-       (out.type() != shape::float_type and out.type() != shape::half_type) or as.type() != out.type() or
-       b->get_shape().type() != out.type())
+       (out.type() != shape::float_type and out.type() != shape::half_type) or as.type() != operand_type or
+       b->get_shape().type() != operand_type)
         return std::nullopt;
     // A's rows must fold into one [rows, K] matrix without a copy.
     if(as.lens().size() < 2 or not as.standard() or as.elements() == 0 or out.elements() == 0 or
@@ -172,8 +176,8 @@ void merge(module& m, const std::vector<member>& group)
     auto a2 = al.size() == 2 ? a
                              : m.insert_instruction(first, make_op("reshape", {{"dims", as_int64({rows, k})}}), a);
     auto a3 = m.insert_instruction(first, make_op("multibroadcast", {{"out_lens", as_int64({n, rows, k})}}), a2);
-    auto b3 = m.add_literal(stack(ws, t, k, cols));
-    auto y  = m.insert_instruction(first, make_op("dot"), a3, b3);
+    auto b3 = m.add_literal(stack(ws, first->inputs()[1]->get_shape().type(), k, cols));
+    auto y  = m.insert_instruction(first, first->get_operator(), a3, b3); // a dot, or an fp8_dot's alpha
     if(not bs.empty())
     {
         auto c3 = m.add_literal(stack(bs, t, 1, cols));
@@ -205,9 +209,9 @@ void merge_parallel_dots::apply(module& m) const
 {
     if(m.name() != "main" or env_enabled("MIGRAPHX_DISABLE_DOT_MERGE"))
         return;
-    // Groups by (A, weights' lens, with a bias), members in program order; the groups in the
-    // order of their first members.
-    using key = std::tuple<const instruction*, std::vector<std::size_t>, bool>;
+    // Groups by (A, weights' lens, with a bias, the op with its attributes: an fp8_dot's
+    // alpha), members in program order; the groups in the order of their first members.
+    using key = std::tuple<const instruction*, std::vector<std::size_t>, bool, std::string>;
     std::map<key, std::size_t> index;
     std::vector<std::vector<member>> groups;
     for(auto it = m.begin(); it != m.end(); ++it)
@@ -215,7 +219,8 @@ void merge_parallel_dots::apply(module& m) const
         auto mb = candidate(it);
         if(not mb)
             continue;
-        key k{&*it->inputs()[0], it->inputs()[1]->get_shape().lens(), mb->bias.has_value()};
+        key k{&*it->inputs()[0], it->inputs()[1]->get_shape().lens(), mb->bias.has_value(),
+              it->name() + it->get_operator().to_value().to_json()};
         auto found = index.find(k);
         if(found == index.end())
         {
