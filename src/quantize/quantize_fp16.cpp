@@ -23,7 +23,7 @@ struct fp16_rewriter
     bool selected(instruction_ref ins) const
     {
         auto n = ins->name();
-        if(n.empty() or n.front() == '@' or n == "convert" or not ins->module_inputs().empty())
+        if(n.empty() or n.front() == '@' or n == "convert" or not ins->module_inputs().empty() or broadcast_view(ins))
             return false;
         if(ins->get_shape().dynamic() or (is_tuple(ins) and not split_float_tuple(ins)))
             return false;
@@ -32,6 +32,15 @@ struct fp16_rewriter
     }
 
     static bool is_float(instruction_ref x) { return x->get_shape().type() == shape::float_type; }
+    /// A broadcast computes nothing: its half form is the same view of its input's half form
+    /// (to_half), so it keeps its zero strides. Rewritten like other ops, it became a convert back
+    /// to float, a packed copy, which ops that take broadcasts only refuse (layernorm's scale and
+    /// shift: quantize_fp16 threw on such a program).
+    static bool broadcast_view(instruction_ref x)
+    {
+        return (x->name() == "multibroadcast" or x->name() == "broadcast") and x->inputs().size() == 1 and
+               not x->get_shape().dynamic();
+    }
     static bool is_tuple(instruction_ref x) { return x->get_shape().type() == shape::tuple_type; }
 
     /// A tuple with float results taken apart only by get_tuple_elem (rnn, gru, lstm; topk's
@@ -62,6 +71,8 @@ struct fp16_rewriter
                 hv.emplace_back(std::isfinite(f) ? std::clamp(f, -half_max, half_max) : f);
             h = m.insert_literal(std::next(x), literal{shape{shape::half_type, x->get_shape().lens()}, hv});
         }
+        else if(broadcast_view(x) and is_float(x->inputs().front()))
+            h = m.insert_instruction(std::next(x), x->get_operator(), {to_half(x->inputs().front())});
         else
             h = m.insert_instruction(std::next(x), make_op("convert", {{"target_type", shape::half_type}}), {x});
         half_of[&*x] = h;

@@ -58,6 +58,50 @@ TEST(quantize_fp16, converts_only_at_the_edges)
     EXPECT_EQ(p.get_output_shapes().front().type(), shape::float_type);
 }
 
+TEST(quantize_fp16, broadcasts_stay_broadcasts)
+{
+    // layernorm takes its scale and shift only as broadcasts along the last axis: quantize_fp16
+    // used to turn each broadcast into a packed convert, and the program was refused
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape xs{shape::float_type, {2, 8, 64}};
+    auto x  = m->add_parameter("x", xs);
+    std::vector<float> gv(64), cv(64);
+    for(std::size_t i = 0; i < 64; i++)
+    {
+        gv[i] = 0.5f + 0.01f * static_cast<float>(i);
+        cv[i] = 0.1f - 0.003f * static_cast<float>(i);
+    }
+    auto g  = m->add_literal(migraphx::literal{shape{shape::float_type, {64}}, gv});
+    auto c  = m->add_literal(migraphx::literal{shape{shape::float_type, {64}}, cv});
+    auto gb = m->add_instruction(make_op("multibroadcast", {{"out_lens", xs.lens()}}), g);
+    auto cb = m->add_instruction(make_op("multibroadcast", {{"out_lens", xs.lens()}}), c);
+    m->add_return({m->add_instruction(make_op("layernorm", {{"epsilon", 1e-5f}}), x, gb, cb)});
+    auto q = p;
+    ASSERT_NO_THROW(migraphx::quantize_fp16(q));
+    const auto& qm = *q.get_main_module();
+    for(auto ins = qm.begin(); ins != qm.end(); ++ins)
+    {
+        if(ins->name() != "layernorm")
+            continue;
+        EXPECT_EQ(ins->get_shape().type(), shape::half_type);
+        EXPECT_EQ(ins->inputs()[1]->name(), "multibroadcast");
+        EXPECT_EQ(ins->inputs()[1]->get_shape().strides(), (std::vector<std::size_t>{0, 0, 1}));
+    }
+    std::vector<float> xv(xs.elements());
+    for(std::size_t i = 0; i < xv.size(); i++)
+        xv[i] = std::sin(0.37f * static_cast<float>(i)) * 2.0f;
+    migraphx::parameter_map in{{"x", migraphx::argument{xs, xv.data()}}};
+    auto eval = [&](migraphx::program r) {
+        r.compile(migraphx::ref::target{});
+        return r.eval(in).front().to_vector<float>();
+    };
+    auto want = eval(p), got = eval(q);
+    ASSERT_EQ(got.size(), want.size());
+    for(std::size_t i = 0; i < got.size(); i++)
+        EXPECT_NEAR(got[i], want[i], 1e-2 * (1 + std::abs(want[i]))) << i;
+}
+
 TEST(quantize_fp16, results_agree_with_float)
 {
     auto p = small_chain();
