@@ -1,5 +1,6 @@
 // fp8_output_of: the e4m3 cast at the end of a product's epilogue body, which an fp8 product
-// can take over (its D scale); instructions_computing: the body before it.
+// can take over (its D scale); instructions_computing: the body before it; e4m3_cast_scale: a
+// cast instruction a producer can take over.
 #ifdef MIGRAPHX_HAVE_GPU
 #include "targets/gpu/fp8_output.hpp"
 #include <migraphx/instruction.hpp>
@@ -7,6 +8,7 @@
 #include <migraphx/make_op.hpp>
 #include <gtest/gtest.h>
 #include <functional>
+#include <migraphx/program.hpp>
 
 using migraphx::make_op;
 using migraphx::shape;
@@ -111,4 +113,38 @@ TEST(gpu_fp8_output, instructions_computing_leave_out_what_the_root_does_not_nee
     EXPECT_EQ(migraphx::gpu::instructions_computing(b.m, b.act), (std::vector<migraphx::instruction_ref>{b.sum, b.act}));
     EXPECT_EQ(migraphx::gpu::instructions_computing(b.m, b.x0), std::vector<migraphx::instruction_ref>{}) << "a parameter";
 }
+TEST(gpu_fp8_output, a_cast_instruction_and_its_scale)
+{
+    // main: x (half) -> pointwise(x / 4 -> e4m3), a bare convert to e4m3, and a pointwise that
+    // computes more than the cast (relu first), whose result a producer cannot store
+    migraphx::program p;
+    auto* m = p.get_main_module();
+    shape hs{shape::half_type, {4}};
+    auto x  = m->add_parameter("x", hs);
+    auto make_body = [&](const std::string& name, bool relu) {
+        auto* b  = p.create_module(name);
+        auto y   = b->add_parameter("y", hs);
+        auto v   = relu ? b->add_instruction(make_op("relu"), y) : y;
+        auto f   = b->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), v);
+        auto l   = b->add_literal(migraphx::literal{shape{shape::float_type, {1}}, {4.0f}});
+        auto s   = b->add_instruction(make_op("multibroadcast", {{"out_lens", std::vector<std::size_t>{4}}}), l);
+        auto q   = b->add_instruction(make_op("div"), f, s);
+        b->add_return({b->add_instruction(make_op("convert", {{"target_type", shape::fp8e4m3fn_type}}), q)});
+        return b;
+    };
+    auto scaled = m->add_instruction(make_op("pointwise"), {x}, {make_body("cast", false)});
+    auto bare   = m->add_instruction(make_op("convert", {{"target_type", shape::fp8e4m3fn_type}}), x);
+    auto more   = m->add_instruction(make_op("pointwise"), {x}, {make_body("relu_cast", true)});
+    auto half   = m->add_instruction(make_op("convert", {{"target_type", shape::float_type}}), x);
+    m->add_return({scaled, bare, more, half});
+    auto s = migraphx::gpu::e4m3_cast_scale(scaled);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_FLOAT_EQ(*s, 0.25f);
+    ASSERT_TRUE(migraphx::gpu::e4m3_cast_scale(bare).has_value());
+    EXPECT_FLOAT_EQ(*migraphx::gpu::e4m3_cast_scale(bare), 1.0f);
+    EXPECT_FALSE(migraphx::gpu::e4m3_cast_scale(more).has_value()) << "relu before the cast";
+    EXPECT_FALSE(migraphx::gpu::e4m3_cast_scale(half).has_value()) << "not to e4m3";
+    EXPECT_FALSE(migraphx::gpu::e4m3_cast_scale(x).has_value());
+}
+
 #endif

@@ -174,10 +174,9 @@ TEST(quantize_fp8, products_of_one_input_share_one_weight_scale)
     EXPECT_FLOAT_EQ(scales[2], abs_max(wo) / 448.0f) << "another shape: its own scale";
     // Q's product by hand at the shared scale
     float sx = abs_max(xv) / 448.0f, sw = scales[0];
-    auto got = eval_ref(p, in); // the last result: d3; evaluate Q's below
     migraphx::program q = p;
     q.compile(migraphx::ref::target{});
-    auto qv = q.eval(in).front().to_vector<float>();
+    auto qv = q.eval(in).front().to_vector<float>(); // Q's product, the first result
     ASSERT_EQ(qv.size(), 32u);
     for(std::size_t i = 0; i < 4; i++)
         for(std::size_t j = 0; j < 8; j++)
@@ -187,7 +186,6 @@ TEST(quantize_fp8, products_of_one_input_share_one_weight_scale)
                 want += double(float(fp8e4m3fn(xv[i * 8 + k] / sx)) * sx) * double(float(fp8e4m3fn(wq[k * 8 + j] / sw)) * sw);
             EXPECT_NEAR(qv[i * 8 + j], want, 1e-5 * (1 + std::abs(want))) << i << "," << j;
         }
-    EXPECT_EQ(got.size(), 16u);
 }
 
 TEST(quantize_fp8, convolutions_and_a_half_program)

@@ -37,6 +37,20 @@ std::optional<fp8_output> fp8_output_of(const module& body)
     return fp8_output{y, scale};
 }
 
+std::optional<float> e4m3_cast_scale(instruction_ref u)
+{
+    if(u->inputs().size() != 1 or u->get_shape().type() != shape::fp8e4m3fn_type)
+        return std::nullopt;
+    if(u->name() == "convert")
+        return 1.0f;
+    if(u->name() != "pointwise" or u->module_inputs().size() != 1)
+        return std::nullopt;
+    auto c = fp8_output_of(*u->module_inputs().front());
+    if(not c or c->y->name() != "@param")
+        return std::nullopt;
+    return c->d_scale;
+}
+
 std::vector<instruction_ref> instructions_computing(const module& body, instruction_ref root)
 {
     std::set<const instruction*> needed;

@@ -22,6 +22,12 @@ struct fp8_output
 };
 std::optional<fp8_output> fp8_output_of(const module& body);
 
+/// The factor quantize_fp8's cast `u` of one value scales it by before rounding to e4m3: u a
+/// pointwise kernel of that value alone whose body fp8_output_of matches on its parameter, or a
+/// bare convert to fp8e4m3fn (1). Nothing for anything else. What a producer (attention, layer
+/// norm) needs to store e4m3 itself.
+std::optional<float> e4m3_cast_scale(instruction_ref u);
+
 /// The instructions of a pointwise body that `root` is computed from, root last, parameters
 /// left out, in the body's order: the epilogue that an fp8_output's y ends.
 std::vector<instruction_ref> instructions_computing(const module& body, instruction_ref root);

@@ -264,13 +264,11 @@ std::optional<e4m3_cast> e4m3_cast_of(instruction_ref last)
     }
     if(x->outputs().size() != 1)
         return std::nullopt;
-    r.cast = x->outputs().front();
-    if(r.cast->name() != "pointwise" or r.cast->inputs().size() != 1 or r.cast->module_inputs().size() != 1)
+    r.cast   = x->outputs().front();
+    auto s   = e4m3_cast_scale(r.cast);
+    if(not s)
         return std::nullopt;
-    auto c = fp8_output_of(*r.cast->module_inputs().front());
-    if(not c or c->y->name() != "@param")
-        return std::nullopt;
-    r.scale = c->d_scale;
+    r.scale = *s;
     return r;
 }
 

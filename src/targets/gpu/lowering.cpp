@@ -1135,43 +1135,23 @@ struct lowerer
         return true;
     }
 
-    /// A half layernorm one of whose readers is quantize_fp8's cast of it to e4m3 (a pointwise
-    /// kernel of the norm alone, fp8_output_of its body, or a bare convert): one kernel writes the norm and the
-    /// e4m3 copy into one buffer, the norm first, both views of it (load, as topk's results);
-    /// the cast's kernel goes (another read and write of the tensor). The cast stays a kernel
-    /// with MIGRAPHX_DISABLE_FP8_OUTPUT=1.
+    /// A half layernorm one of whose readers is quantize_fp8's cast of it to e4m3
+    /// (e4m3_cast_scale): one kernel writes the norm and the e4m3 copy into one buffer, the norm
+    /// first, both views of it (load, as topk's results); the cast's kernel goes (another read
+    /// and write of the tensor). The cast stays a kernel with MIGRAPHX_DISABLE_FP8_OUTPUT=1.
     bool lower_layernorm_e4m3(instruction_ref ins)
     {
         const auto& out = ins->get_shape();
         if(out.type() != shape::half_type or out.dynamic() or not out.standard() or
            env_enabled("MIGRAPHX_DISABLE_FP8_OUTPUT"))
             return false;
-        std::optional<instruction_ref> cast;
-        std::optional<fp8_output> f;
-        for(auto u : ins->outputs())
-        {
-            if(u->inputs() != std::vector<instruction_ref>{ins} or u->get_shape().lens() != out.lens() or
-               not u->get_shape().standard())
-                continue;
-            if(u->name() == "convert" and u->get_shape().type() == shape::fp8e4m3fn_type)
-            {
-                cast = u; // a scale of 1: a bare convert
-                f    = fp8_output{u, 1.0f};
-                break;
-            }
-            if(u->name() != "pointwise" or u->module_inputs().size() != 1)
-                continue;
-            f = fp8_output_of(*u->module_inputs().front());
-            if(f and f->y->name() == "@param")
-            {
-                cast = u;
-                break;
-            }
-            f.reset();
-        }
-        if(not cast)
+        auto cast = std::find_if(ins->outputs().begin(), ins->outputs().end(), [&](instruction_ref u) {
+            return u->get_shape().lens() == out.lens() and u->get_shape().standard() and e4m3_cast_scale(u);
+        });
+        if(cast == ins->outputs().end())
             return false;
-        auto kernel = generate_layernorm_with_e4m3(ins, f->d_scale);
+        auto copy   = *cast; // the users' list changes below
+        auto kernel = generate_layernorm_with_e4m3(ins, *e4m3_cast_scale(copy));
         if(not kernel)
             return false;
         auto n      = out.elements();
@@ -1179,8 +1159,7 @@ struct lowerer
         auto args   = ins->inputs();
         args.push_back(buffer);
         auto r = m.insert_instruction(ins, make_kernel(*kernel), args);
-        m.replace_instruction(*cast,
-                              make_op("load", {{"shape", shape_to_value((*cast)->get_shape())}, {"offset", 2 * n}}),
+        m.replace_instruction(copy, make_op("load", {{"shape", shape_to_value(copy->get_shape())}, {"offset", 2 * n}}),
                               {r}, {});
         m.replace_instruction(ins, make_op("load", {{"shape", shape_to_value(out)}, {"offset", 0}}), {r}, {});
         return true;
